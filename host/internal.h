@@ -1,0 +1,112 @@
+/* internal.h — what the modules of libclforge share and nothing outside it sees (clf__ names). */
+#ifndef CLFORGE_INTERNAL_H
+#define CLFORGE_INTERNAL_H
+
+#include "clforge/clforge.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+
+#if defined(__GNUC__)
+#define CLF__PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CLF__PRINTF(f, a)
+#endif
+
+struct clf__progcache;  /* program.c */
+struct clf__profile;    /* profile.c */
+
+struct clf_context {
+    cl_context cl;
+    cl_device_id dev;
+    cl_command_queue queue;
+    clf_device_info info;
+    int queue_profiling;         /* the queue has CL_QUEUE_PROFILING_ENABLE */
+    int event_timing;            /* -1 unknown, 0 events report nonsense (host timers), 1 sane */
+    int no_tuning;
+    char cache_dir[1024];        /* "" when the disk cache is off */
+    struct clf__progcache *progs;
+    struct clf__profile *profile;  /* NULL unless CLFORGE_PROFILE=1 */
+    pthread_mutex_t lock;        /* guards lazily loaded state below */
+    void *tuning;                /* autotune's per-context state (tunedb view), owned by autotune */
+    void (*tuning_free)(void *);
+};
+
+/* ---- errors (error.c) ---------------------------------------------------------------------- */
+/* Sets this thread's error message and returns s. */
+clf_status clf__fail(clf_status s, const char *fmt, ...) CLF__PRINTF(2, 3);
+/* For a failed OpenCL call: "<call>: <CL_NAME> (<code>): <detail>"; returns err unchanged. */
+clf_status clf__fail_cl(cl_int err, const char *call, const char *fmt, ...) CLF__PRINTF(3, 4);
+/* Appends text (e.g. a build log) to this thread's current message. */
+void clf__error_append(const char *text);
+void clf__clear_error(void);
+/* Prints a warning to stderr once per process per key (e.g. unwritable cache directory). */
+void clf__warn_once(const char *key, const char *fmt, ...) CLF__PRINTF(2, 3);
+
+/* ---- kernel sources (sources.c) ------------------------------------------------------------ */
+/* The text of cl/<name> (e.g. "gemm.cl"): embedded at build time, or read from $CLFORGE_KERNEL_DIR.
+ * The returned string lives until the process ends. */
+clf_status clf__source(const char *name, const char **out);
+
+/* ---- devices (device.c) -------------------------------------------------------------------- */
+clf_status clf__device_info(cl_platform_id p, cl_device_id d, clf_device_info *out);
+/* Resolves a selector to OpenCL handles and info. */
+clf_status clf__device_pick(const char *selector, cl_platform_id *p, cl_device_id *d, clf_device_info *info);
+/* XXH3-64 of bytes as 16 lowercase hex digits (out has room for 17). */
+void clf__hash_hex(const void *data, size_t len, char out[17]);
+
+/* ---- programs (program.c) ------------------------------------------------------------------ */
+struct clf__progcache *clf__progcache_create(void);
+void clf__progcache_destroy(struct clf__progcache *c);
+/* A built program for (source, options) on ctx's device: from memory, from the disk cache, or
+ * compiled. The program belongs to the context's cache: do not release it. */
+clf_status clf__program(clf_context *ctx, const char *source, const char *options, cl_program *out);
+/* A new kernel from such a program; the caller releases it. */
+clf_status clf__kernel(clf_context *ctx, const char *source, const char *options, const char *name,
+                       cl_kernel *out);
+void clf__cache_stats(const clf_context *ctx, clf_cache_stats *out);
+
+/* ---- launching and timing (launch.c) ------------------------------------------------------- */
+/* What one launch does, for the profiler's roofline columns. */
+typedef struct clf__work {
+    const char *name;    /* e.g. "sgemm", "map", "copy" */
+    double flops;
+    double bytes;        /* bytes read + written in global memory */
+} clf__work;
+/* Enqueues an NDRange on ctx's queue. local may be NULL. When done is non-NULL it receives the event
+ * (caller releases). work may be NULL; otherwise the launch is recorded when profiling is on. */
+clf_status clf__enqueue(clf_context *ctx, cl_kernel k, cl_uint dims, const size_t *global,
+                        const size_t *local, const clf__work *work, cl_event *done);
+/* Monotonic wall time in seconds. */
+double clf__now(void);
+/* Duration of a completed event from profiling info; < 0 when not available or not sane. */
+double clf__event_seconds(cl_event ev);
+/* Something to time: enqueues one run; *ev may be set to the last event (or left NULL). */
+typedef clf_status (*clf__run_fn)(void *arg, cl_event *ev);
+/* Median seconds of reps runs after warmup runs. Uses profiling events where the driver reports sane
+ * durations (checked once per context against host timers), host timers around clFinish otherwise. */
+clf_status clf__time_median(clf_context *ctx, clf__run_fn run, void *arg, int warmup, int reps,
+                            double *median_seconds);
+
+/* ---- argument checking (args.c) ------------------------------------------------------------ */
+/* a*b and a+b without overflow; return 0 (and leave *out alone) when it would overflow. */
+int clf__mul(size_t a, size_t b, size_t *out);
+int clf__add(size_t a, size_t b, size_t *out);
+/* Checks that elements [off, off+extent) of elem_size bytes fit in buffer m (CL_MEM_SIZE), with overflow
+ * caught. On failure returns CLF_ERR_INVALID_ARG naming argname. extent 0 is always fine. */
+clf_status clf__check_buffer(cl_mem m, const char *argname, size_t off, size_t extent, size_t elem_size);
+/* Bytes of a buffer (0 when m is not a valid buffer). */
+size_t clf__mem_size(cl_mem m);
+size_t clf__dtype_size(clf_dtype t);
+const char *clf__dtype_name(clf_dtype t);   /* "f32", "f64", "f16", "bf16" */
+
+/* ---- profiler (profile.c) ------------------------------------------------------------------ */
+struct clf__profile *clf__profile_create(void);
+void clf__profile_destroy(struct clf__profile *p);
+/* Records a launch (the event is retained and read later). */
+void clf__profile_record(clf_context *ctx, const clf__work *work, cl_event ev);
+
+/* ---- tuning hooks (autotune/, set when the context is created) --------------------------- */
+void clf__tuning_release(clf_context *ctx);
+
+#endif

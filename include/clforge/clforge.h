@@ -1,0 +1,267 @@
+/* clforge.h — the one public header of clforge, a portable OpenCL compute backend.
+ *
+ * Conventions: every function returns a clf_status (0 = success, negative = error) unless noted;
+ * out-parameters come last; handles are opaque; *_destroy(NULL) is a no-op. OpenCL objects that
+ * the caller passes in (cl_mem, queues) stay the caller's. On failure clf_last_error() holds a
+ * message for people (the failing call, the OpenCL error name, a build log), and nothing was
+ * enqueued or changed. */
+#ifndef CLFORGE_CLFORGE_H
+#define CLFORGE_CLFORGE_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#ifdef __APPLE__
+#include <OpenCL/cl.h>
+#else
+#include <CL/cl.h>
+#endif
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(CLFORGE_STATIC)
+#define CLF_API
+#elif defined(_WIN32)
+#define CLF_API __declspec(dllimport)
+#else
+#define CLF_API __attribute__((visibility("default")))
+#endif
+
+#define CLFORGE_VERSION_MAJOR 0
+#define CLFORGE_VERSION_MINOR 1
+#define CLFORGE_VERSION_PATCH 0
+#define CLFORGE_VERSION_STRING "0.1.0"
+
+/* The library's version string, e.g. "0.1.0" (may differ from the header's if linked dynamically). */
+CLF_API const char *clf_version(void);
+
+/* ---------------------------------------------------------------------------------------------
+ * Status codes. OpenCL's own codes pass through unchanged (CL_OUT_OF_RESOURCES is -5 in both);
+ * clforge's codes live in their own range. One list generates the enum and both string functions.
+ */
+#define CLF_STATUS_MAP(X)                                                                     \
+    X(CLF_SUCCESS, 0, "success")                                                              \
+    X(CLF_ERR_INVALID_ARG, -2001, "invalid argument")                                         \
+    X(CLF_ERR_UNSUPPORTED, -2002, "not supported on this device")                             \
+    X(CLF_ERR_BUILD, -2003, "OpenCL program failed to build")                                 \
+    X(CLF_ERR_PARSE, -2004, "expression does not parse")                                      \
+    X(CLF_ERR_NO_DEVICE, -2005, "no OpenCL device found or selected")                         \
+    X(CLF_ERR_IO, -2006, "file input/output failed")                                          \
+    X(CLF_ERR_OUT_OF_MEMORY, -2007, "out of host memory")                                     \
+    X(CLF_ERR_VERIFY, -2008, "result does not match the reference")                           \
+    X(CLF_ERR_INTERRUPTED, -2009, "interrupted")                                              \
+    X(CLF_ERR_INTERNAL, -2010, "internal error")
+
+typedef enum clf_status {
+#define CLF__STATUS_ENUM(name, value, msg) name = value,
+    CLF_STATUS_MAP(CLF__STATUS_ENUM)
+#undef CLF__STATUS_ENUM
+    CLF__STATUS_FORCE_INT = -0x7fffffff  /* lets OpenCL's codes pass through in the same type */
+} clf_status;
+
+/* Name of a status or OpenCL error code ("CLF_ERR_BUILD", "CL_OUT_OF_RESOURCES"); static string. */
+CLF_API const char *clf_status_name(int status);
+/* One-line description of a status or OpenCL error code; static string. */
+CLF_API const char *clf_status_string(int status);
+/* Detail of the last failure on this thread (thread-local, valid until this thread's next clforge
+ * call that fails): the failing call, the OpenCL error name, a build log. "" when none. */
+CLF_API const char *clf_last_error(void);
+
+/* ---------------------------------------------------------------------------------------------
+ * Devices.
+ */
+typedef struct clf_device_info {
+    char name[256];
+    char vendor[256];
+    char platform[256];        /* platform name */
+    char platform_vendor[256];
+    char version[128];         /* CL_DEVICE_VERSION */
+    char driver[128];          /* CL_DRIVER_VERSION */
+    char opencl_c[128];        /* CL_DEVICE_OPENCL_C_VERSION */
+    cl_device_type type;
+    cl_uint vendor_id;
+    cl_uint compute_units;
+    cl_uint clock_mhz;
+    cl_ulong global_mem;       /* bytes */
+    cl_ulong local_mem;        /* bytes */
+    cl_ulong max_alloc;        /* bytes */
+    size_t max_work_group;
+    int fp64, fp16, subgroups; /* 1 when the extension (or core feature) is offered */
+    int platform_index, device_index;
+    int is_default;            /* the device that a context without a selector gets */
+    char key[1024];            /* stable identity string (see DESIGN.md "Device identity") */
+    char id[17];               /* XXH3-64 of key, 16 lowercase hex digits */
+} clf_device_info;
+
+/* Lists every device of every platform into out[0..cap) and sets *count to the number found (which
+ * may exceed cap). Returns CLF_ERR_NO_DEVICE with advice when there is no platform at all. */
+CLF_API clf_status clf_device_list(clf_device_info *out, size_t cap, size_t *count);
+
+/* Resolves a selector as CLFORGE_DEVICE does — "P:D" indices, "gpu", "cpu", or a case-insensitive
+ * substring of device, vendor or platform name; NULL or "" means the default (first GPU, else the
+ * first device) — to a device. */
+CLF_API clf_status clf_device_select(const char *selector, clf_device_info *out);
+
+/* ---------------------------------------------------------------------------------------------
+ * Contexts: one device, one in-order queue with profiling, caches.
+ */
+typedef struct clf_context clf_context;
+
+typedef struct clf_context_options {
+    const char *device;     /* selector; NULL: $CLFORGE_DEVICE, else the default device */
+    const char *cache_dir;  /* NULL: $CLFORGE_CACHE_DIR, else $XDG_CACHE_HOME/clforge, else ~/.cache/clforge */
+    int no_disk_cache;      /* 1: keep compiled programs in memory only */
+    int no_tuning;          /* 1: ignore the tuning database (as CLFORGE_TUNING=off) */
+} clf_context_options;
+
+/* Creates a context on the selected device. opt may be NULL (all defaults). */
+CLF_API clf_status clf_context_create(const clf_context_options *opt, clf_context **out);
+/* Wraps the caller's context, device and queue (the queue must be in-order). clforge retains them and
+ * releases them on destroy; it never owns them otherwise. Timing needs CL_QUEUE_PROFILING_ENABLE;
+ * without it clforge times on the host. */
+CLF_API clf_status clf_context_wrap(cl_context context, cl_device_id device, cl_command_queue queue,
+                                    clf_context **out);
+/* Waits for the queue to drain, prints the profile when CLFORGE_PROFILE=1, frees everything. */
+CLF_API void clf_context_destroy(clf_context *ctx);
+/* The context's device; lives as long as ctx. NULL when ctx is NULL. */
+CLF_API const clf_device_info *clf_context_device(const clf_context *ctx);
+CLF_API cl_context clf_context_cl(const clf_context *ctx);
+CLF_API cl_command_queue clf_context_queue(const clf_context *ctx);
+/* Waits for everything enqueued on the context's queue. */
+CLF_API clf_status clf_finish(clf_context *ctx);
+
+/* Program-cache statistics since the context was created (for tests and the CLI). */
+typedef struct clf_cache_stats {
+    unsigned long memory_hits;  /* served from the in-memory cache */
+    unsigned long disk_hits;    /* loaded from a binary on disk */
+    unsigned long compiles;     /* built from source */
+    unsigned long disk_rejects; /* corrupt or refused binaries removed and rebuilt */
+    double last_load_seconds;   /* wall time of the last program that was not a memory hit */
+} clf_cache_stats;
+CLF_API clf_status clf_context_cache_stats(const clf_context *ctx, clf_cache_stats *out);
+/* The cache directory in use ("" when the disk cache is off). Lives as long as ctx. */
+CLF_API const char *clf_context_cache_dir(const clf_context *ctx);
+
+/* Compiles (or loads from the caches) an OpenCL C program with build options and returns a new
+ * kernel object (the caller releases it). For users' own kernels; the ops use the same cache. */
+CLF_API clf_status clf_build_kernel(clf_context *ctx, const char *source, const char *options,
+                                    const char *kernel_name, cl_kernel *out);
+
+/* ---------------------------------------------------------------------------------------------
+ * BLAS level 3. Arguments and semantics follow CBLAS: C = alpha*op(A)*op(B) + beta*C, with
+ * offsets in elements. beta == 0 never reads C. Extents are checked against CL_MEM_SIZE first.
+ */
+typedef enum { CLF_ROW_MAJOR = 101, CLF_COL_MAJOR = 102 } clf_layout;   /* CBLAS values */
+typedef enum { CLF_NO_TRANS = 111, CLF_TRANS = 112 } clf_transpose;
+typedef enum { CLF_F32, CLF_F64, CLF_F16, CLF_BF16 } clf_dtype;
+
+CLF_API clf_status clf_sgemm(clf_context *ctx, clf_layout layout, clf_transpose ta, clf_transpose tb,
+                             size_t m, size_t n, size_t k, float alpha,
+                             cl_mem a, size_t a_off, size_t lda, cl_mem b, size_t b_off, size_t ldb,
+                             float beta, cl_mem c, size_t c_off, size_t ldc, cl_event *done);
+CLF_API clf_status clf_dgemm(clf_context *ctx, clf_layout layout, clf_transpose ta, clf_transpose tb,
+                             size_t m, size_t n, size_t k, double alpha,
+                             cl_mem a, size_t a_off, size_t lda, cl_mem b, size_t b_off, size_t ldb,
+                             double beta, cl_mem c, size_t c_off, size_t ldc, cl_event *done);
+/* batch_count independent GEMMs; matrix i starts at x_off + i*stride_x (elements). */
+CLF_API clf_status clf_sgemm_batched_strided(clf_context *ctx, clf_layout layout, clf_transpose ta,
+                                             clf_transpose tb, size_t m, size_t n, size_t k, float alpha,
+                                             cl_mem a, size_t a_off, size_t lda, size_t stride_a,
+                                             cl_mem b, size_t b_off, size_t ldb, size_t stride_b,
+                                             float beta, cl_mem c, size_t c_off, size_t ldc, size_t stride_c,
+                                             size_t batch_count, cl_event *done);
+CLF_API clf_status clf_dgemm_batched_strided(clf_context *ctx, clf_layout layout, clf_transpose ta,
+                                             clf_transpose tb, size_t m, size_t n, size_t k, double alpha,
+                                             cl_mem a, size_t a_off, size_t lda, size_t stride_a,
+                                             cl_mem b, size_t b_off, size_t ldb, size_t stride_b,
+                                             double beta, cl_mem c, size_t c_off, size_t ldc, size_t stride_c,
+                                             size_t batch_count, cl_event *done);
+
+/* ---------------------------------------------------------------------------------------------
+ * Fused elementwise maps, copies and fills.
+ */
+typedef enum clf_arg_kind { CLF_ARG_BUFFER, CLF_ARG_SCALAR } clf_arg_kind;
+typedef struct clf_map_arg {
+    const char *name;          /* as written in the expression */
+    clf_arg_kind kind;
+    clf_dtype dtype;           /* storage type of a buffer (CLF_F32 or CLF_F64); scalars are doubles */
+    cl_mem buffer; size_t offset;   /* offset in elements */
+    double value;
+} clf_map_arg;
+
+/* Runs "y = relu(a*x + b); z = y*y" over n elements in one kernel. Names on the left are outputs;
+ * every other name is an input (buffer or scalar) found in args. See docs/map.md for the grammar
+ * and limits. */
+CLF_API clf_status clf_map(clf_context *ctx, const char *expr, size_t n, const clf_map_arg *args,
+                           size_t nargs, cl_event *done);
+/* Copies bytes between (or within, without overlap) buffers with vector loads. */
+CLF_API clf_status clf_copy(clf_context *ctx, cl_mem src, size_t src_off, cl_mem dst, size_t dst_off,
+                            size_t bytes, cl_event *done);
+/* Fills bytes of dst with a repeated pattern of 1, 2, 4, 8 or 16 bytes; offset and bytes are
+ * multiples of pattern_size. */
+CLF_API clf_status clf_fill(clf_context *ctx, cl_mem dst, size_t dst_off, const void *pattern,
+                            size_t pattern_size, size_t bytes, cl_event *done);
+
+/* ---------------------------------------------------------------------------------------------
+ * Autotuning (see docs/tuning.md).
+ */
+typedef struct clf_tune_options {
+    const char *families;      /* comma-separated: "gemm,map,copy"; NULL: all */
+    double budget_seconds;     /* per family; <= 0: 60 */
+    int exhaustive;            /* 1: try every valid configuration (validation) */
+    int quiet;                 /* 1: no progress on stderr */
+    volatile int *stop;        /* optional: set to nonzero (e.g. from SIGINT) to stop and keep the best */
+} clf_tune_options;
+
+typedef struct clf_tune_entry {
+    char family[32];
+    char bucket[32];           /* shape class, e.g. "small", "large", "skinny" */
+    char precision[8];         /* "f32", "f64" */
+    char config[256];          /* "MWG=64 NWG=64 ..." */
+    double gflops;             /* or GB/s for memory-bound families (see unit) */
+    char unit[8];              /* "GFLOP/s" or "GB/s" */
+    int evaluations, failed;
+    double seconds;
+} clf_tune_entry;
+
+typedef struct clf_tune_report {
+    clf_tune_entry entries[64];
+    int count;
+    char db_path[1024];        /* tuning database written */
+} clf_tune_report;
+
+CLF_API clf_status clf_tune(clf_context *ctx, const clf_tune_options *opt, clf_tune_report *report);
+
+/* The configuration that the ops would use now for a family/precision/bucket, and where it came from
+ * ("tuned", "stale", "shipped", "default"). For tests and `clforge tune --show`. */
+CLF_API clf_status clf_config_in_use(clf_context *ctx, const char *family, const char *precision,
+                                     const char *bucket, char *config, size_t config_cap,
+                                     char *origin, size_t origin_cap);
+
+/* ---------------------------------------------------------------------------------------------
+ * Roofline and profiling (see docs/bench.md).
+ */
+typedef struct clf_roofline {
+    double copy_gbs;           /* sustained copy bandwidth, bytes read + written per second / 1e9 */
+    double triad_gbs;          /* a[i] = b[i] + s*c[i] */
+    double fp32_gflops;        /* independent FMA chains */
+    double fp64_gflops;        /* 0 when the device has no fp64 */
+    char date[32];
+} clf_roofline;
+
+/* Measures the device's roofline (quick: smaller buffers and fewer repeats) and stores it with the
+ * device's tuning data; a stored value is reused unless remeasure is 1. */
+CLF_API clf_status clf_roofline_get(clf_context *ctx, int quick, int remeasure, clf_roofline *out);
+/* Writes the profiler's table (one row per kernel) for everything run on ctx so far. Profiling is on
+ * when CLFORGE_PROFILE=1 at context creation. */
+CLF_API clf_status clf_profile_report(clf_context *ctx, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CLFORGE_CLFORGE_H */

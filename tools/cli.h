@@ -1,0 +1,11 @@
+/* cli.h — the subcommands of the clforge program; each returns the process exit code
+ * (0 ok, 1 runtime failure, 2 usage error). argv[0] is the subcommand name. */
+#ifndef CLFORGE_CLI_H
+#define CLFORGE_CLI_H
+
+int clf_cmd_devices(int argc, char **argv);  /* tools/cmd_devices.c */
+int clf_cmd_tune(int argc, char **argv);     /* tools/cmd_tune.c */
+int clf_cmd_bench(int argc, char **argv);    /* tools/cmd_bench.c */
+int clf_cmd_report(int argc, char **argv);   /* tools/cmd_report.c */
+
+#endif
