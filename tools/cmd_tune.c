@@ -1,0 +1,233 @@
+/* cmd_tune.c — `clforge tune`: autotunes kernel families on one device and prints what it found. */
+#include "cli.h"
+#include "family.h"
+
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static volatile int tune_stop;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    tune_stop = 1;   /* the tuner finishes the candidate in flight, stores the best, and returns */
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: clforge tune [--device SEL] [--family gemm,map,copy] [--budget SECONDS]\n"
+            "                    [--exhaustive] [--json FILE] [--quiet]\n"
+            "       clforge tune --show [--device SEL] [--family ...]\n"
+            "Searches each family's configurations on the device (budget per family, default 60 s),\n"
+            "verifies every candidate against a reference, and stores the best in the tuning database.\n"
+            "--show prints the configuration in use now and where it comes from.\n"
+            "Families:");
+    for (int i = 0; clf__families[i]; i++)
+        fprintf(out, " %s", clf__families[i]->name);
+    fprintf(out, "\n");
+}
+
+/* 1 when every name in the comma-separated list is a known family. */
+static int families_known(const char *list)
+{
+    char buf[256];
+    if (strlen(list) >= sizeof buf)
+        return 0;
+    strcpy(buf, list);
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        if (!clf__family_find(t)) {
+            fprintf(stderr, "clforge tune: unknown family '%s'\n", t);
+            return 0;
+        }
+    return 1;
+}
+
+static int in_list(const char *list, const char *name)
+{
+    if (!list)
+        return 1;
+    size_t n = strlen(name);
+    for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
+        if ((p == list || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+            return 1;
+    return 0;
+}
+
+static int show(clf_context *ctx, const char *families)
+{
+    printf("%-8s %-5s %-8s %-9s %s\n", "family", "prec", "bucket", "origin", "configuration");
+    for (int i = 0; clf__families[i]; i++) {
+        const clf__family *f = clf__families[i];
+        if (!in_list(families, f->name))
+            continue;
+        static const char *const precs[] = {"f32", "f64"};
+        for (int p = 0; p < 2; p++) {
+            if (p == 1 && !ctx->info.fp64)
+                continue;
+            int nb = f->nbuckets > 0 ? f->nbuckets : 1;
+            for (int b = 0; b < nb; b++) {
+                const char *bucket = f->nbuckets > 0 ? f->buckets[b] : NULL;
+                char cfg[256], origin[16];
+                clf_status s = clf_config_in_use(ctx, f->name, precs[p], bucket, cfg, sizeof cfg, origin,
+                                                 sizeof origin);
+                if (s != CLF_SUCCESS) {
+                    fprintf(stderr, "clforge tune: %s\n", clf_last_error());
+                    return 1;
+                }
+                printf("%-8s %-5s %-8s %-9s %s\n", f->name, precs[p], bucket ? bucket : "-", origin, cfg);
+            }
+        }
+    }
+    return 0;
+}
+
+static void summary(const clf_tune_report *r)
+{
+    printf("%-8s %-8s %-5s %-44s %12s %6s %6s %8s\n", "family", "bucket", "prec", "best configuration",
+           "speed", "evals", "failed", "time");
+    for (int i = 0; i < r->count; i++) {
+        const clf_tune_entry *e = &r->entries[i];
+        char speed[32];
+        if (e->gflops > 0)
+            snprintf(speed, sizeof speed, "%.1f %s", e->gflops, e->unit);
+        else
+            snprintf(speed, sizeof speed, "-");
+        printf("%-8s %-8s %-5s %-44s %12s %6d %6d %7.1fs\n", e->family, e->bucket, e->precision,
+               e->config[0] ? e->config : "(none found)", speed, e->evaluations, e->failed, e->seconds);
+    }
+    if (r->db_path[0])
+        printf("tuning database: %s\n", r->db_path);
+}
+
+static int write_json(const char *path, const clf_context *ctx, const clf_tune_options *o,
+                      const clf_tune_report *r, double wall, clf_status st)
+{
+    const clf_device_info *d = clf_context_device(ctx);
+    json_t *root = json_object();
+    json_t *dev = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "name", d->name, "vendor", d->vendor,
+                            "platform", d->platform, "driver", d->driver, "key", d->key, "id", d->id);
+    json_t *entries = json_array();
+    for (int i = 0; i < r->count; i++) {
+        const clf_tune_entry *e = &r->entries[i];
+        json_array_append_new(entries,
+                              json_pack("{s:s,s:s,s:s,s:s,s:f,s:s,s:i,s:i,s:f}", "family", e->family,
+                                        "bucket", e->bucket, "precision", e->precision, "config",
+                                        e->config, "speed", e->gflops, "unit", e->unit, "evaluations",
+                                        e->evaluations, "failed", e->failed, "seconds", e->seconds));
+    }
+    char date[32];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    json_object_set_new(root, "clforge", json_string(clf_version()));
+    json_object_set_new(root, "date", json_string(date));
+    json_object_set_new(root, "device", dev);
+    json_object_set_new(root, "strategy", json_string(o->exhaustive ? "exhaustive" : "sampled+local"));
+    json_object_set_new(root, "budget_seconds", json_real(o->budget_seconds));
+    json_object_set_new(root, "wall_seconds", json_real(wall));
+    json_object_set_new(root, "status", json_string(clf_status_name(st)));
+    json_object_set_new(root, "database", json_string(r->db_path));
+    json_object_set_new(root, "entries", entries);
+    int rc = json_dump_file(root, path, JSON_INDENT(2) | JSON_SORT_KEYS);
+    json_decref(root);
+    if (rc != 0) {
+        fprintf(stderr, "clforge tune: cannot write %s\n", path);
+        return 1;
+    }
+    return 0;
+}
+
+int clf_cmd_tune(int argc, char **argv)
+{
+    const char *device = NULL, *families = NULL, *json_path = NULL;
+    clf_tune_options o;
+    memset(&o, 0, sizeof o);
+    o.budget_seconds = 60;
+    int want_show = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int has_val = i + 1 < argc;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--device") && has_val) {
+            device = argv[++i];
+        } else if (!strcmp(a, "--family") && has_val) {
+            families = argv[++i];
+        } else if (!strcmp(a, "--budget") && has_val) {
+            char *end;
+            o.budget_seconds = strtod(argv[++i], &end);
+            if (*end || !(o.budget_seconds > 0) || o.budget_seconds > 1e6) {
+                fprintf(stderr, "clforge tune: --budget needs a positive number of seconds\n");
+                return 2;
+            }
+        } else if (!strcmp(a, "--exhaustive")) {
+            o.exhaustive = 1;
+        } else if (!strcmp(a, "--json") && has_val) {
+            json_path = argv[++i];
+        } else if (!strcmp(a, "--quiet")) {
+            o.quiet = 1;
+        } else if (!strcmp(a, "--show")) {
+            want_show = 1;
+        } else {
+            fprintf(stderr, "clforge tune: unknown or incomplete option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (families && !families_known(families))
+        return 2;
+
+    clf_context_options co;
+    memset(&co, 0, sizeof co);
+    co.device = device;
+    clf_context *ctx = NULL;
+    clf_status s = clf_context_create(&co, &ctx);
+    if (s != CLF_SUCCESS) {
+        fprintf(stderr, "clforge tune: %s\n", clf_last_error());
+        return 1;
+    }
+    if (want_show) {
+        int rc = show(ctx, families);
+        clf_context_destroy(ctx);
+        return rc;
+    }
+
+    o.families = families;
+    o.stop = &tune_stop;
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old);
+
+    clf_tune_report *r = calloc(1, sizeof *r);
+    if (!r) {
+        clf_context_destroy(ctx);
+        return 1;
+    }
+    fprintf(stderr, "tuning on %s (%s), budget %.0f s per family%s\n", ctx->info.name, ctx->info.platform,
+            o.budget_seconds, o.exhaustive ? ", exhaustive" : "");
+    double t0 = clf__now();
+    s = clf_tune(ctx, &o, r);
+    double wall = clf__now() - t0;
+    sigaction(SIGINT, &old, NULL);
+
+    summary(r);
+    int rc = 0;
+    if (s == CLF_ERR_INTERRUPTED)
+        fprintf(stderr, "clforge tune: interrupted; the best configurations found so far were kept\n");
+    else if (s != CLF_SUCCESS) {
+        fprintf(stderr, "clforge tune: %s\n", clf_last_error());
+        rc = 1;
+    }
+    if (json_path && write_json(json_path, ctx, &o, r, wall, s) != 0)
+        rc = 1;
+    free(r);
+    clf_context_destroy(ctx);
+    return s == CLF_ERR_INTERRUPTED ? 130 : rc;
+}
