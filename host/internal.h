@@ -81,7 +81,8 @@ clf_status clf__enqueue(clf_context *ctx, cl_kernel k, cl_uint dims, const size_
 double clf__now(void);
 /* Duration of a completed event from profiling info; < 0 when not available or not sane. */
 double clf__event_seconds(cl_event ev);
-/* Something to time: enqueues one run; *ev may be set to the last event (or left NULL). */
+/* Something to time: enqueues one run. Set *ev (caller releases) only when the run is a single command
+ * whose event spans all of it; leave it NULL for multi-kernel runs, which are then timed on the host. */
 typedef clf_status (*clf__run_fn)(void *arg, cl_event *ev);
 /* Median seconds of reps runs after warmup runs. Uses profiling events where the driver reports sane
  * durations (checked once per context against host timers), host timers around clFinish otherwise. */

@@ -1,0 +1,66 @@
+/* args.c — overflow-safe size arithmetic and buffer-extent checks done before anything is enqueued. */
+#include "internal.h"
+
+int clf__mul(size_t a, size_t b, size_t *out)
+{
+    size_t r;
+    if (__builtin_mul_overflow(a, b, &r)) return 0;
+    *out = r;
+    return 1;
+}
+
+int clf__add(size_t a, size_t b, size_t *out)
+{
+    size_t r;
+    if (__builtin_add_overflow(a, b, &r)) return 0;
+    *out = r;
+    return 1;
+}
+
+size_t clf__mem_size(cl_mem m)
+{
+    size_t size = 0;
+    if (!m || clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof size, &size, NULL) != CL_SUCCESS) return 0;
+    return size;
+}
+
+clf_status clf__check_buffer(cl_mem m, const char *argname, size_t off, size_t extent, size_t elem_size)
+{
+    if (extent == 0) return CLF_SUCCESS;
+    if (!m) return clf__fail(CLF_ERR_INVALID_ARG, "%s: buffer is NULL", argname);
+    size_t size = 0;
+    cl_int err = clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof size, &size, NULL);
+    if (err != CL_SUCCESS)
+        return clf__fail(CLF_ERR_INVALID_ARG, "%s: not a valid buffer (clGetMemObjectInfo: %s)", argname,
+                         clf_status_name(err));
+    size_t end, end_bytes;
+    if (!clf__add(off, extent, &end) || !clf__mul(end, elem_size, &end_bytes))
+        return clf__fail(CLF_ERR_INVALID_ARG, "%s: offset %zu + extent %zu elements overflows size_t", argname,
+                         off, extent);
+    if (end_bytes > size)
+        return clf__fail(CLF_ERR_INVALID_ARG,
+                         "%s: needs %zu bytes (elements %zu..%zu of %zu bytes each) but the buffer holds %zu",
+                         argname, end_bytes, off, end - 1, elem_size, size);
+    return CLF_SUCCESS;
+}
+
+size_t clf__dtype_size(clf_dtype t)
+{
+    switch (t) {
+    case CLF_F32: return 4;
+    case CLF_F64: return 8;
+    case CLF_F16: case CLF_BF16: return 2;
+    }
+    return 0;
+}
+
+const char *clf__dtype_name(clf_dtype t)
+{
+    switch (t) {
+    case CLF_F32: return "f32";
+    case CLF_F64: return "f64";
+    case CLF_F16: return "f16";
+    case CLF_BF16: return "bf16";
+    }
+    return "?";
+}

@@ -1,0 +1,166 @@
+/* context.c — contexts: device selection, queue, cache directory, and the lifetime of per-context state. */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* mkdir -p; returns 0 on success. */
+static int clf__mkdirs(const char *path)
+{
+    char buf[1024];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) return -1;
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST) return -1;
+        *p = '/';
+    }
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST) return -1;
+    return 0;
+}
+
+/* Resolves the cache directory and makes sure programs/<id>/ can be written; otherwise the disk cache
+ * is off for this context, with one warning per process: a cache is an optimisation, never a failure. */
+static void clf__setup_cache(clf_context *ctx, const clf_context_options *opt)
+{
+    ctx->cache_dir[0] = '\0';
+    if (opt && opt->no_disk_cache) return;
+    const char *env = getenv("CLFORGE_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char dir[1024];
+    int n;
+    if (opt && opt->cache_dir && *opt->cache_dir) n = snprintf(dir, sizeof dir, "%s", opt->cache_dir);
+    else if (env && *env) n = snprintf(dir, sizeof dir, "%s", env);
+    else if (xdg && *xdg) n = snprintf(dir, sizeof dir, "%s/clforge", xdg);
+    else if (home && *home) n = snprintf(dir, sizeof dir, "%s/.cache/clforge", home);
+    else { clf__warn_once("nocache", "no cache directory (set CLFORGE_CACHE_DIR); programs are compiled every run"); return; }
+    if (n <= 0 || (size_t)n >= sizeof dir - 64) {
+        clf__warn_once("nocache", "cache directory path too long; disk cache off");
+        return;
+    }
+    char progs[1024 + 64];
+    snprintf(progs, sizeof progs, "%s/programs/%s", dir, ctx->info.id);
+    if (clf__mkdirs(progs) != 0 || access(progs, W_OK) != 0) {
+        clf__warn_once("nocache", "cache directory %s is not writable (%s); disk cache off", dir, strerror(errno));
+        return;
+    }
+    snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s", dir);
+}
+
+static clf_status clf__context_finish_setup(clf_context *ctx, const clf_context_options *opt)
+{
+    const char *tuning = getenv("CLFORGE_TUNING");
+    ctx->no_tuning = (opt && opt->no_tuning) || (tuning && strcmp(tuning, "off") == 0);
+    ctx->event_timing = -1;
+    clf__setup_cache(ctx, opt);
+    const char *prof = getenv("CLFORGE_PROFILE");
+    if (prof && *prof && strcmp(prof, "0") != 0) ctx->profile = clf__profile_create();
+    ctx->progs = clf__progcache_create();
+    if (!ctx->progs) return clf__fail(CLF_ERR_OUT_OF_MEMORY, "program cache");
+    pthread_mutex_init(&ctx->lock, NULL);
+    return CLF_SUCCESS;
+}
+
+clf_status clf_context_create(const clf_context_options *opt, clf_context **out)
+{
+    if (!out) return clf__fail(CLF_ERR_INVALID_ARG, "clf_context_create: out is NULL");
+    const char *sel = opt && opt->device ? opt->device : getenv("CLFORGE_DEVICE");
+    clf_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return clf__fail(CLF_ERR_OUT_OF_MEMORY, "clf_context_create");
+    cl_platform_id plat;
+    clf_status s = clf__device_pick(sel, &plat, &ctx->dev, &ctx->info);
+    if (s != CLF_SUCCESS) { free(ctx); return s; }
+    cl_int err;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
+    ctx->cl = clCreateContext(props, 1, &ctx->dev, NULL, NULL, &err);
+    if (!ctx->cl) { free(ctx); return clf__fail_cl(err, "clCreateContext", "device %s", ctx->info.name); }
+    ctx->queue = clCreateCommandQueue(ctx->cl, ctx->dev, CL_QUEUE_PROFILING_ENABLE, &err);
+    if (!ctx->queue) {
+        clReleaseContext(ctx->cl);
+        free(ctx);
+        return clf__fail_cl(err, "clCreateCommandQueue", "device %s", ctx->info.name);
+    }
+    ctx->queue_profiling = 1;
+    if ((s = clf__context_finish_setup(ctx, opt)) != CLF_SUCCESS) {
+        clReleaseCommandQueue(ctx->queue);
+        clReleaseContext(ctx->cl);
+        free(ctx);
+        return s;
+    }
+    *out = ctx;
+    return CLF_SUCCESS;
+}
+
+clf_status clf_context_wrap(cl_context context, cl_device_id device, cl_command_queue queue, clf_context **out)
+{
+    if (!out) return clf__fail(CLF_ERR_INVALID_ARG, "clf_context_wrap: out is NULL");
+    if (!context || !device || !queue)
+        return clf__fail(CLF_ERR_INVALID_ARG, "clf_context_wrap: context, device and queue must all be given");
+    cl_platform_id plat;
+    cl_int err = clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL);
+    if (err != CL_SUCCESS) return clf__fail_cl(err, "clGetDeviceInfo", "clf_context_wrap: device is not valid");
+    cl_context qctx = NULL;
+    cl_device_id qdev = NULL;
+    cl_command_queue_properties qprops = 0;
+    err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof qctx, &qctx, NULL);
+    if (err == CL_SUCCESS) err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof qdev, &qdev, NULL);
+    if (err == CL_SUCCESS) err = clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof qprops, &qprops, NULL);
+    if (err != CL_SUCCESS) return clf__fail_cl(err, "clGetCommandQueueInfo", "clf_context_wrap: queue is not valid");
+    if (qctx != context || qdev != device)
+        return clf__fail(CLF_ERR_INVALID_ARG, "clf_context_wrap: the queue belongs to another context or device");
+    if (qprops & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
+        return clf__fail(CLF_ERR_INVALID_ARG, "clf_context_wrap: the queue must be in-order");
+    clf_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return clf__fail(CLF_ERR_OUT_OF_MEMORY, "clf_context_wrap");
+    clf_status s = clf__device_info(plat, device, &ctx->info);
+    if (s != CLF_SUCCESS) { free(ctx); return s; }
+    ctx->cl = context;
+    ctx->dev = device;
+    ctx->queue = queue;
+    ctx->queue_profiling = (qprops & CL_QUEUE_PROFILING_ENABLE) != 0;
+    if ((s = clf__context_finish_setup(ctx, NULL)) != CLF_SUCCESS) { free(ctx); return s; }
+    clRetainContext(context);
+    clRetainCommandQueue(queue);
+    clRetainDevice(device);
+    *out = ctx;
+    return CLF_SUCCESS;
+}
+
+void clf_context_destroy(clf_context *ctx)
+{
+    if (!ctx) return;
+    clFinish(ctx->queue);
+    if (ctx->profile) {
+        clf_profile_report(ctx, stderr);
+        clf__profile_destroy(ctx->profile);
+    }
+    clf__tuning_release(ctx);
+    clf__progcache_destroy(ctx->progs);
+    clReleaseCommandQueue(ctx->queue);
+    clReleaseDevice(ctx->dev);
+    clReleaseContext(ctx->cl);
+    pthread_mutex_destroy(&ctx->lock);
+    free(ctx);
+}
+
+const clf_device_info *clf_context_device(const clf_context *ctx) { return ctx ? &ctx->info : NULL; }
+cl_context clf_context_cl(const clf_context *ctx) { return ctx ? ctx->cl : NULL; }
+cl_command_queue clf_context_queue(const clf_context *ctx) { return ctx ? ctx->queue : NULL; }
+const char *clf_context_cache_dir(const clf_context *ctx) { return ctx ? ctx->cache_dir : ""; }
+
+clf_status clf_finish(clf_context *ctx)
+{
+    if (!ctx) return clf__fail(CLF_ERR_INVALID_ARG, "clf_finish: ctx is NULL");
+    cl_int err = clFinish(ctx->queue);
+    return err == CL_SUCCESS ? CLF_SUCCESS : clf__fail_cl(err, "clFinish", NULL);
+}
+
+clf_status clf_context_cache_stats(const clf_context *ctx, clf_cache_stats *out)
+{
+    if (!ctx || !out) return clf__fail(CLF_ERR_INVALID_ARG, "clf_context_cache_stats: ctx and out must be non-NULL");
+    clf__cache_stats(ctx, out);
+    return CLF_SUCCESS;
+}

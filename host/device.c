@@ -1,0 +1,229 @@
+/* device.c — device discovery, device info, the stable device identity (key, id) and selectors. */
+#include "internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#define CLF__MAX_PLATFORMS 16
+#define CLF__MAX_DEVICES 64
+#ifndef CL_DEVICE_UUID_KHR
+#define CL_DEVICE_UUID_KHR 0x106A
+#endif
+
+static const char clf__no_platform_advice[] =
+    "no OpenCL platform found. Install a driver: on Debian/Ubuntu `apt-get install pocl-opencl-icd` "
+    "gives a CPU device. In NVIDIA containers that ship libnvidia-opencl.so.1 but no "
+    "/etc/OpenCL/vendors/nvidia.icd, register it: "
+    "`echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd`.";
+
+void clf__hash_hex(const void *data, size_t len, char out[17])
+{
+    snprintf(out, 17, "%016llx", (unsigned long long)XXH3_64bits(data, len));
+}
+
+static void clf__str_info(cl_device_id d, cl_device_info what, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    if (clGetDeviceInfo(d, what, cap, buf, NULL) != CL_SUCCESS) buf[0] = '\0';
+    buf[cap - 1] = '\0';
+    /* Drivers pad some strings with spaces; trailing blanks would make keys unstable to the eye. */
+    size_t n = strlen(buf);
+    while (n && isspace((unsigned char)buf[n - 1])) buf[--n] = '\0';
+}
+
+static int clf__has_ext(const char *exts, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = exts; (p = strstr(p, name)) != NULL; p += n)
+        if ((p == exts || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0')) return 1;
+    return 0;
+}
+
+clf_status clf__device_info(cl_platform_id p, cl_device_id d, clf_device_info *out)
+{
+    memset(out, 0, sizeof *out);
+    char *exts = NULL;
+    size_t exts_len = 0;
+    cl_int err = clGetDeviceInfo(d, CL_DEVICE_NAME, sizeof out->name, out->name, NULL);
+    if (err != CL_SUCCESS) return clf__fail_cl(err, "clGetDeviceInfo", "CL_DEVICE_NAME");
+    clf__str_info(d, CL_DEVICE_NAME, out->name, sizeof out->name);
+    clf__str_info(d, CL_DEVICE_VENDOR, out->vendor, sizeof out->vendor);
+    clf__str_info(d, CL_DEVICE_VERSION, out->version, sizeof out->version);
+    clf__str_info(d, CL_DRIVER_VERSION, out->driver, sizeof out->driver);
+    clf__str_info(d, CL_DEVICE_OPENCL_C_VERSION, out->opencl_c, sizeof out->opencl_c);
+    clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof out->platform, out->platform, NULL);
+    clGetPlatformInfo(p, CL_PLATFORM_VENDOR, sizeof out->platform_vendor, out->platform_vendor, NULL);
+    out->platform[sizeof out->platform - 1] = out->platform_vendor[sizeof out->platform_vendor - 1] = '\0';
+    clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof out->type, &out->type, NULL);
+    clGetDeviceInfo(d, CL_DEVICE_VENDOR_ID, sizeof out->vendor_id, &out->vendor_id, NULL);
+    clGetDeviceInfo(d, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof out->compute_units, &out->compute_units, NULL);
+    clGetDeviceInfo(d, CL_DEVICE_MAX_CLOCK_FREQUENCY, sizeof out->clock_mhz, &out->clock_mhz, NULL);
+    clGetDeviceInfo(d, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof out->global_mem, &out->global_mem, NULL);
+    clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof out->local_mem, &out->local_mem, NULL);
+    clGetDeviceInfo(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof out->max_alloc, &out->max_alloc, NULL);
+    clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof out->max_work_group, &out->max_work_group, NULL);
+
+    if (clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, 0, NULL, &exts_len) == CL_SUCCESS && exts_len) {
+        exts = malloc(exts_len + 1);
+        if (exts && clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, exts_len, exts, NULL) == CL_SUCCESS) {
+            exts[exts_len] = '\0';
+            out->fp64 = clf__has_ext(exts, "cl_khr_fp64");
+            out->fp16 = clf__has_ext(exts, "cl_khr_fp16");
+            out->subgroups = clf__has_ext(exts, "cl_khr_subgroups") || clf__has_ext(exts, "cl_intel_subgroups");
+        }
+    }
+    cl_device_fp_config dfp = 0;
+    if (!out->fp64 && clGetDeviceInfo(d, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof dfp, &dfp, NULL) == CL_SUCCESS && dfp)
+        out->fp64 = 1;
+
+    /* The identity: everything that changes generated code or its speed, nothing that varies per boot. */
+    int n = snprintf(out->key, sizeof out->key, "%s|0x%x|%s|%s|%ucu|%umhz|%llumb", out->platform_vendor,
+                     (unsigned)out->vendor_id, out->name, out->driver, (unsigned)out->compute_units,
+                     (unsigned)out->clock_mhz, (unsigned long long)(out->global_mem >> 20));
+    unsigned char uuid[16];
+    if (exts && clf__has_ext(exts, "cl_khr_device_uuid") &&
+        clGetDeviceInfo(d, CL_DEVICE_UUID_KHR, sizeof uuid, uuid, NULL) == CL_SUCCESS && n > 0 &&
+        (size_t)n < sizeof out->key - 40) {
+        n += snprintf(out->key + n, sizeof out->key - (size_t)n, "|uuid=");
+        for (int i = 0; i < 16; i++) n += snprintf(out->key + n, sizeof out->key - (size_t)n, "%02x", uuid[i]);
+    }
+    free(exts);
+    clf__hash_hex(out->key, strlen(out->key), out->id);
+    return CLF_SUCCESS;
+}
+
+/* Snapshot of all platforms and devices (OpenCL handles are process-global and stable). */
+typedef struct clf__devlist {
+    int count;
+    cl_platform_id plat[CLF__MAX_DEVICES];
+    cl_device_id dev[CLF__MAX_DEVICES];
+    int pi[CLF__MAX_DEVICES], di[CLF__MAX_DEVICES];
+} clf__devlist;
+
+static clf_status clf__enumerate(clf__devlist *l)
+{
+    cl_platform_id plats[CLF__MAX_PLATFORMS];
+    cl_uint np = 0;
+    l->count = 0;
+    cl_int err = clGetPlatformIDs(CLF__MAX_PLATFORMS, plats, &np);
+    if (err == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || (err == CL_SUCCESS && np == 0))
+        return clf__fail(CLF_ERR_NO_DEVICE, "%s", clf__no_platform_advice);
+    if (err != CL_SUCCESS) return clf__fail_cl(err, "clGetPlatformIDs", "%s", clf__no_platform_advice);
+    if (np > CLF__MAX_PLATFORMS) np = CLF__MAX_PLATFORMS;
+    for (cl_uint p = 0; p < np; p++) {
+        cl_device_id devs[CLF__MAX_DEVICES];
+        cl_uint nd = 0;
+        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, CLF__MAX_DEVICES, devs, &nd) != CL_SUCCESS) continue;
+        for (cl_uint d = 0; d < nd && d < CLF__MAX_DEVICES && l->count < CLF__MAX_DEVICES; d++) {
+            l->plat[l->count] = plats[p];
+            l->dev[l->count] = devs[d];
+            l->pi[l->count] = (int)p;
+            l->di[l->count] = (int)d;
+            l->count++;
+        }
+    }
+    if (l->count == 0)
+        return clf__fail(CLF_ERR_NO_DEVICE, "OpenCL platforms exist but offer no device; %s", clf__no_platform_advice);
+    return CLF_SUCCESS;
+}
+
+static int clf__default_index(const clf__devlist *l)
+{
+    for (int i = 0; i < l->count; i++) {
+        cl_device_type t = 0;
+        clGetDeviceInfo(l->dev[i], CL_DEVICE_TYPE, sizeof t, &t, NULL);
+        if (t & CL_DEVICE_TYPE_GPU) return i;
+    }
+    return 0;
+}
+
+clf_status clf_device_list(clf_device_info *out, size_t cap, size_t *count)
+{
+    if (!count) return clf__fail(CLF_ERR_INVALID_ARG, "clf_device_list: count is NULL");
+    if (!out && cap) return clf__fail(CLF_ERR_INVALID_ARG, "clf_device_list: out is NULL but cap is %zu", cap);
+    clf__devlist l;
+    clf_status s = clf__enumerate(&l);
+    if (s != CLF_SUCCESS) return s;
+    int def = clf__default_index(&l);
+    for (int i = 0; i < l.count && (size_t)i < cap; i++) {
+        s = clf__device_info(l.plat[i], l.dev[i], &out[i]);
+        if (s != CLF_SUCCESS) return s;
+        out[i].platform_index = l.pi[i];
+        out[i].device_index = l.di[i];
+        out[i].is_default = i == def;
+    }
+    *count = (size_t)l.count;
+    return CLF_SUCCESS;
+}
+
+static int clf__icontains(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++)
+        if (strncasecmp(hay, needle, n) == 0) return 1;
+    return n == 0;
+}
+
+static clf_status clf__match(const clf__devlist *l, const char *sel, int *index)
+{
+    if (!sel || !*sel) { *index = clf__default_index(l); return CLF_SUCCESS; }
+    unsigned p, d;
+    char tail;
+    if (sscanf(sel, "%u:%u%c", &p, &d, &tail) == 2) {
+        for (int i = 0; i < l->count; i++)
+            if ((unsigned)l->pi[i] == p && (unsigned)l->di[i] == d) { *index = i; return CLF_SUCCESS; }
+        return clf__fail(CLF_ERR_NO_DEVICE, "device selector '%s': no device %u on platform %u (see `clforge devices`)",
+                         sel, d, p);
+    }
+    cl_device_type want = 0;
+    if (strcasecmp(sel, "gpu") == 0) want = CL_DEVICE_TYPE_GPU;
+    else if (strcasecmp(sel, "cpu") == 0) want = CL_DEVICE_TYPE_CPU;
+    for (int i = 0; i < l->count; i++) {
+        if (want) {
+            cl_device_type t = 0;
+            clGetDeviceInfo(l->dev[i], CL_DEVICE_TYPE, sizeof t, &t, NULL);
+            if (t & want) { *index = i; return CLF_SUCCESS; }
+            continue;
+        }
+        char name[256] = "", vendor[256] = "", plat[256] = "";
+        clf__str_info(l->dev[i], CL_DEVICE_NAME, name, sizeof name);
+        clf__str_info(l->dev[i], CL_DEVICE_VENDOR, vendor, sizeof vendor);
+        clGetPlatformInfo(l->plat[i], CL_PLATFORM_NAME, sizeof plat, plat, NULL);
+        plat[sizeof plat - 1] = '\0';
+        if (clf__icontains(name, sel) || clf__icontains(vendor, sel) || clf__icontains(plat, sel)) {
+            *index = i;
+            return CLF_SUCCESS;
+        }
+    }
+    return clf__fail(CLF_ERR_NO_DEVICE,
+                     "device selector '%s' matches no device; use P:D indices, gpu, cpu, or part of a device, "
+                     "vendor or platform name as listed by `clforge devices`", sel);
+}
+
+clf_status clf__device_pick(const char *selector, cl_platform_id *p, cl_device_id *d, clf_device_info *info)
+{
+    clf__devlist l;
+    clf_status s = clf__enumerate(&l);
+    if (s != CLF_SUCCESS) return s;
+    int i;
+    if ((s = clf__match(&l, selector, &i)) != CLF_SUCCESS) return s;
+    if ((s = clf__device_info(l.plat[i], l.dev[i], info)) != CLF_SUCCESS) return s;
+    info->platform_index = l.pi[i];
+    info->device_index = l.di[i];
+    info->is_default = i == clf__default_index(&l);
+    if (p) *p = l.plat[i];
+    if (d) *d = l.dev[i];
+    return CLF_SUCCESS;
+}
+
+clf_status clf_device_select(const char *selector, clf_device_info *out)
+{
+    if (!out) return clf__fail(CLF_ERR_INVALID_ARG, "clf_device_select: out is NULL");
+    clf_device_info tmp;
+    clf_status s = clf__device_pick(selector, NULL, NULL, &tmp);
+    if (s == CLF_SUCCESS) *out = tmp;
+    return s;
+}

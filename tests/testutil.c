@@ -1,0 +1,112 @@
+/* testutil.c — helpers shared by the Check suites (see testutil.h). */
+#include "testutil.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char *clf_test_tmpdir(void)
+{
+    static char dir[1024];
+    if (!dir[0]) {
+        const char *env = getenv("CLFORGE_TEST_TMP");
+        if (env && *env) snprintf(dir, sizeof dir, "%s", env);
+        else snprintf(dir, sizeof dir, "/tmp/clforge-test-%ld", (long)getpid());
+        char cmd[1200];
+        snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+        if (system(cmd) != 0) fprintf(stderr, "testutil: cannot create %s\n", dir);
+    }
+    return dir;
+}
+
+int clf_test_contexts(clf_context ***out)
+{
+    size_t count = 0;
+    *out = NULL;
+    if (clf_device_list(NULL, 0, &count) != CLF_SUCCESS || count == 0) return 0;
+    clf_device_info *devs = calloc(count, sizeof *devs);
+    clf_context **ctxs = calloc(count, sizeof *ctxs);
+    ck_assert_ptr_nonnull(devs);
+    ck_assert_ptr_nonnull(ctxs);
+    ck_assert_int_eq(clf_device_list(devs, count, &count), CLF_SUCCESS);
+    char cache[1100];
+    snprintf(cache, sizeof cache, "%s/cache", clf_test_tmpdir());
+    int n = 0;
+    for (size_t i = 0; i < count; i++) {
+        char sel[32];
+        snprintf(sel, sizeof sel, "%d:%d", devs[i].platform_index, devs[i].device_index);
+        clf_context_options opt = {.device = sel, .cache_dir = cache};
+        clf_status s = clf_context_create(&opt, &ctxs[n]);
+        if (s != CLF_SUCCESS) ck_abort_msg("context on %s (%s): %s", sel, devs[i].name, clf_last_error());
+        n++;
+    }
+    free(devs);
+    *out = ctxs;
+    return n;
+}
+
+void clf_test_contexts_free(clf_context **ctxs, int n)
+{
+    for (int i = 0; i < n; i++) clf_context_destroy(ctxs[i]);
+    free(ctxs);
+}
+
+double clf_test_rand(uint64_t *state)
+{
+    uint64_t x = *state ? *state : 0x9E3779B97F4A7C15ull;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *state = x;
+    return (double)((x * 0x2545F4914F6CDD1Dull) >> 11) / (double)(1ull << 53) * 2.0 - 1.0;
+}
+
+void clf_test_rand_f32(float *x, size_t n, uint64_t *state)
+{
+    for (size_t i = 0; i < n; i++) x[i] = (float)clf_test_rand(state);
+}
+
+void clf_test_rand_f64(double *x, size_t n, uint64_t *state)
+{
+    for (size_t i = 0; i < n; i++) x[i] = clf_test_rand(state);
+}
+
+TCase *clf_test_tcase(const char *name)
+{
+    TCase *tc = tcase_create(name);
+    tcase_set_timeout(tc, 1200);
+    return tc;
+}
+
+int clf_test_run(Suite *s)
+{
+    SRunner *r = srunner_create(s);
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+cl_mem clf_test_buffer(clf_context *ctx, size_t bytes, const void *host)
+{
+    cl_int err;
+    cl_mem m = clCreateBuffer(clf_context_cl(ctx), CL_MEM_READ_WRITE, bytes ? bytes : 1, NULL, &err);
+    ck_assert_msg(m != NULL, "clCreateBuffer(%zu): %d", bytes, err);
+    if (bytes) {
+        void *zero = NULL;
+        if (!host) host = zero = calloc(1, bytes);
+        err = clEnqueueWriteBuffer(clf_context_queue(ctx), m, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+        free(zero);
+        ck_assert_msg(err == CL_SUCCESS, "clEnqueueWriteBuffer: %d", err);
+    }
+    return m;
+}
+
+void clf_test_read(clf_context *ctx, cl_mem buf, size_t bytes, void *host)
+{
+    cl_int err = clEnqueueReadBuffer(clf_context_queue(ctx), buf, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+    ck_assert_msg(err == CL_SUCCESS, "clEnqueueReadBuffer: %d", err);
+}

@@ -1,0 +1,29 @@
+/* testutil.h — shared helpers for the Check suites: one context per OpenCL device present, random data,
+ * a per-suite temporary directory, and a main() that runs a suite. */
+#ifndef CLFORGE_TESTUTIL_H
+#define CLFORGE_TESTUTIL_H
+
+#include <check.h>
+#include <stdint.h>
+
+#include "clforge/clforge.h"
+
+/* Creates one context per OpenCL device present (every platform), each with the disk cache in
+ * clf_test_tmpdir()/cache. Returns the count (0 fails the calling test). Free with clf_test_contexts_free. */
+int clf_test_contexts(clf_context ***out);
+void clf_test_contexts_free(clf_context **ctxs, int n);
+/* A directory for this suite's files: $CLFORGE_TEST_TMP, else /tmp/clforge-test-<pid>; created on first use. */
+const char *clf_test_tmpdir(void);
+/* Deterministic pseudo-random numbers (xorshift64*), uniform in [-1, 1). */
+double clf_test_rand(uint64_t *state);
+void clf_test_rand_f32(float *x, size_t n, uint64_t *state);
+void clf_test_rand_f64(double *x, size_t n, uint64_t *state);
+/* A test case with a timeout fit for slow CPU devices. */
+TCase *clf_test_tcase(const char *name);
+/* Runs the suite (fork mode unless CK_FORK=no) and returns the process exit code. */
+int clf_test_run(Suite *s);
+/* Buffer helpers: create a buffer initialised from host data (NULL: zeroed), read it back. Abort the test on failure. */
+cl_mem clf_test_buffer(clf_context *ctx, size_t bytes, const void *host);
+void clf_test_read(clf_context *ctx, cl_mem buf, size_t bytes, void *host);
+
+#endif
