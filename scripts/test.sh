@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# test.sh — installs what the tests need, then builds and tests clforge twice: Debug with AddressSanitizer
+# and UndefinedBehaviorSanitizer, and Release; runs the parser fuzzer for a bounded time; ends with
+# ctest's summary. Every test runs on every OpenCL device present (PoCL and Mesa rusticl here).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/deps.sh
+# shellcheck disable=SC2086
+clf_install_deps $CLF_RUNTIME_PKGS $CLF_TEST_PKGS
+
+export RUSTICL_ENABLE=${RUSTICL_ENABLE:-llvmpipe}   # expose Mesa rusticl's llvmpipe device
+export CLFORGE_CACHE_DIR=${CLFORGE_CACHE_DIR:-$PWD/build-test-cache}
+jobs=$(nproc)
+start=$(date +%s)
+echo "== OpenCL devices"
+clinfo -l
+
+echo "== Debug build with ASan + UBSan"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCLFORGE_SANITIZE=ON -DCLFORGE_BENCH=OFF >/dev/null
+cmake --build build-asan -j"$jobs" >/dev/null
+# Leak checking is off: the OpenCL drivers (PoCL/LLVM, Mesa) keep allocations alive until exit by design.
+ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-asan --output-on-failure -j"$jobs"
+
+if [ -x tests/fuzz/run.sh ] || [ -f tests/fuzz/run.sh ]; then
+  echo "== Expression parser fuzzing (libFuzzer + ASan, bounded time)"
+  bash tests/fuzz/run.sh "${CLFORGE_FUZZ_SECONDS:-60}"
+fi
+
+echo "== Release build"
+cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build-release -j"$jobs" >/dev/null
+echo "== took $(( $(date +%s) - start )) s so far; Release tests follow"
+ctest --test-dir build-release --output-on-failure -j"$jobs"
