@@ -1,0 +1,62 @@
+/* autotune.h — what the autotuner's modules (space, search, select, tunedb) share; internal. */
+#ifndef CLFORGE_AUTOTUNE_H
+#define CLFORGE_AUTOTUNE_H
+
+#include <stdint.h>
+
+#include "family.h"
+#include "tunedb.h"
+
+#define CLF__TUNEDB_FORMAT 1   /* files with a higher "format" come from a newer clforge: moved aside */
+
+/* ---- tunedb.c ------------------------------------------------------------------------------ */
+/* "tuned/<family>/<precision>/<bucket>": where an entry lives in a database file. */
+void clf__tunedb_entry_path(const char *family, const char *precision, const char *bucket, char *out,
+                            size_t cap);
+/* Like clf__tunedb_fetch, but from the newest database of a device with the same name and another
+ * driver (a "stale" result). *driver (may be NULL) gets that file's driver version, valid until ctx
+ * is destroyed. *value = NULL when there is none. */
+clf_status clf__tunedb_fetch_stale(clf_context *ctx, const char *section, json_t **value,
+                                   const char **driver);
+/* Member `section` ("a/b/c") of a parsed database document; borrowed reference or NULL. */
+json_t *clf__tunedb_get(json_t *doc, const char *section);
+
+/* ---- space.c ------------------------------------------------------------------------------- */
+typedef struct clf__rng { uint64_t s; } clf__rng;
+uint64_t clf__rng_next(clf__rng *r);
+/* Uniform in [0, n). */
+unsigned clf__rng_below(clf__rng *r, unsigned n);
+/* Number of parameter combinations (before the validity predicate). */
+double clf__space_size(const clf__family *f);
+/* The first combination in enumeration order (every parameter at its first value). */
+void clf__space_first(const clf__family *f, clf__config *c);
+/* Steps c to the next combination in odometer order; 0 when c was the last. */
+int clf__space_next(const clf__family *f, clf__config *c);
+/* 1 when every value is among the parameter's allowed values. */
+int clf__space_contains(const clf__family *f, const clf__config *c);
+/* A random valid configuration (up to `tries` draws); 0 when none was found. */
+int clf__space_random(const clf__family *f, const clf_device_info *dev, clf_dtype dt, clf__rng *r,
+                      int tries, clf__config *out);
+/* Valid configurations one or two steps away from c in one parameter's value list, or with two
+ * parameters moved one step each; up to cap of them into out, shuffled. Returns how many. */
+int clf__space_neighbors(const clf__family *f, const clf_device_info *dev, clf_dtype dt, const clf__config *c,
+                         clf__rng *r, clf__config *out, int cap);
+/* Counts valid configurations, stopping at limit (the space can be large). */
+long clf__space_count_valid(const clf__family *f, const clf_device_info *dev, clf_dtype dt, long limit);
+
+/* ---- select.c ------------------------------------------------------------------------------ */
+/* The shipped default for ctx's device, or 0 when no shipped file matches or it lacks the entry. */
+int clf__shipped_config(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
+                        clf__config *out);
+/* The bucket name used in the database: bucket, else the family's first bucket, else "all". */
+const char *clf__bucket_name(const clf__family *f, const char *bucket);
+
+/* ---- search.c ------------------------------------------------------------------------------ */
+/* Tunes the given families (NULL-terminated) for each precision the device offers and each bucket,
+ * storing results in the database; the entry point of clf_tune, open to tests' own families.
+ * precisions: NULL for f32 (and f64 when the device has it), else a NULL-terminated list. */
+clf_status clf__tune_families(clf_context *ctx, const clf__family *const *families,
+                              const clf_dtype *precisions, int nprecisions, const clf_tune_options *opt,
+                              clf_tune_report *report);
+
+#endif
