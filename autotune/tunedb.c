@@ -128,13 +128,10 @@ static void move_aside(const char *path, const char *why)
     int moved = rename(path, dst) == 0;
     char key[1400];
     snprintf(key, sizeof key, "tunedb:%s", path);
-    clf__warn_once(key, "tuning database %s: %s; %s", path, why,
-                   moved ? "moved aside and replaced" : "ignored (could not move it aside)");
-    if (moved) {
-        /* keep the name of the new file in the message too, for people reading logs */
-        snprintf(key, sizeof key, "tunedb-moved:%s", path);
-        clf__warn_once(key, "tuning database: the old file is now %s", dst);
-    }
+    if (moved)
+        clf__warn_once(key, "tuning database %s: %s; moved aside to %s and replaced", path, why, dst);
+    else
+        clf__warn_once(key, "tuning database %s: %s; ignored (could not move it aside)", path, why);
 }
 
 /* Reads path. Returns the document, or NULL when absent; a bad file gives NULL and *why. */
@@ -376,6 +373,27 @@ static clf_status write_atomic(const char *path, json_t *doc)
     return CLF_SUCCESS;
 }
 
+/* Temporary files left by writers that died mid-write (the caller holds the lock, so no live writer
+ * has one open). */
+static void remove_leftovers(const char *dir, const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    char prefix[300];
+    snprintf(prefix, sizeof prefix, "%s.tmp.", base);
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) {
+            char p[1400];
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            unlink(p);
+        }
+    closedir(d);
+}
+
 clf_status clf__tunedb_store(clf_context *ctx, const char *section, json_t *value)
 {
     if (!ctx || !section || !value || !section[0] || section[0] == '/') {
@@ -402,6 +420,7 @@ clf_status clf__tunedb_store(clf_context *ctx, const char *section, json_t *valu
         json_decref(value);
         return clf__fail(CLF_ERR_IO, "tuning database: cannot lock %s: %s", lockpath, strerror(e));
     }
+    remove_leftovers(dir, path);
     const char *why;
     char detail[256];
     json_t *doc = read_doc(path, ctx->info.key, &why, detail, sizeof detail);
