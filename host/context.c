@@ -76,12 +76,17 @@ clf_status clf_context_create(const clf_context_options *opt, clf_context **out)
     cl_int err;
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
     ctx->cl = clCreateContext(props, 1, &ctx->dev, NULL, NULL, &err);
-    if (!ctx->cl) { free(ctx); return clf__fail_cl(err, "clCreateContext", "device %s", ctx->info.name); }
+    if (!ctx->cl) {
+        s = clf__fail_cl(err, "clCreateContext", "device %s", ctx->info.name);
+        free(ctx);
+        return s;
+    }
     ctx->queue = clCreateCommandQueue(ctx->cl, ctx->dev, CL_QUEUE_PROFILING_ENABLE, &err);
     if (!ctx->queue) {
+        s = clf__fail_cl(err, "clCreateCommandQueue", "device %s", ctx->info.name);
         clReleaseContext(ctx->cl);
         free(ctx);
-        return clf__fail_cl(err, "clCreateCommandQueue", "device %s", ctx->info.name);
+        return s;
     }
     ctx->queue_profiling = 1;
     if ((s = clf__context_finish_setup(ctx, opt)) != CLF_SUCCESS) {

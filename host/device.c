@@ -79,10 +79,14 @@ clf_status clf__device_info(cl_platform_id p, cl_device_id d, clf_device_info *o
     if (!out->fp64 && clGetDeviceInfo(d, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof dfp, &dfp, NULL) == CL_SUCCESS && dfp)
         out->fp64 = 1;
 
-    /* The identity: everything that changes generated code or its speed, nothing that varies per boot. */
-    int n = snprintf(out->key, sizeof out->key, "%s|0x%x|%s|%s|%ucu|%umhz|%llumb", out->platform_vendor,
+    /* The identity: everything that changes generated code or its speed, nothing that varies per boot.
+     * CPU drivers (PoCL) derive "global memory" from the host's currently free memory, which changes
+     * between processes, so for CPU devices it is left out (see docs/design-notes.md). */
+    char mem[32] = "";
+    if (!(out->type & CL_DEVICE_TYPE_CPU)) snprintf(mem, sizeof mem, "|%llumb", (unsigned long long)(out->global_mem >> 20));
+    int n = snprintf(out->key, sizeof out->key, "%s|0x%x|%s|%s|%ucu|%umhz%s", out->platform_vendor,
                      (unsigned)out->vendor_id, out->name, out->driver, (unsigned)out->compute_units,
-                     (unsigned)out->clock_mhz, (unsigned long long)(out->global_mem >> 20));
+                     (unsigned)out->clock_mhz, mem);
     unsigned char uuid[16];
     if (exts && clf__has_ext(exts, "cl_khr_device_uuid") &&
         clGetDeviceInfo(d, CL_DEVICE_UUID_KHR, sizeof uuid, uuid, NULL) == CL_SUCCESS && n > 0 &&
@@ -208,7 +212,7 @@ clf_status clf__device_pick(const char *selector, cl_platform_id *p, cl_device_i
     clf__devlist l;
     clf_status s = clf__enumerate(&l);
     if (s != CLF_SUCCESS) return s;
-    int i;
+    int i = 0;
     if ((s = clf__match(&l, selector, &i)) != CLF_SUCCESS) return s;
     if ((s = clf__device_info(l.plat[i], l.dev[i], info)) != CLF_SUCCESS) return s;
     info->platform_index = l.pi[i];
