@@ -7,8 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Families register here; each descriptor lives in its op's file (host/gemm.c, map.c, copy.c). */
+/* Families register here; each descriptor lives in its op's file (host/gemm_family.c, map.c, copy.c). */
+extern const clf__family clf__family_gemm, clf__family_map;
+
 const clf__family *const clf__families[] = {
+    &clf__family_gemm,
+    &clf__family_map,
     NULL
 };
 
