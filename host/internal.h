@@ -106,6 +106,8 @@ struct clf__profile *clf__profile_create(void);
 void clf__profile_destroy(struct clf__profile *p);
 /* Records a launch (the event is retained and read later). */
 void clf__profile_record(clf_context *ctx, const clf__work *work, cl_event ev);
+/* Calls, FLOPs and bytes recorded so far for kernels named name (for tests). */
+clf_status clf__profile_totals(clf_context *ctx, const char *name, unsigned long *calls, double *flops, double *bytes);
 
 /* ---- tuning hooks (autotune/, set when the context is created) --------------------------- */
 void clf__tuning_release(clf_context *ctx);

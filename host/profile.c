@@ -1,5 +1,5 @@
 /* profile.c — the built-in profiler: with CLFORGE_PROFILE=1 every launch's event is kept and, at context
- * destruction or on clf_profile_report(), summarised per kernel. */
+ * destruction or on clf_profile_report(), summarised per kernel against the device's calibrated roofline. */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -50,7 +50,51 @@ void clf__profile_record(clf_context *ctx, const clf__work *work, cl_event ev)
     pthread_mutex_unlock(&p->lock);
 }
 
-typedef struct { const char *name; unsigned long calls; double seconds, flops, bytes; } clf__row;
+clf_status clf__profile_totals(clf_context *ctx, const char *name, unsigned long *calls, double *flops, double *bytes)
+{
+    if (!ctx || !name || !calls || !flops || !bytes)
+        return clf__fail(CLF_ERR_INVALID_ARG, "clf__profile_totals: NULL argument");
+    *calls = 0, *flops = 0, *bytes = 0;
+    struct clf__profile *p = ctx->profile;
+    if (!p) return clf__fail(CLF_ERR_INVALID_ARG, "profiling is off (CLFORGE_PROFILE=1 at context creation)");
+    pthread_mutex_lock(&p->lock);
+    for (size_t i = 0; i < p->count; i++)
+        if (strcmp(p->launches[i].name, name) == 0) {
+            ++*calls;
+            *flops += p->launches[i].flops;
+            *bytes += p->launches[i].bytes;
+        }
+    pthread_mutex_unlock(&p->lock);
+    return CLF_SUCCESS;
+}
+
+typedef struct {
+    const char *name;
+    unsigned long calls, timed;   /* timed: calls whose event gave a duration */
+    double seconds, flops, bytes; /* flops and bytes of the timed calls only, so rates stay honest */
+} clf__row;
+
+/* Where a kernel sits on the roofline: the attainable rate at its arithmetic intensity, the fraction of it
+ * reached, and which roof limits it. Kernels without FLOPs (copies, packing) are measured against bandwidth. */
+static void clf__row_roof(const clf__row *r, const clf_roofline *roof, double *fraction, const char **bound)
+{
+    double bw = roof->copy_gbs > roof->triad_gbs ? roof->copy_gbs : roof->triad_gbs;
+    /* The ops name double-precision kernels "d...": "dgemm", "dgemm_pack". */
+    double peak = r->name[0] == 'd' && roof->fp64_gflops > 0 ? roof->fp64_gflops : roof->fp32_gflops;
+    *fraction = -1;
+    *bound = "?";
+    if (r->seconds <= 0 || r->bytes <= 0 || bw <= 0) return;
+    double gbs = r->bytes / r->seconds / 1e9;
+    if (r->flops <= 0 || peak <= 0) {
+        *fraction = gbs / bw;
+        *bound = "memory";
+        return;
+    }
+    double intensity = r->flops / r->bytes, mem_roof = intensity * bw;
+    double attainable = mem_roof < peak ? mem_roof : peak;
+    *fraction = r->flops / r->seconds / 1e9 / attainable;
+    *bound = mem_roof < peak ? "memory" : "compute";
+}
 
 clf_status clf_profile_report(clf_context *ctx, FILE *out)
 {
@@ -63,28 +107,56 @@ clf_status clf_profile_report(clf_context *ctx, FILE *out)
     clFinish(ctx->queue);
     pthread_mutex_lock(&p->lock);
     clf__row rows[64];
-    size_t nrows = 0;
+    size_t nrows = 0, dropped = 0;
     for (size_t i = 0; i < p->count; i++) {
         clf__launch *l = &p->launches[i];
         size_t r;
         for (r = 0; r < nrows && strcmp(rows[r].name, l->name) != 0; r++) {}
         if (r == nrows) {
-            if (nrows == 64) continue;
-            rows[nrows++] = (clf__row){l->name, 0, 0, 0, 0};
+            if (nrows == 64) { dropped++; continue; }
+            rows[nrows++] = (clf__row){l->name, 0, 0, 0, 0, 0};
         }
         double t = clf__event_seconds(l->ev);
         rows[r].calls++;
-        rows[r].seconds += t > 0 ? t : 0;
-        rows[r].flops += l->flops;
-        rows[r].bytes += l->bytes;
+        if (t > 0) {
+            rows[r].timed++;
+            rows[r].seconds += t;
+            rows[r].flops += l->flops;
+            rows[r].bytes += l->bytes;
+        }
     }
     pthread_mutex_unlock(&p->lock);
-    fprintf(out, "clforge profile: %s\n%-16s %8s %12s %12s %10s %10s\n", ctx->info.name, "kernel", "calls", "total ms",
-            "mean us", "GB/s", "GFLOP/s");
+
+    /* The stored roofline, or a quick calibration stored for next time (launches it makes are not profiled). */
+    clf_roofline roof;
+    int have_roof = nrows > 0 && clf_roofline_get(ctx, 1, 0, &roof) == CLF_SUCCESS;
+    if (!have_roof) clf__clear_error();
+    fprintf(out, "clforge profile: %s\n", ctx->info.name);
+    if (have_roof)
+        fprintf(out, "roofline: %.1f GB/s, fp32 %.1f GFLOP/s, fp64 %.1f GFLOP/s (measured %s)\n",
+                roof.copy_gbs > roof.triad_gbs ? roof.copy_gbs : roof.triad_gbs, roof.fp32_gflops, roof.fp64_gflops,
+                roof.date);
+    fprintf(out, "%-16s %8s %12s %12s %10s %10s %6s %-8s\n", "kernel", "calls", "total ms", "mean us", "GB/s",
+            "GFLOP/s", "roof", "bound");
+    int untimed = 0;
     for (size_t r = 0; r < nrows; r++) {
-        double s = rows[r].seconds;
-        fprintf(out, "%-16s %8lu %12.3f %12.2f %10.1f %10.1f\n", rows[r].name, rows[r].calls, 1e3 * s,
-                1e6 * s / (double)rows[r].calls, s > 0 ? rows[r].bytes / s / 1e9 : 0, s > 0 ? rows[r].flops / s / 1e9 : 0);
+        const clf__row *w = &rows[r];
+        if (!w->timed) {
+            fprintf(out, "%-16s %8lu %12s %12s %10s %10s %6s %-8s\n", w->name, w->calls, "-", "-", "-", "-", "-", "-");
+            untimed = 1;
+            continue;
+        }
+        double s = w->seconds, fraction = -1;
+        const char *bound = "?";
+        if (have_roof) clf__row_roof(w, &roof, &fraction, &bound);
+        char frac[16] = "-";
+        if (fraction >= 0) snprintf(frac, sizeof frac, "%.2f", fraction);
+        fprintf(out, "%-16s %8lu %12.3f %12.2f %10.1f %10.1f %6s %-8s\n", w->name, w->calls, 1e3 * s,
+                1e6 * s / (double)w->timed, w->bytes / s / 1e9, w->flops / s / 1e9, frac, bound);
+        if (w->timed < w->calls) untimed = 1;
     }
+    if (untimed)
+        fprintf(out, "(some launches have no device duration: this driver's profiling events report none)\n");
+    if (dropped) fprintf(out, "(%zu launches of further kernels not shown: more than 64 kernel names)\n", dropped);
     return CLF_SUCCESS;
 }

@@ -1,0 +1,188 @@
+/* test_roofline.c — roofline calibration (positive, stable, stored and reused) and the profiler's counts
+ * and roofline columns, on every OpenCL device present. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "family.h"
+#include "testutil.h"
+#include "tunedb.h"
+
+/* Two measurements on a shared 2-core machine differ by load; a factor of two still catches a broken
+ * calibration (wrong byte or FLOP accounting is off by 2x-16x, a dead kernel by orders of magnitude). */
+#define STABLE_RATIO 0.5
+
+static void check_sane(const clf_device_info *d, const clf_roofline *r)
+{
+    ck_assert_msg(r->copy_gbs > 0.1 && r->copy_gbs < 1e5, "%s: copy %g GB/s", d->name, r->copy_gbs);
+    ck_assert_msg(r->triad_gbs > 0.1 && r->triad_gbs < 1e5, "%s: triad %g GB/s", d->name, r->triad_gbs);
+    ck_assert_msg(r->fp32_gflops > 0.1 && r->fp32_gflops < 1e7, "%s: fp32 %g GFLOP/s", d->name, r->fp32_gflops);
+    if (d->fp64) ck_assert_msg(r->fp64_gflops > 0.01 && r->fp64_gflops < 1e7, "%s: fp64 %g", d->name, r->fp64_gflops);
+    else ck_assert_msg(r->fp64_gflops == 0, "%s: fp64 %g without fp64", d->name, r->fp64_gflops);
+    ck_assert_msg(strlen(r->date) == 20 && r->date[4] == '-', "%s: date '%s'", d->name, r->date);
+}
+
+static void check_close(const char *dev, const char *what, double a, double b)
+{
+    double lo = fmin(a, b), hi = fmax(a, b);
+    ck_assert_msg(lo >= STABLE_RATIO * hi, "%s: %s unstable: %g vs %g", dev, what, a, b);
+}
+
+START_TEST(calibration_positive_and_stable)
+{
+    clf_context **ctx;
+    int n = clf_test_contexts(&ctx);
+    ck_assert_int_gt(n, 0);
+    for (int i = 0; i < n; i++) {
+        const clf_device_info *d = clf_context_device(ctx[i]);
+        clf_roofline r1, r2;
+        ck_assert_msg(clf_roofline_get(ctx[i], 1, 1, &r1) == CLF_SUCCESS, "%s: %s", d->name, clf_last_error());
+        ck_assert_msg(clf_roofline_get(ctx[i], 1, 1, &r2) == CLF_SUCCESS, "%s: %s", d->name, clf_last_error());
+        check_sane(d, &r1);
+        check_sane(d, &r2);
+        check_close(d->name, "copy", r1.copy_gbs, r2.copy_gbs);
+        check_close(d->name, "triad", r1.triad_gbs, r2.triad_gbs);
+        check_close(d->name, "fp32", r1.fp32_gflops, r2.fp32_gflops);
+        if (d->fp64) check_close(d->name, "fp64", r1.fp64_gflops, r2.fp64_gflops);
+    }
+    clf_test_contexts_free(ctx, n);
+}
+END_TEST
+
+START_TEST(calibration_stored_and_reused)
+{
+    clf_context **ctx;
+    int n = clf_test_contexts(&ctx);
+    ck_assert_int_gt(n, 0);
+    for (int i = 0; i < n; i++) {
+        const clf_device_info *d = clf_context_device(ctx[i]);
+        clf_roofline r, again;
+        ck_assert_msg(clf_roofline_get(ctx[i], 1, 1, &r) == CLF_SUCCESS, "%s: %s", d->name, clf_last_error());
+        /* The tuning database holds exactly what was returned. */
+        json_t *j = NULL;
+        ck_assert_int_eq(clf__tunedb_fetch(ctx[i], "roofline", &j), CLF_SUCCESS);
+        ck_assert_msg(j != NULL, "%s: no roofline section in %s", d->name, clf__tunedb_path(ctx[i]));
+        ck_assert_double_eq_tol(json_real_value(json_object_get(j, "copy_gbs")), r.copy_gbs, 1e-9 * r.copy_gbs);
+        ck_assert_double_eq_tol(json_real_value(json_object_get(j, "fp32_gflops")), r.fp32_gflops,
+                                1e-9 * r.fp32_gflops);
+        ck_assert_str_eq(json_string_value(json_object_get(j, "date")), r.date);
+        json_decref(j);
+        /* Without remeasure the stored value comes back unchanged and fast. */
+        double t0 = clf__now();
+        ck_assert_int_eq(clf_roofline_get(ctx[i], 1, 0, &again), CLF_SUCCESS);
+        ck_assert_double_lt(clf__now() - t0, 0.5);
+        ck_assert(memcmp(&r, &again, sizeof r) == 0);
+    }
+    clf_test_contexts_free(ctx, n);
+}
+END_TEST
+
+START_TEST(roofline_bad_arguments)
+{
+    clf_roofline r;
+    ck_assert_int_eq(clf_roofline_get(NULL, 1, 0, &r), CLF_ERR_INVALID_ARG);
+    ck_assert(strstr(clf_last_error(), "clf_roofline_get") != NULL);
+    clf_context **ctx;
+    int n = clf_test_contexts(&ctx);
+    ck_assert_int_gt(n, 0);
+    ck_assert_int_eq(clf_roofline_get(ctx[0], 1, 0, NULL), CLF_ERR_INVALID_ARG);
+    ck_assert_int_eq(clf_profile_report(ctx[0], NULL), CLF_ERR_INVALID_ARG);
+    ck_assert_int_eq(clf_profile_report(NULL, stdout), CLF_ERR_INVALID_ARG);
+    clf_test_contexts_free(ctx, n);
+}
+END_TEST
+
+static cl_mem filled(clf_context *ctx, size_t count, uint64_t *seed)
+{
+    float *h = malloc(count * sizeof *h);
+    ck_assert_ptr_nonnull(h);
+    clf_test_rand_f32(h, count, seed);
+    cl_mem m = clf_test_buffer(ctx, count * sizeof *h, h);
+    free(h);
+    return m;
+}
+
+/* The profiler's FLOPs and bytes for a known call equal the gemm family's formulas for that problem. */
+START_TEST(profiler_counts_match_family)
+{
+    setenv("CLFORGE_PROFILE", "1", 1);
+    clf_context **ctx;
+    int n = clf_test_contexts(&ctx);
+    ck_assert_int_gt(n, 0);
+    const clf__family *gemm = clf__family_find("gemm");
+    ck_assert_ptr_nonnull(gemm);
+    for (int i = 0; i < n; i++) {
+        const clf_device_info *d = clf_context_device(ctx[i]);
+        const size_t m = 37, nn = 41, k = 29;   /* no multiple of any tile */
+        uint64_t seed = 7;
+        cl_mem a = filled(ctx[i], m * k, &seed), b = filled(ctx[i], k * nn, &seed), c = filled(ctx[i], m * nn, &seed);
+        for (int rep = 0; rep < 2; rep++)
+            ck_assert_msg(clf_sgemm(ctx[i], CLF_ROW_MAJOR, CLF_NO_TRANS, CLF_NO_TRANS, m, nn, k, 1.5f, a, 0, k, b, 0,
+                                    nn, 0.5f, c, 0, nn, NULL) == CLF_SUCCESS, "%s: %s", d->name, clf_last_error());
+        ck_assert_int_eq(clf_finish(ctx[i]), CLF_SUCCESS);
+        unsigned long calls;
+        double flops, bytes;
+        ck_assert_int_eq(clf__profile_totals(ctx[i], "sgemm", &calls, &flops, &bytes), CLF_SUCCESS);
+        clf__problem p = {.dtype = CLF_F32, .m = m, .n = nn, .k = k, .batch = 1};
+        ck_assert_uint_eq(calls, 2);
+        ck_assert_double_eq_tol(flops, 2 * 2.0 * m * nn * k, 1e-6);
+        ck_assert_double_eq_tol(flops, 2 * gemm->flops(&p), 1e-6);
+        /* beta != 0: C is read and written, as the family's formula counts it. */
+        ck_assert_double_eq_tol(bytes, 2 * gemm->bytes(&p), 1e-6);
+
+        /* The report has a row for the kernel with a roofline fraction and a bound. */
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        ck_assert_int_eq(clf_profile_report(ctx[i], f), CLF_SUCCESS);
+        fclose(f);
+        const char *row = strstr(text, "\nsgemm ");
+        ck_assert_msg(row != NULL, "%s: no sgemm row in\n%s", d->name, text);
+        ck_assert_msg(strstr(text, "roofline:") != NULL, "%s: no roofline line in\n%s", d->name, text);
+        const char *eol = strchr(row + 1, '\n');
+        size_t rl = eol ? (size_t)(eol - row) : strlen(row);
+        char line[256];
+        snprintf(line, sizeof line, "%.*s", (int)(rl < 255 ? rl : 255), row + 1);
+        ck_assert_msg(strstr(line, "memory") || strstr(line, "compute") || strstr(line, " - "),
+                      "%s: no bound in '%s'", d->name, line);
+        free(text);
+        clReleaseMemObject(a);
+        clReleaseMemObject(b);
+        clReleaseMemObject(c);
+    }
+    clf_test_contexts_free(ctx, n);
+}
+END_TEST
+
+START_TEST(profiler_off_says_so)
+{
+    unsetenv("CLFORGE_PROFILE");
+    clf_context **ctx;
+    int n = clf_test_contexts(&ctx);
+    ck_assert_int_gt(n, 0);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ck_assert_int_eq(clf_profile_report(ctx[0], f), CLF_SUCCESS);
+    fclose(f);
+    ck_assert(strstr(text, "CLFORGE_PROFILE=1") != NULL);
+    free(text);
+    unsigned long calls;
+    double fl, by;
+    ck_assert_int_eq(clf__profile_totals(ctx[0], "sgemm", &calls, &fl, &by), CLF_ERR_INVALID_ARG);
+    clf_test_contexts_free(ctx, n);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("roofline");
+    TCase *tc = clf_test_tcase("roofline");
+    tcase_add_test(tc, calibration_positive_and_stable);
+    tcase_add_test(tc, calibration_stored_and_reused);
+    tcase_add_test(tc, roofline_bad_arguments);
+    tcase_add_test(tc, profiler_counts_match_family);
+    tcase_add_test(tc, profiler_off_says_so);
+    suite_add_tcase(s, tc);
+    return clf_test_run(s);
+}
