@@ -35,6 +35,7 @@ typedef struct task {
     double work;               /* FLOPs or bytes of one run */
     int tty;
     double last_draw;
+    int drawn;                 /* tried + failed when the last line was drawn */
     char last_error[160];
     clf__rng rng;
 } task;
@@ -66,6 +67,9 @@ static void progress(task *t, int final)
     double now = clf__now();
     if (!final && now - t->last_draw < (t->tty ? 0.1 : 2.0))
         return;
+    if (final && !t->tty && t->drawn == t->tried + t->failed)
+        return;   /* plain output: the last line already says it */
+    t->drawn = t->tried + t->failed;
     t->last_draw = now;
     char total[24], best[300] = "none yet";
     if (t->total >= 0)
@@ -377,6 +381,7 @@ clf_status clf__tune_families(clf_context *ctx, const clf__family *const *famili
                 t.opt = opt;
                 t.tty = tty;
                 t.last_draw = -1e9;
+                t.drawn = -1;
                 t.rng = rng;
                 clf__rng_next(&rng);
                 clf_tune_entry e;

@@ -1,0 +1,298 @@
+/* test_tune.c — the autotuner: wrong results and unlaunchable candidates are rejected and counted,
+ * budgets and interruption hold, a tuned GEMM is what clf_sgemm then uses, and eight concurrent
+ * `clforge tune` processes leave one valid database holding all their entries. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "autotune.h"
+#include "testutil.h"
+
+/* ---- a small family of our own: y = 2x + 1 with planted faults ----------------------------------
+ * BUG=1 computes y = x (cheaper, so it would win if it were not verified); WG=8192 exceeds every
+ * device's work-group limit, though the validity predicate lets it through on purpose: the tuner must
+ * survive the failed launch (CL_INVALID_WORK_GROUP_SIZE). */
+static const char scale_src[] =
+    "__kernel void scale(__global const float *x, __global float *y, uint n) {\n"
+    "    size_t i = get_global_id(0) * VW;\n"
+    "    for (int j = 0; j < VW; j++)\n"
+    "        if (i + j < n)\n"
+    "            y[i + j] = BUG ? x[i + j] : 2.0f * x[i + j] + 1.0f;\n"
+    "}\n";
+
+enum { P_WG, P_VW, P_BUG };
+#define SCALE_N 100003   /* a prime: no work-group size or vector width divides it */
+
+static const clf__family fam_scale;
+
+typedef struct scale_state {
+    clf_context *ctx;
+    cl_mem x, y;
+    float *hx, *hy;
+} scale_state;
+
+static void scale_default(const clf_device_info *d, clf_dtype dt, const char *bucket, clf__config *out)
+{
+    out->v[P_WG] = 16;
+    out->v[P_VW] = 1;
+    out->v[P_BUG] = 0;
+}
+
+static int scale_valid(const clf__config *c, const clf_device_info *d, clf_dtype dt)
+{
+    return dt == CLF_F32;
+}
+
+static void scale_destroy(void *p)
+{
+    scale_state *st = p;
+    if (!st)
+        return;
+    if (st->x)
+        clReleaseMemObject(st->x);
+    if (st->y)
+        clReleaseMemObject(st->y);
+    free(st->hx);
+    free(st->hy);
+    free(st);
+}
+
+static clf_status scale_create(clf_context *ctx, clf_dtype dt, const char *bucket, void **state)
+{
+    if (dt != CLF_F32)
+        return clf__fail(CLF_ERR_UNSUPPORTED, "scale: f32 only");
+    scale_state *st = calloc(1, sizeof *st);
+    st->ctx = ctx;
+    st->hx = malloc(SCALE_N * sizeof(float));
+    st->hy = malloc(SCALE_N * sizeof(float));
+    uint64_t seed = 42;
+    clf_test_rand_f32(st->hx, SCALE_N, &seed);
+    cl_int e;
+    st->x = clCreateBuffer(clf_context_cl(ctx), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, SCALE_N * sizeof(float),
+                           st->hx, &e);
+    st->y = clCreateBuffer(clf_context_cl(ctx), CL_MEM_READ_WRITE, SCALE_N * sizeof(float), NULL, &e);
+    *state = st;
+    return CLF_SUCCESS;
+}
+
+static clf_status scale_run(void *p, const clf__config *cfg, cl_event *ev)
+{
+    scale_state *st = p;
+    char opts[256] = "";
+    clf_status s = clf__config_options(&fam_scale, cfg, opts, sizeof opts);
+    cl_kernel k;
+    if (s == CLF_SUCCESS)
+        s = clf__kernel(st->ctx, scale_src, opts, "scale", &k);
+    if (s != CLF_SUCCESS)
+        return s;
+    cl_uint n = SCALE_N;
+    clSetKernelArg(k, 0, sizeof(cl_mem), &st->x);
+    clSetKernelArg(k, 1, sizeof(cl_mem), &st->y);
+    clSetKernelArg(k, 2, sizeof n, &n);
+    size_t wg = (size_t)cfg->v[P_WG], items = (SCALE_N + cfg->v[P_VW] - 1) / cfg->v[P_VW];
+    size_t global = (items + wg - 1) / wg * wg;
+    s = clf__enqueue(st->ctx, k, 1, &global, &wg, NULL, ev);
+    clReleaseKernel(k);
+    return s;
+}
+
+static clf_status scale_check(void *p)
+{
+    scale_state *st = p;
+    clf_test_read(st->ctx, st->y, SCALE_N * sizeof(float), st->hy);
+    clf_status s = CLF_SUCCESS;
+    for (size_t i = 0; i < SCALE_N && s == CLF_SUCCESS; i++)
+        if (st->hy[i] != 2.0f * st->hx[i] + 1.0f)
+            s = clf__fail(CLF_ERR_VERIFY, "scale: y[%zu] = %g, expected %g", i, st->hy[i], 2.0f * st->hx[i] + 1.0f);
+    /* poison the output so that a later candidate cannot pass on this one's results */
+    float nan = NAN;
+    clEnqueueFillBuffer(clf_context_queue(st->ctx), st->y, &nan, sizeof nan, 0, SCALE_N * sizeof(float), 0, NULL,
+                        NULL);
+    return s;
+}
+
+static double scale_work(void *p)
+{
+    return 2.0 * SCALE_N * sizeof(float);
+}
+
+static const clf__family fam_scale = {
+    .name = "testscale",
+    .nparams = 3,
+    .params = {{"WG", 3, {16, 64, 8192}}, {"VW", 3, {1, 2, 4}}, {"BUG", 2, {0, 1}}},
+    .nbuckets = 1,
+    .buckets = {"all"},
+    .unit = "GB/s",
+    .default_config = scale_default,
+    .valid = scale_valid,
+    .bench_create = scale_create,
+    .bench_run = scale_run,
+    .bench_check = scale_check,
+    .bench_work = scale_work,
+    .bench_destroy = scale_destroy,
+};
+
+
+static clf_context *ctx_on(const clf_device_info *d, const char *cache)
+{
+    char sel[32], cmd[1400];
+    snprintf(sel, sizeof sel, "%d:%d", d->platform_index, d->device_index);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", cache, cache);
+    ck_assert_int_eq(system(cmd), 0);
+    clf_context_options opt = {.device = sel, .cache_dir = cache};
+    clf_context *ctx = NULL;
+    ck_assert_msg(clf_context_create(&opt, &ctx) == CLF_SUCCESS, "%s", clf_last_error());
+    return ctx;
+}
+
+static int devices(clf_device_info **out)
+{
+    size_t n = 0;
+    ck_assert_int_eq(clf_device_list(NULL, 0, &n), CLF_SUCCESS);
+    *out = calloc(n, sizeof **out);
+    ck_assert_int_eq(clf_device_list(*out, n, &n), CLF_SUCCESS);
+    return (int)n;
+}
+
+START_TEST(exhaustive_rejects_wrong_and_unlaunchable)
+{
+    clf_device_info *devs;
+    int nd = devices(&devs);
+    for (int d = 0; d < nd; d++) {
+        char cache[1200];
+        snprintf(cache, sizeof cache, "%s/exh-%d", clf_test_tmpdir(), d);
+        clf_context *ctx = ctx_on(&devs[d], cache);
+        const clf__family *fams[] = {&fam_scale, NULL};
+        clf_dtype f32 = CLF_F32;
+        clf_tune_options o = {.budget_seconds = 300, .exhaustive = 1, .quiet = 1};
+        clf_tune_report *r = calloc(1, sizeof *r);
+        ck_assert_int_eq(clf__tune_families(ctx, fams, &f32, 1, &o, r), CLF_SUCCESS);
+        ck_assert_int_eq(r->count, 1);
+        clf_tune_entry *e = &r->entries[0];
+        /* every one of the 18 configurations was tried, and exactly the planted faults failed */
+        int expect_fail = 0;
+        clf__config c;
+        clf__space_first(&fam_scale, &c);
+        do
+            expect_fail += c.v[P_BUG] || (size_t)c.v[P_WG] > devs[d].max_work_group;
+        while (clf__space_next(&fam_scale, &c));
+        ck_assert_int_eq(e->evaluations, 18);
+        ck_assert_msg(e->failed == expect_fail, "%s: %d failed, expected %d", devs[d].name, e->failed, expect_fail);
+        clf__config best;
+        ck_assert_int_eq(clf__config_parse(&fam_scale, e->config, &best), CLF_SUCCESS);
+        ck_assert_int_eq(best.v[P_BUG], 0);
+        ck_assert_int_le(best.v[P_WG], (int)devs[d].max_work_group);
+        ck_assert(e->gflops > 0);
+        /* the database holds it and the ops would use it */
+        const char *origin;
+        ck_assert_int_eq(clf__config_select(ctx, &fam_scale, CLF_F32, "all", &c, &origin), CLF_SUCCESS);
+        ck_assert_str_eq(origin, "tuned");
+        ck_assert_int_eq(memcmp(&c, &best, sizeof c), 0);
+        json_t *run = NULL;
+        ck_assert_int_eq(clf__tunedb_fetch(ctx, "runs", &run), CLF_SUCCESS);
+        ck_assert_int_eq(json_array_size(run), 1);
+        json_decref(run);
+        free(r);
+        clf_context_destroy(ctx);
+    }
+    free(devs);
+}
+END_TEST
+
+/* The default search with a small budget: stays near its budget and never picks a faulty config. */
+START_TEST(sampled_within_budget)
+{
+    clf_device_info *devs;
+    int nd = devices(&devs);
+    for (int d = 0; d < nd; d++) {
+        char cache[1200];
+        snprintf(cache, sizeof cache, "%s/sampled-%d", clf_test_tmpdir(), d);
+        clf_context *ctx = ctx_on(&devs[d], cache);
+        const clf__family *fams[] = {&fam_scale, NULL};
+        clf_dtype f32 = CLF_F32;
+        clf_tune_options o = {.budget_seconds = 1.5, .quiet = 1};
+        clf_tune_report *r = calloc(1, sizeof *r);
+        double t0 = clf__now();
+        ck_assert_int_eq(clf__tune_families(ctx, fams, &f32, 1, &o, r), CLF_SUCCESS);
+        double wall = clf__now() - t0;
+        ck_assert_msg(wall < 1.5 + 3.0, "took %.1f s for a 1.5 s budget", wall);
+        ck_assert_int_eq(r->count, 1);
+        ck_assert_int_ge(r->entries[0].evaluations, 1);
+        clf__config best;
+        ck_assert_int_eq(clf__config_parse(&fam_scale, r->entries[0].config, &best), CLF_SUCCESS);
+        ck_assert_int_eq(best.v[P_BUG], 0);
+        ck_assert_int_le(best.v[P_WG], (int)devs[d].max_work_group);
+        free(r);
+        clf_context_destroy(ctx);
+    }
+    free(devs);
+}
+END_TEST
+
+/* A stop request (Ctrl-C) ends the search after the candidate in flight and keeps what was found. */
+START_TEST(stop_keeps_best)
+{
+    clf_device_info *devs;
+    devices(&devs);
+    char cache[1200];
+    snprintf(cache, sizeof cache, "%s/stop", clf_test_tmpdir());
+    clf_context *ctx = ctx_on(&devs[0], cache);
+    const clf__family *fams[] = {&fam_scale, NULL};
+    clf_dtype f32 = CLF_F32;
+    volatile int stop = 1;
+    clf_tune_options o = {.budget_seconds = 60, .quiet = 1, .stop = &stop};
+    clf_tune_report *r = calloc(1, sizeof *r);
+    double t0 = clf__now();
+    ck_assert_int_eq(clf__tune_families(ctx, fams, &f32, 1, &o, r), CLF_ERR_INTERRUPTED);
+    ck_assert(clf__now() - t0 < 10);
+    ck_assert_int_le(r->entries[0].evaluations, 1);
+    free(r);
+    clf_context_destroy(ctx);
+    free(devs);
+}
+END_TEST
+
+START_TEST(bad_arguments)
+{
+    clf_device_info *devs;
+    devices(&devs);
+    char cache[1200];
+    snprintf(cache, sizeof cache, "%s/bad", clf_test_tmpdir());
+    clf_context *ctx = ctx_on(&devs[0], cache);
+    clf_tune_report *r = calloc(1, sizeof *r);
+    clf_tune_options o = {.families = "gemm,nosuch", .budget_seconds = 1, .quiet = 1};
+    ck_assert_int_eq(clf_tune(ctx, &o, r), CLF_ERR_INVALID_ARG);
+    ck_assert_ptr_nonnull(strstr(clf_last_error(), "nosuch"));
+    ck_assert_int_eq(clf_tune(NULL, &o, r), CLF_ERR_INVALID_ARG);
+    ck_assert_int_eq(clf_tune(ctx, &o, NULL), CLF_ERR_INVALID_ARG);
+    char cfg[256], origin[16];
+    ck_assert_int_eq(clf_config_in_use(ctx, "nosuch", "f32", NULL, cfg, sizeof cfg, origin, sizeof origin),
+                     CLF_ERR_INVALID_ARG);
+    ck_assert_int_eq(clf_config_in_use(ctx, "gemm", "f17", NULL, cfg, sizeof cfg, origin, sizeof origin),
+                     CLF_ERR_INVALID_ARG);
+    ck_assert_int_eq(clf_config_in_use(ctx, "gemm", "f32", "huge", cfg, sizeof cfg, origin, sizeof origin),
+                     CLF_ERR_INVALID_ARG);
+    ck_assert_int_eq(clf_config_in_use(ctx, "gemm", "f32", "large", cfg, sizeof cfg, origin, sizeof origin),
+                     CLF_SUCCESS);
+    /* nothing was written */
+    ck_assert_int_ne(access(clf__tunedb_path(ctx), F_OK), 0);
+    free(r);
+    clf_context_destroy(ctx);
+    free(devs);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("tune");
+    TCase *tc = clf_test_tcase("tune");
+    tcase_add_test(tc, bad_arguments);
+    tcase_add_test(tc, stop_keeps_best);
+    tcase_add_test(tc, exhaustive_rejects_wrong_and_unlaunchable);
+    tcase_add_test(tc, sampled_within_budget);
+    suite_add_tcase(s, tc);
+    return clf_test_run(s);
+}
