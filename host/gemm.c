@@ -1,0 +1,458 @@
+/* gemm.c — the GEMM op: argument checks, the public clf_[sd]gemm[_batched_strided] entry points, and
+ * the launch of the gemm family's kernels (pack pre-pass + fast kernel, or the direct kernel). */
+#include "gemm.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BATCH_CHUNK 65535   /* work-groups per launch along dimension 2 that every driver takes */
+
+/* ---- argument checks ---------------------------------------------------------------------- */
+
+/* Element extent of one stored matrix of `outer` rows of `inner` elements, ld apart. */
+static int matrix_extent(size_t outer, size_t inner, size_t ld, size_t *out)
+{
+    if (outer == 0 || inner == 0) {
+        *out = 0;
+        return 1;
+    }
+    size_t t;
+    return clf__mul(outer - 1, ld, &t) && clf__add(t, inner, out);
+}
+
+/* Extent of batch matrices stride apart; 0 on overflow. */
+static int batch_extent(size_t one, size_t stride, size_t batch, size_t *out)
+{
+    if (one == 0 || batch == 0) {
+        *out = 0;
+        return 1;
+    }
+    size_t t;
+    return clf__mul(batch - 1, stride, &t) && clf__add(t, one, out);
+}
+
+static clf_status check_operand(const char *name, const char *ldname, const char *stname, cl_mem buf,
+                                size_t off, size_t outer, size_t inner, size_t ld, size_t stride,
+                                size_t batch, size_t esz, size_t *one_out)
+{
+    size_t need = inner > 1 ? inner : 1;
+    if (ld < need)
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemm: %s = %zu is smaller than the stored row length %zu",
+                         ldname, ld, need);
+    size_t one, all;
+    if (!matrix_extent(outer, inner, ld, &one))
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemm: extent of %s overflows (%zu x %s %zu)", name, outer,
+                         ldname, ld);
+    if (!batch_extent(one, stride, batch, &all))
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemm: extent of %s overflows (batch %zu x %s %zu)", name,
+                         batch, stname, stride);
+    *one_out = one;
+    if (all == 0)
+        return CLF_SUCCESS;
+    if (!buf)
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemm: %s is NULL", name);
+    return clf__check_buffer(buf, name, off, all, esz);
+}
+
+clf_status clf__gemm_check(clf_context *ctx, const clf__gemm_call *c)
+{
+    if (!ctx)
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemm: ctx is NULL");
+    if (c->layout != CLF_ROW_MAJOR && c->layout != CLF_COL_MAJOR)
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemm: layout %d is neither CLF_ROW_MAJOR nor CLF_COL_MAJOR",
+                         (int)c->layout);
+    if (c->ta != CLF_NO_TRANS && c->ta != CLF_TRANS)
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemm: ta %d is neither CLF_NO_TRANS nor CLF_TRANS", (int)c->ta);
+    if (c->tb != CLF_NO_TRANS && c->tb != CLF_TRANS)
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemm: tb %d is neither CLF_NO_TRANS nor CLF_TRANS", (int)c->tb);
+    if (c->dtype != CLF_F32 && c->dtype != CLF_F64)
+        return clf__fail(CLF_ERR_UNSUPPORTED, "gemm: only f32 and f64 are implemented");
+    if (c->dtype == CLF_F64 && !ctx->info.fp64)
+        return clf__fail(CLF_ERR_UNSUPPORTED, "dgemm: device \"%s\" has no fp64 (cl_khr_fp64)", ctx->info.name);
+    /* Kernels index tiles with int: keep every extent well inside it. */
+    const size_t lim = (size_t)INT_MAX - 1024;
+    if (c->m > lim || c->n > lim || c->k > lim)
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemm: m, n and k must be below %zu (got %zu, %zu, %zu)", lim,
+                         c->m, c->n, c->k);
+    int row = c->layout == CLF_ROW_MAJOR;
+    /* op(A) is m x k; stored it is (outer x inner) with ld between rows (row-major) or columns. */
+    int a_mk = (c->ta == CLF_NO_TRANS) == row;          /* stored outer = m, inner = k */
+    int b_kn = (c->tb == CLF_NO_TRANS) == row;          /* stored outer = k, inner = n */
+    size_t esz = clf__dtype_size(c->dtype), one_a, one_b, one_c;
+    size_t ka = c->m && c->n ? c->k : 0;                /* A and B are not read when C is empty */
+    clf_status s;
+    s = check_operand("A", "lda", "stride_a", c->a, c->a_off, a_mk ? c->m : ka, a_mk ? ka : c->m, c->lda,
+                      c->stride_a, c->batch, esz, &one_a);
+    if (s)
+        return s;
+    s = check_operand("B", "ldb", "stride_b", c->b, c->b_off, b_kn ? ka : c->n, b_kn ? c->n : ka, c->ldb,
+                      c->stride_b, c->batch, esz, &one_b);
+    if (s)
+        return s;
+    s = check_operand("C", "ldc", "stride_c", c->c, c->c_off, row ? c->m : c->n, row ? c->n : c->m, c->ldc,
+                      c->stride_c, c->batch, esz, &one_c);
+    if (s)
+        return s;
+    /* Batches of C must not overlap, or work-groups of different batches would race. */
+    if (c->batch > 1 && one_c > 0 && c->stride_c < one_c)
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemm: stride_c = %zu is smaller than one C matrix (%zu elements)",
+                         c->stride_c, one_c);
+    return CLF_SUCCESS;
+}
+
+/* ---- configuration -------------------------------------------------------------------------- */
+
+/* Applies "NAME=V NAME=V" from CLFORGE_GEMM_CONFIG on top of cfg (parameters not named keep their
+ * value); a sweep or a user pins any subset of the parameters this way. */
+static clf_status apply_override(const char *text, clf__config *cfg)
+{
+    const clf__family *f = &clf__family_gemm;
+    const char *s = text;
+    for (;;) {
+        while (isspace((unsigned char)*s) || *s == ',')
+            s++;
+        if (!*s)
+            return CLF_SUCCESS;
+        char name[32];
+        size_t n = 0;
+        while (s[n] && s[n] != '=' && !isspace((unsigned char)s[n]) && n + 1 < sizeof name)
+            n++;
+        memcpy(name, s, n);
+        name[n] = '\0';
+        if (s[n] != '=')
+            return clf__fail(CLF_ERR_INVALID_ARG, "CLFORGE_GEMM_CONFIG \"%s\": expected NAME=VALUE", text);
+        int idx = -1;
+        for (int i = 0; i < f->nparams; i++)
+            if (strcmp(f->params[i].name, name) == 0)
+                idx = i;
+        char *end;
+        long v = strtol(s + n + 1, &end, 10);
+        if (idx < 0 || end == s + n + 1)
+            return clf__fail(CLF_ERR_INVALID_ARG, "CLFORGE_GEMM_CONFIG \"%s\": bad parameter \"%s\"", text, name);
+        int ok = 0;
+        for (int i = 0; i < f->params[idx].nvalues; i++)
+            ok |= f->params[idx].values[i] == v;
+        if (!ok)
+            return clf__fail(CLF_ERR_INVALID_ARG, "CLFORGE_GEMM_CONFIG: %s=%ld is not an allowed value", name, v);
+        cfg->v[idx] = (int)v;
+        s = end;
+    }
+}
+
+clf_status clf__gemm_config(clf_context *ctx, clf_dtype dt, const char *bucket, clf__config *out)
+{
+    const clf__family *f = &clf__family_gemm;
+    const char *origin = NULL;
+    clf_status s = clf__config_select(ctx, f, dt, bucket, out, &origin);
+    if (s)
+        return s;
+    if (!f->valid(out, &ctx->info, dt)) {
+        /* A stored configuration this device rejects (another driver's limits): use the heuristic. */
+        memset(out, 0, sizeof *out);
+        f->default_config(&ctx->info, dt, bucket, out);
+    }
+    const char *env = getenv("CLFORGE_GEMM_CONFIG");
+    if (env && *env) {
+        s = apply_override(env, out);
+        if (s)
+            return s;
+        if (!f->valid(out, &ctx->info, dt)) {
+            char text[256];
+            clf__config_format(f, out, text, sizeof text);
+            return clf__fail(CLF_ERR_INVALID_ARG, "CLFORGE_GEMM_CONFIG gives a configuration that is not valid "
+                             "on this device: %s", text);
+        }
+    } else if (!f->valid(out, &ctx->info, dt)) {
+        return clf__fail(CLF_ERR_UNSUPPORTED, "gemm: no valid configuration for device \"%s\"", ctx->info.name);
+    }
+    return CLF_SUCCESS;
+}
+
+/* ---- launching -------------------------------------------------------------------------------- */
+
+typedef struct operand {
+    cl_mem buf;
+    size_t off, ld, stride;
+} operand;
+
+static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
+
+static clf_status set_args(cl_kernel k, const void *const *vals, const size_t *sizes, int n)
+{
+    for (int i = 0; i < n; i++) {
+        cl_int e = clSetKernelArg(k, (cl_uint)i, sizes[i], vals[i]);
+        if (e != CL_SUCCESS)
+            return clf__fail_cl(e, "clSetKernelArg", "gemm argument %d", i);
+    }
+    return CLF_SUCCESS;
+}
+
+/* Copies an operand (R rows along K, Cn columns along M or N) into scratch, zero-padded to Rp x Cp. */
+static clf_status enqueue_pack(clf_context *ctx, clf_dtype dt, int trans, size_t R, size_t Cn, size_t Rp,
+                               size_t Cp, const operand *src, size_t batch, cl_mem dst, size_t d_off)
+{
+    const char *src_text;
+    clf_status s = clf__source("gemm_pack.cl", &src_text);
+    if (s)
+        return s;
+    char opts[96];
+    snprintf(opts, sizeof opts, "-DPRECISION=%d -DTRANS=%d", dt == CLF_F64 ? 64 : 32, trans);
+    cl_kernel k;
+    s = clf__kernel(ctx, src_text, opts, "gemm_pack", &k);
+    if (s)
+        return s;
+    size_t esz = clf__dtype_size(dt);
+    for (size_t b0 = 0; b0 < batch && !s; b0 += BATCH_CHUNK) {
+        size_t nb = batch - b0 < BATCH_CHUNK ? batch - b0 : BATCH_CHUNK;
+        cl_long r = (cl_long)R, cn = (cl_long)Cn, rp = (cl_long)Rp, cp = (cl_long)Cp;
+        cl_long lds = (cl_long)src->ld, ldd = (cl_long)Cp;
+        cl_ulong soff = src->off + b0 * src->stride, sst = src->stride, dst_stride = Rp * Cp;
+        cl_mem dbuf = dst;
+        cl_ulong doff = d_off + b0 * dst_stride;
+        const void *v[] = {&r, &cn, &rp, &cp, &src->buf, &soff, &lds, &sst, &dbuf, &doff, &ldd, &dst_stride};
+        size_t z[] = {8, 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8};
+        s = set_args(k, v, z, 12);
+        if (s)
+            break;
+        size_t global[3] = {round_up(Cp, 32), round_up(Rp, 32) / 4, nb};
+        size_t local[3] = {32, 8, 1};
+        clf__work w = {dt == CLF_F64 ? "dgemm_pack" : "sgemm_pack", 0.0,
+                       (double)nb * (double)(R * Cn + Rp * Cp) * (double)esz};
+        s = clf__enqueue(ctx, k, 3, global, local, &w, NULL);
+    }
+    clReleaseKernel(k);
+    return s;
+}
+
+/* Enqueues gemm_main over row-major C (M x N) with K-major operands as described by the flags. */
+static clf_status enqueue_main(clf_context *ctx, clf_dtype dt, const clf__config *cfg, int direct,
+                               int a_kmajor, int b_kmajor, int long_index, size_t M, size_t N, size_t K,
+                               size_t flops_k, double alpha, double beta, const operand *A,
+                               const operand *B, const operand *C, size_t batch, int c_vec_ok, cl_event *done)
+{
+    const char *src_text;
+    clf_status s = clf__source("gemm.cl", &src_text);
+    if (s)
+        return s;
+    char opts[512] = "";
+    s = clf__config_options(&clf__family_gemm, cfg, opts, sizeof opts);
+    if (s)
+        return s;
+    size_t len = strlen(opts);
+    snprintf(opts + len, sizeof opts - len, " -DPRECISION=%d -DDIRECT=%d -DA_KMAJOR=%d -DB_KMAJOR=%d -DLONG_INDEX=%d",
+             dt == CLF_F64 ? 64 : 32, direct, a_kmajor, b_kmajor, long_index);
+    cl_kernel k;
+    s = clf__kernel(ctx, src_text, opts, "gemm_main", &k);
+    if (s)
+        return s;
+    const int *v = cfg->v;
+    size_t esz = clf__dtype_size(dt);
+    cl_int m = (cl_int)M, n = (cl_int)N, kk = (cl_int)K, cvec = c_vec_ok;
+    float fa = (float)alpha, fb = (float)beta;
+    const void *pa = dt == CLF_F64 ? (const void *)&alpha : (const void *)&fa;
+    const void *pb = dt == CLF_F64 ? (const void *)&beta : (const void *)&fb;
+    cl_long lda = (cl_long)A->ld, ldb = (cl_long)B->ld, ldc = (cl_long)C->ld;
+    cl_ulong ast = A->stride, bst = B->stride, cst = C->stride;
+    for (size_t b0 = 0; b0 < batch && !s; b0 += BATCH_CHUNK) {
+        size_t nb = batch - b0 < BATCH_CHUNK ? batch - b0 : BATCH_CHUNK;
+        cl_ulong aoff = A->off + b0 * A->stride, boff = B->off + b0 * B->stride, coff = C->off + b0 * C->stride;
+        const void *vals[] = {&m, &n, &kk, pa, pb, &A->buf, &aoff, &lda, &ast, &B->buf, &boff, &ldb, &bst,
+                              &C->buf, &coff, &ldc, &cst, &cvec};
+        size_t z[] = {4, 4, 4, esz, esz, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8,
+                      sizeof(cl_mem), 8, 8, 8, 4};
+        s = set_args(k, vals, z, 18);
+        if (s)
+            break;
+        size_t global[3] = {(N + (size_t)v[CLF__GEMM_NWG] - 1) / (size_t)v[CLF__GEMM_NWG] * (size_t)v[CLF__GEMM_NDIMC],
+                            (M + (size_t)v[CLF__GEMM_MWG] - 1) / (size_t)v[CLF__GEMM_MWG] * (size_t)v[CLF__GEMM_MDIMC],
+                            nb};
+        size_t local[3] = {(size_t)v[CLF__GEMM_NDIMC], (size_t)v[CLF__GEMM_MDIMC], 1};
+        double c_rw = beta != 0.0 ? 2.0 : 1.0;
+        clf__work w = {dt == CLF_F64 ? "dgemm" : "sgemm", 2.0 * (double)M * (double)N * (double)flops_k * (double)nb,
+                       (double)nb * ((double)M * (double)flops_k + (double)flops_k * (double)N +
+                                     c_rw * (double)M * (double)N) * (double)esz};
+        int last = b0 + nb >= batch;
+        s = clf__enqueue(ctx, k, 3, global, local, &w, last ? done : NULL);
+    }
+    clReleaseKernel(k);
+    return s;
+}
+
+static int fits_int(size_t x) { return x <= (size_t)INT_MAX; }
+
+clf_status clf__gemm_run(clf_context *ctx, const clf__gemm_call *call, const clf__config *cfg_in,
+                         clf__gemm_path path, int *launches, cl_event *done)
+{
+    if (launches)
+        *launches = 0;
+    if (done)
+        *done = NULL;
+    clf__gemm_call r = *call;
+    /* Column-major C = op(A) op(B) is row-major C^T = op(B)^T op(A)^T over the same storage. */
+    if (r.layout == CLF_COL_MAJOR) {
+        r.m = call->n; r.n = call->m;
+        r.a = call->b; r.a_off = call->b_off; r.lda = call->ldb; r.stride_a = call->stride_b; r.ta = call->tb;
+        r.b = call->a; r.b_off = call->a_off; r.ldb = call->lda; r.stride_b = call->stride_a; r.tb = call->ta;
+    }
+    if (r.m == 0 || r.n == 0 || r.batch == 0 || ((r.alpha == 0.0 || r.k == 0) && r.beta == 1.0)) {
+        /* Nothing to compute; still hand back an event when asked, as every call does. */
+        if (done) {
+            cl_int e = clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, done);
+            if (e != CL_SUCCESS)
+                return clf__fail_cl(e, "clEnqueueMarkerWithWaitList", "gemm with nothing to do");
+        }
+        return CLF_SUCCESS;
+    }
+    size_t M = r.m, N = r.n, K = r.k;
+    int scale_only = r.alpha == 0.0 || K == 0;   /* C = beta*C; A and B are not referenced */
+    if (scale_only)
+        K = 0;
+    const char *bucket = clf__gemm_bucket(M, N, K);
+    if (scale_only || path == CLF__GEMM_DIRECT)
+        bucket = "small";
+    else if (path == CLF__GEMM_FAST && strcmp(bucket, "small") == 0)
+        bucket = "large";
+    int direct = strcmp(bucket, "small") == 0;
+    clf__config cfg;
+    clf_status s;
+    if (cfg_in) {
+        if (!clf__family_gemm.valid(cfg_in, &ctx->info, r.dtype))
+            return clf__fail(CLF_ERR_INVALID_ARG, "gemm: configuration is not valid on this device");
+        cfg = *cfg_in;
+    } else if ((s = clf__gemm_config(ctx, r.dtype, bucket, &cfg)) != CLF_SUCCESS) {
+        return s;
+    }
+    const int *v = cfg.v;
+    size_t mwg = (size_t)v[CLF__GEMM_MWG], nwg = (size_t)v[CLF__GEMM_NWG], kwg = (size_t)v[CLF__GEMM_KWG];
+    size_t vwm = (size_t)v[CLF__GEMM_VWM], vwn = (size_t)v[CLF__GEMM_VWN];
+    int a_kmajor = r.ta == CLF_TRANS, b_kmajor = r.tb == CLF_NO_TRANS;
+    size_t esz = clf__dtype_size(r.dtype);
+    operand A = {r.a, r.a_off, r.lda, r.stride_a}, B = {r.b, r.b_off, r.ldb, r.stride_b};
+    operand C = {r.c, r.c_off, r.ldc, r.stride_c};
+    size_t ea, eb, ec;
+    matrix_extent(a_kmajor ? K : M, a_kmajor ? M : K, r.lda, &ea);
+    matrix_extent(b_kmajor ? K : N, b_kmajor ? N : K, r.ldb, &eb);
+    matrix_extent(M, N, r.ldc, &ec);
+    int c_vec_ok = r.ldc % vwn == 0 && r.c_off % vwn == 0 && (r.batch == 1 || r.stride_c % vwn == 0);
+    if (scale_only) {
+        /* Any valid buffer will do for the unread operands. */
+        A = C;
+        B = C;
+        ea = eb = 0;
+    }
+
+    if (!direct) {
+        size_t Kp = round_up(K, kwg), Mp = round_up(M, mwg), Np = round_up(N, nwg);
+        int pack_a = !(a_kmajor && M % mwg == 0 && K % kwg == 0 && r.lda % vwm == 0 && r.a_off % vwm == 0 &&
+                       (r.batch == 1 || r.stride_a % vwm == 0));
+        int pack_b = !(b_kmajor && N % nwg == 0 && K % kwg == 0 && r.ldb % vwn == 0 && r.b_off % vwn == 0 &&
+                       (r.batch == 1 || r.stride_b % vwn == 0));
+        size_t sa = 0, sb = 0, total = 0, bytes;
+        int ok = (!pack_a || (clf__mul(Kp, Mp, &sa) && clf__mul(sa, r.batch, &sa))) &&
+                 (!pack_b || (clf__mul(Kp, Np, &sb) && clf__mul(sb, r.batch, &sb))) &&
+                 clf__add(sa, sb, &total) && clf__mul(total, esz, &bytes);
+        if (!ok || (total > 0 && bytes > ctx->info.max_alloc)) {
+            direct = 1;   /* the scratch would not fit: the direct kernel needs none */
+            if (!cfg_in && (s = clf__gemm_config(ctx, r.dtype, "small", &cfg)) != CLF_SUCCESS)
+                return s;
+        } else {
+            cl_mem scratch = NULL;
+            if (total > 0) {
+                cl_int e;
+                scratch = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, bytes, NULL, &e);
+                if (!scratch)
+                    return clf__fail_cl(e, "clCreateBuffer", "gemm scratch of %zu bytes", bytes);
+            }
+            int n_launch = 0;
+            s = CLF_SUCCESS;
+            if (pack_a) {
+                s = enqueue_pack(ctx, r.dtype, !a_kmajor, K, M, Kp, Mp, &A, r.batch, scratch, 0);
+                A = (operand){scratch, 0, Mp, Kp * Mp};
+                ea = Kp * Mp;
+                n_launch++;
+            }
+            if (!s && pack_b) {
+                s = enqueue_pack(ctx, r.dtype, !b_kmajor, K, N, Kp, Np, &B, r.batch, scratch, sa);
+                B = (operand){scratch, sa, Np, Kp * Np};
+                eb = Kp * Np;
+                n_launch++;
+            }
+            int long_index = !(fits_int(ea) && fits_int(eb) && fits_int(ec));
+            if (!s)
+                s = enqueue_main(ctx, r.dtype, &cfg, 0, 1, 1, long_index, M, N, Kp, K, r.alpha, r.beta, &A, &B,
+                                 &C, r.batch, c_vec_ok, done);
+            if (scratch)
+                clReleaseMemObject(scratch);   /* freed by the driver once the kernels are done */
+            if (launches)
+                *launches = n_launch + 1;
+            return s;
+        }
+    }
+    int long_index = !(fits_int(ea) && fits_int(eb) && fits_int(ec));
+    c_vec_ok = r.ldc % (size_t)cfg.v[CLF__GEMM_VWN] == 0 && r.c_off % (size_t)cfg.v[CLF__GEMM_VWN] == 0 &&
+               (r.batch == 1 || r.stride_c % (size_t)cfg.v[CLF__GEMM_VWN] == 0);
+    s = enqueue_main(ctx, r.dtype, &cfg, 1, a_kmajor, b_kmajor, long_index, M, N, K, K, r.alpha, r.beta, &A,
+                     &B, &C, r.batch, c_vec_ok, done);
+    if (launches)
+        *launches = 1;
+    return s;
+}
+
+/* ---- public entry points ------------------------------------------------------------------ */
+
+static clf_status gemm_public(clf_context *ctx, const clf__gemm_call *call, cl_event *done)
+{
+    if (done)
+        *done = NULL;
+    clf_status s = clf__gemm_check(ctx, call);
+    if (s)
+        return s;
+    return clf__gemm_run(ctx, call, NULL, CLF__GEMM_AUTO, NULL, done);
+}
+
+#define GEMM_CALL(dt, batch_, sa, sb, sc)                                                              \
+    clf__gemm_call call = {dt, layout, ta, tb, m, n, k, alpha, beta, a, a_off, lda, sa, b, b_off, ldb, sb, \
+                           c, c_off, ldc, sc, batch_}
+
+CLF_API clf_status clf_sgemm(clf_context *ctx, clf_layout layout, clf_transpose ta, clf_transpose tb,
+                             size_t m, size_t n, size_t k, float alpha,
+                             cl_mem a, size_t a_off, size_t lda, cl_mem b, size_t b_off, size_t ldb,
+                             float beta, cl_mem c, size_t c_off, size_t ldc, cl_event *done)
+{
+    GEMM_CALL(CLF_F32, 1, 0, 0, 0);
+    return gemm_public(ctx, &call, done);
+}
+
+CLF_API clf_status clf_dgemm(clf_context *ctx, clf_layout layout, clf_transpose ta, clf_transpose tb,
+                             size_t m, size_t n, size_t k, double alpha,
+                             cl_mem a, size_t a_off, size_t lda, cl_mem b, size_t b_off, size_t ldb,
+                             double beta, cl_mem c, size_t c_off, size_t ldc, cl_event *done)
+{
+    GEMM_CALL(CLF_F64, 1, 0, 0, 0);
+    return gemm_public(ctx, &call, done);
+}
+
+CLF_API clf_status clf_sgemm_batched_strided(clf_context *ctx, clf_layout layout, clf_transpose ta,
+                                             clf_transpose tb, size_t m, size_t n, size_t k, float alpha,
+                                             cl_mem a, size_t a_off, size_t lda, size_t stride_a,
+                                             cl_mem b, size_t b_off, size_t ldb, size_t stride_b,
+                                             float beta, cl_mem c, size_t c_off, size_t ldc, size_t stride_c,
+                                             size_t batch_count, cl_event *done)
+{
+    GEMM_CALL(CLF_F32, batch_count, stride_a, stride_b, stride_c);
+    return gemm_public(ctx, &call, done);
+}
+
+CLF_API clf_status clf_dgemm_batched_strided(clf_context *ctx, clf_layout layout, clf_transpose ta,
+                                             clf_transpose tb, size_t m, size_t n, size_t k, double alpha,
+                                             cl_mem a, size_t a_off, size_t lda, size_t stride_a,
+                                             cl_mem b, size_t b_off, size_t ldb, size_t stride_b,
+                                             double beta, cl_mem c, size_t c_off, size_t ldc, size_t stride_c,
+                                             size_t batch_count, cl_event *done)
+{
+    GEMM_CALL(CLF_F64, batch_count, stride_a, stride_b, stride_c);
+    return gemm_public(ctx, &call, done);
+}

@@ -1,0 +1,50 @@
+/* gemm.h — GEMM internals shared by the gemm op (gemm.c), its kernel-family descriptor
+ * (gemm_family.c), and the tests and benches that drive a configuration or a path directly. */
+#ifndef CLFORGE_GEMM_H
+#define CLFORGE_GEMM_H
+
+#include "family.h"
+
+extern const clf__family clf__family_gemm;
+
+/* Parameter order in clf__family_gemm.params (and in clf__config.v). */
+enum {
+    CLF__GEMM_MWG, CLF__GEMM_NWG, CLF__GEMM_KWG, CLF__GEMM_MDIMC, CLF__GEMM_NDIMC, CLF__GEMM_VWM,
+    CLF__GEMM_VWN, CLF__GEMM_KWI, CLF__GEMM_PADA, CLF__GEMM_PADB, CLF__GEMM_DBUF, CLF__GEMM_NPARAMS
+};
+
+/* The shape bucket of one m x n x k product (see docs/gemm.md): "small" when m*n*k <= 2^27,
+ * else "skinny" when min(m, n) < 512, else "large". Static strings. */
+const char *clf__gemm_bucket(size_t m, size_t n, size_t k);
+
+/* One call, exactly as the public API takes it (offsets, leading dimensions, strides in elements). */
+typedef struct clf__gemm_call {
+    clf_dtype dtype;               /* CLF_F32 or CLF_F64 */
+    clf_layout layout;
+    clf_transpose ta, tb;
+    size_t m, n, k;
+    double alpha, beta;
+    cl_mem a; size_t a_off, lda, stride_a;
+    cl_mem b; size_t b_off, ldb, stride_b;
+    cl_mem c; size_t c_off, ldc, stride_c;
+    size_t batch;                  /* 1 for a plain GEMM */
+} clf__gemm_call;
+
+/* Which kernel does the work: chosen by bucket (AUTO), or forced (tests, tuner). */
+typedef enum { CLF__GEMM_AUTO, CLF__GEMM_DIRECT, CLF__GEMM_FAST } clf__gemm_path;
+
+/* Checks every argument of call against the device and the buffers' sizes; CLF_ERR_INVALID_ARG
+ * (or CLF_ERR_UNSUPPORTED for fp64 on a device without it) with a message naming the argument. */
+clf_status clf__gemm_check(clf_context *ctx, const clf__gemm_call *call);
+
+/* Enqueues a checked call. cfg NULL: the selected configuration for the call's bucket (with the
+ * CLFORGE_GEMM_CONFIG override); else cfg as given (it must be valid for the device). *launches
+ * (may be NULL) gets the number of kernels enqueued. done (may be NULL) gets the last event. */
+clf_status clf__gemm_run(clf_context *ctx, const clf__gemm_call *call, const clf__config *cfg,
+                         clf__gemm_path path, int *launches, cl_event *done);
+
+/* The configuration a call of this shape would use (selection plus the CLFORGE_GEMM_CONFIG
+ * override), checked against the device. */
+clf_status clf__gemm_config(clf_context *ctx, clf_dtype dt, const char *bucket, clf__config *out);
+
+#endif

@@ -1,0 +1,325 @@
+/* gemm_family.c — the `gemm` kernel-family descriptor: parameters, shape buckets, per-device-type
+ * defaults, the validity predicate, work formulas, and the tuner's benchmark hooks. */
+#include "gemm.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+const char *clf__gemm_bucket(size_t m, size_t n, size_t k)
+{
+    /* Products compared in double: m*n*k can overflow size_t. */
+    double work = (double)m * (double)n * (double)k;
+    if (work <= 134217728.0)   /* 2^27 = 512^3 */
+        return "small";
+    if ((m < n ? m : n) < 512)
+        return "skinny";
+    return "large";
+}
+
+static int is_nvidia(const clf_device_info *d)
+{
+    return d->vendor_id == 0x10de || strcasestr(d->vendor, "nvidia") || strcasestr(d->platform, "nvidia");
+}
+
+static void set(clf__config *c, int mwg, int nwg, int kwg, int mdimc, int ndimc, int vwm, int vwn, int kwi,
+                int pada, int padb, int dbuf)
+{
+    const int v[CLF__GEMM_NPARAMS] = {mwg, nwg, kwg, mdimc, ndimc, vwm, vwn, kwi, pada, padb, dbuf};
+    memcpy(c->v, v, sizeof v);
+}
+
+/* Heuristic defaults by vendor and device type. The NVIDIA GPU rows are the best of a sweep on an
+ * H200 (docs/gemm.md, bench/results/gemm-h200-sweep.json); the CPU rows the best of a sweep on PoCL. */
+static void gemm_default(const clf_device_info *dev, clf_dtype dt, const char *bucket, clf__config *out)
+{
+    int f64 = dt == CLF_F64;
+    const char *b = bucket ? bucket : "large";
+    if (dev->type & CL_DEVICE_TYPE_CPU) {
+        if (strcmp(b, "small") == 0)
+            set(out, 32, 32, 16, 8, 8, 1, 4, 2, 0, 0, 0);
+        else
+            set(out, 64, 64, 16, 8, 8, 1, 4, 2, 0, 0, 0);
+    } else if (is_nvidia(dev)) {
+        if (strcmp(b, "small") == 0)
+            set(out, 32, 32, 16, 8, 8, f64 ? 2 : 4, f64 ? 2 : 4, 4, 0, 0, 1);
+        else if (strcmp(b, "skinny") == 0)
+            set(out, 64, 64, 16, 16, 16, f64 ? 2 : 4, f64 ? 2 : 4, 4, 0, 0, 1);
+        else if (f64)
+            set(out, 64, 64, 16, 16, 16, 2, 2, 4, 0, 0, 1);
+        else
+            set(out, 128, 128, 16, 16, 16, 4, 4, 4, 0, 0, 1);
+    } else {
+        /* Other GPUs (AMD, Intel, Mali, ...): moderate tiles that fit 32 KiB of local memory. */
+        if (strcmp(b, "small") == 0)
+            set(out, 32, 32, 16, 8, 8, 2, 2, 2, 0, 0, 1);
+        else
+            set(out, 64, 64, 16, 16, 16, f64 ? 2 : 4, f64 ? 2 : 4, 2, 0, 0, 1);
+    }
+}
+
+static int gemm_valid(const clf__config *c, const clf_device_info *dev, clf_dtype dt)
+{
+    const int *v = c->v;
+    int mwg = v[CLF__GEMM_MWG], nwg = v[CLF__GEMM_NWG], kwg = v[CLF__GEMM_KWG];
+    int mdimc = v[CLF__GEMM_MDIMC], ndimc = v[CLF__GEMM_NDIMC], vwm = v[CLF__GEMM_VWM], vwn = v[CLF__GEMM_VWN];
+    int kwi = v[CLF__GEMM_KWI], pada = v[CLF__GEMM_PADA], padb = v[CLF__GEMM_PADB], dbuf = v[CLF__GEMM_DBUF];
+    if (mwg <= 0 || nwg <= 0 || kwg <= 0 || mdimc <= 0 || ndimc <= 0 || vwm <= 0 || vwn <= 0 || kwi <= 0)
+        return 0;
+    int threads = mdimc * ndimc;
+    if ((size_t)threads > dev->max_work_group || threads < 16)
+        return 0;
+    if (mwg % (mdimc * vwm) || nwg % (ndimc * vwn) || kwg % kwi)
+        return 0;
+    if ((kwg * mwg / vwm) % threads || (kwg * nwg / vwn) % threads)   /* whole vectors per work-item */
+        return 0;
+    if ((mwg + pada) % vwm || (nwg + padb) % vwn)                      /* aligned local vector access */
+        return 0;
+    size_t esz = dt == CLF_F64 ? 8 : 4;
+    size_t local = (size_t)(dbuf ? 2 : 1) * (size_t)kwg * (size_t)(mwg + pada + nwg + padb) * esz;
+    if (local > dev->local_mem)
+        return 0;
+    int regs = (mwg / mdimc) * (nwg / ndimc);   /* accumulators per work-item */
+    if (regs > (dt == CLF_F64 ? 64 : 128))
+        return 0;
+    return dt != CLF_F64 || dev->fp64;
+}
+
+static double gemm_flops(const clf__problem *p)
+{
+    return 2.0 * (double)p->m * (double)p->n * (double)p->k * (double)(p->batch ? p->batch : 1);
+}
+
+static double gemm_bytes(const clf__problem *p)
+{
+    double e = (double)clf__dtype_size(p->dtype);
+    double one = (double)p->m * (double)p->k + (double)p->k * (double)p->n + 2.0 * (double)p->m * (double)p->n;
+    return one * e * (double)(p->batch ? p->batch : 1);
+}
+
+/* ---- tuning hooks: a row-major NN problem of the bucket's shape on random data -------------- */
+
+#define NSAMPLES 512
+
+typedef struct bench_state {
+    clf_context *ctx;
+    clf__gemm_call call;
+    clf__gemm_path path;
+    double ref[NSAMPLES], tol[NSAMPLES];
+    size_t si[NSAMPLES], sj[NSAMPLES];
+    clf__config last;
+    int have_last;
+} bench_state;
+
+static void bench_shape(const clf_device_info *dev, const char *bucket, size_t *m, size_t *n, size_t *k)
+{
+    int cpu = (dev->type & CL_DEVICE_TYPE_CPU) != 0;
+    if (strcmp(bucket, "small") == 0) {
+        *m = *n = *k = cpu ? 128 : 256;
+    } else if (strcmp(bucket, "skinny") == 0) {
+        *m = cpu ? 128 : 64;
+        *n = cpu ? 1024 : 4096;
+        *k = cpu ? 1536 : 4096;
+    } else {
+        *m = *n = *k = cpu ? 640 : 2048;
+    }
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+static void bench_destroy(void *p)
+{
+    bench_state *st = p;
+    if (!st)
+        return;
+    if (st->call.a)
+        clReleaseMemObject(st->call.a);
+    if (st->call.b)
+        clReleaseMemObject(st->call.b);
+    if (st->call.c)
+        clReleaseMemObject(st->call.c);
+    free(st);
+}
+
+static clf_status upload(clf_context *ctx, const void *host, size_t bytes, cl_mem *out)
+{
+    cl_int e;
+    *out = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, (void *)host, &e);
+    return *out ? CLF_SUCCESS : clf__fail_cl(e, "clCreateBuffer", "gemm bench buffer of %zu bytes", bytes);
+}
+
+static clf_status bench_create(clf_context *ctx, clf_dtype dt, const char *bucket, void **state)
+{
+    *state = NULL;
+    if (dt != CLF_F32 && dt != CLF_F64)
+        return clf__fail(CLF_ERR_UNSUPPORTED, "gemm bench: f32 and f64 only");
+    if (dt == CLF_F64 && !ctx->info.fp64)
+        return clf__fail(CLF_ERR_UNSUPPORTED, "gemm bench: device has no fp64");
+    bench_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return clf__fail(CLF_ERR_OUT_OF_MEMORY, "gemm bench state");
+    st->ctx = ctx;
+    const char *b = bucket ? bucket : "large";
+    size_t m, n, k;
+    bench_shape(&ctx->info, b, &m, &n, &k);
+    st->path = strcmp(b, "small") == 0 ? CLF__GEMM_DIRECT : CLF__GEMM_FAST;
+    st->call = (clf__gemm_call){dt, CLF_ROW_MAJOR, CLF_NO_TRANS, CLF_NO_TRANS, m, n, k, 1.0, 0.0,
+                                NULL, 0, k, 0, NULL, 0, n, 0, NULL, 0, n, 0, 1};
+    size_t esz = clf__dtype_size(dt);
+    double *ha = malloc(m * k * sizeof(double)), *hb = malloc(k * n * sizeof(double));
+    void *buf = malloc((m * k > k * n ? m * k : k * n) * esz);
+    clf_status s = CLF_SUCCESS;
+    if (!ha || !hb || !buf) {
+        s = clf__fail(CLF_ERR_OUT_OF_MEMORY, "gemm bench data");
+        goto out;
+    }
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    for (size_t i = 0; i < m * k; i++)
+        ha[i] = (double)(rng_next(&seed) >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+    for (size_t i = 0; i < k * n; i++)
+        hb[i] = (double)(rng_next(&seed) >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+    /* The device gets the values rounded to its precision; the reference uses the same values. */
+    for (int pass = 0; pass < 2 && !s; pass++) {
+        double *h = pass ? hb : ha;
+        size_t cnt = pass ? k * n : m * k;
+        for (size_t i = 0; i < cnt; i++) {
+            if (dt == CLF_F32) {
+                ((float *)buf)[i] = (float)h[i];
+                h[i] = (float)h[i];
+            } else {
+                ((double *)buf)[i] = h[i];
+            }
+        }
+        s = upload(ctx, buf, cnt * esz, pass ? &st->call.b : &st->call.a);
+    }
+    if (!s) {
+        cl_int e;
+        st->call.c = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, m * n * esz, NULL, &e);
+        if (!st->call.c)
+            s = clf__fail_cl(e, "clCreateBuffer", "gemm bench C");
+    }
+    double eps = dt == CLF_F32 ? 5.96e-8 : 1.11e-16;
+    for (int t = 0; t < NSAMPLES && !s; t++) {
+        size_t i = t == 0 ? 0 : t == 1 ? m - 1 : rng_next(&seed) % m;
+        size_t j = t == 0 ? 0 : t == 1 ? n - 1 : rng_next(&seed) % n;
+        double sum = 0, mag = 0;
+        for (size_t p = 0; p < k; p++) {
+            sum += ha[i * k + p] * hb[p * n + j];
+            mag += fabs(ha[i * k + p] * hb[p * n + j]);
+        }
+        st->si[t] = i;
+        st->sj[t] = j;
+        st->ref[t] = sum;
+        st->tol[t] = 2.0 * (double)(k + 2) * eps * mag + 1e-30;
+    }
+out:
+    free(ha);
+    free(hb);
+    free(buf);
+    if (s) {
+        bench_destroy(st);
+        return s;
+    }
+    *state = st;
+    return CLF_SUCCESS;
+}
+
+static clf_status bench_run(void *p, const clf__config *cfg, cl_event *ev)
+{
+    bench_state *st = p;
+    *ev = NULL;
+    if (!st->have_last || memcmp(&st->last, cfg, sizeof *cfg) != 0) {
+        /* A new configuration first runs over poisoned C, so that unwritten elements fail the check. */
+        double nan64 = NAN;
+        float nan32 = NAN;
+        size_t esz = clf__dtype_size(st->call.dtype);
+        cl_int e = clEnqueueFillBuffer(st->ctx->queue, st->call.c, st->call.dtype == CLF_F64 ? (void *)&nan64
+                                       : (void *)&nan32, esz, 0, st->call.m * st->call.n * esz, 0, NULL, NULL);
+        if (e != CL_SUCCESS)
+            return clf__fail_cl(e, "clEnqueueFillBuffer", "gemm bench poison");
+        st->last = *cfg;
+        st->have_last = 1;
+    }
+    int launches = 0;
+    cl_event e = NULL;
+    clf_status s = clf__gemm_run(st->ctx, &st->call, cfg, st->path, &launches, &e);
+    if (s)
+        return s;
+    if (launches == 1)
+        *ev = e;           /* one kernel: its event spans the whole run */
+    else if (e)
+        clReleaseEvent(e); /* packs + kernel: the caller times on the host */
+    return CLF_SUCCESS;
+}
+
+static clf_status bench_check(void *p)
+{
+    bench_state *st = p;
+    size_t m = st->call.m, n = st->call.n, esz = clf__dtype_size(st->call.dtype);
+    void *h = malloc(m * n * esz);
+    if (!h)
+        return clf__fail(CLF_ERR_OUT_OF_MEMORY, "gemm bench check");
+    cl_int e = clEnqueueReadBuffer(st->ctx->queue, st->call.c, CL_TRUE, 0, m * n * esz, h, 0, NULL, NULL);
+    if (e != CL_SUCCESS) {
+        free(h);
+        return clf__fail_cl(e, "clEnqueueReadBuffer", "gemm bench check");
+    }
+    clf_status s = CLF_SUCCESS;
+    for (size_t i = 0; i < m * n && !s; i++) {
+        double v = st->call.dtype == CLF_F64 ? ((double *)h)[i] : ((float *)h)[i];
+        if (!isfinite(v))
+            s = clf__fail(CLF_ERR_VERIFY, "gemm: C[%zu][%zu] = %g (not written or overflowed)", i / n, i % n, v);
+    }
+    for (int t = 0; t < NSAMPLES && !s; t++) {
+        size_t idx = st->si[t] * n + st->sj[t];
+        double v = st->call.dtype == CLF_F64 ? ((double *)h)[idx] : ((float *)h)[idx];
+        if (fabs(v - st->ref[t]) > st->tol[t])
+            s = clf__fail(CLF_ERR_VERIFY, "gemm: C[%zu][%zu] = %.9g, reference %.9g (tolerance %.3g)", st->si[t],
+                          st->sj[t], v, st->ref[t], st->tol[t]);
+    }
+    free(h);
+    return s;
+}
+
+static double bench_work(void *p)
+{
+    bench_state *st = p;
+    return 2.0 * (double)st->call.m * (double)st->call.n * (double)st->call.k;
+}
+
+const clf__family clf__family_gemm = {
+    .name = "gemm",
+    .nparams = CLF__GEMM_NPARAMS,
+    .params = {
+        {"MWG", 5, {16, 32, 64, 128, 256}},
+        {"NWG", 5, {16, 32, 64, 128, 256}},
+        {"KWG", 4, {8, 16, 32, 64}},
+        {"MDIMC", 4, {4, 8, 16, 32}},
+        {"NDIMC", 4, {4, 8, 16, 32}},
+        {"VWM", 4, {1, 2, 4, 8}},
+        {"VWN", 4, {1, 2, 4, 8}},
+        {"KWI", 4, {1, 2, 4, 8}},
+        {"PADA", 4, {0, 1, 2, 4}},
+        {"PADB", 4, {0, 1, 2, 4}},
+        {"DBUF", 2, {0, 1}},
+    },
+    .nbuckets = 3,
+    .buckets = {"small", "large", "skinny"},
+    .unit = "GFLOP/s",
+    .default_config = gemm_default,
+    .valid = gemm_valid,
+    .flops = gemm_flops,
+    .bytes = gemm_bytes,
+    .bench_create = bench_create,
+    .bench_run = bench_run,
+    .bench_check = bench_check,
+    .bench_work = bench_work,
+    .bench_destroy = bench_destroy,
+};

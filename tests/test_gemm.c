@@ -1,0 +1,455 @@
+/* test_gemm.c — GEMM against a double-precision CPU reference on random problems (every layout,
+ * transpose, padded ld, offset, alpha/beta, NaN in C with beta 0, batches, both kernel paths and
+ * several configurations), plus every invalid-argument path with C checked unchanged. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gemm.h"
+#include "testutil.h"
+
+#define POOL (1u << 21)   /* elements per pool buffer: every case fits with its offsets and padding */
+
+typedef struct pool {
+    clf_context *ctx;
+    cl_mem a, b, c;
+    void *ha, *hb, *hc, *hc0;   /* host copies: A, B, C as written, C read back */
+} pool;
+
+static void pool_init(pool *p, clf_context *ctx)
+{
+    p->ctx = ctx;
+    p->a = clf_test_buffer(ctx, POOL * 8, NULL);
+    p->b = clf_test_buffer(ctx, POOL * 8, NULL);
+    p->c = clf_test_buffer(ctx, POOL * 8, NULL);
+    p->ha = malloc(POOL * 8);
+    p->hb = malloc(POOL * 8);
+    p->hc = malloc(POOL * 8);
+    p->hc0 = malloc(POOL * 8);
+    ck_assert(p->ha && p->hb && p->hc && p->hc0);
+}
+
+static void pool_free(pool *p)
+{
+    clReleaseMemObject(p->a);
+    clReleaseMemObject(p->b);
+    clReleaseMemObject(p->c);
+    free(p->ha);
+    free(p->hb);
+    free(p->hc);
+    free(p->hc0);
+}
+
+static double get(const void *h, int f64, size_t i) { return f64 ? ((const double *)h)[i] : ((const float *)h)[i]; }
+
+/* Element (r, c) of a stored matrix in the given layout. */
+static size_t at(clf_layout lay, size_t ld, size_t r, size_t c) { return lay == CLF_ROW_MAJOR ? r * ld + c : c * ld + r; }
+
+static uint64_t rnd(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 2685821657736338717ull;
+}
+
+static size_t pick_dim(uint64_t *s)
+{
+    static const size_t special[] = {1, 2, 3, 5, 7, 13, 17, 31, 32, 33, 61, 63, 64, 65, 97, 127, 128, 129, 191,
+                                     251, 256, 257, 293};
+    unsigned r = (unsigned)(rnd(s) % 100);
+    if (r < 55)
+        return 1 + rnd(s) % 40;
+    if (r < 85)
+        return special[rnd(s) % (sizeof special / sizeof special[0])];
+    return 1 + rnd(s) % 300;
+}
+
+static double pick_scalar(uint64_t *s, int is_beta)
+{
+    static const double a[] = {1.0, -1.0, 0.5, -2.25, 0.0, 3.0};
+    static const double b[] = {0.0, 0.0, 1.0, -1.0, 0.5, 2.0};
+    unsigned r = (unsigned)(rnd(s) % 8);
+    if (r >= 6)
+        return clf_test_rand(s) * 2.0;
+    return is_beta ? b[r] : a[r];
+}
+
+/* A handful of fast-path configurations that exercise every parameter (vector widths 1..8,
+ * non-square thread grids, padding, single and double buffering, unroll factors). */
+static const char *const fast_configs[] = {
+    "MWG=16 NWG=16 KWG=8 MDIMC=4 NDIMC=4 VWM=1 VWN=1 KWI=1 PADA=1 PADB=2 DBUF=0",
+    "MWG=32 NWG=64 KWG=16 MDIMC=8 NDIMC=16 VWM=2 VWN=4 KWI=4 PADA=2 PADB=0 DBUF=1",
+    "MWG=64 NWG=32 KWG=8 MDIMC=8 NDIMC=4 VWM=8 VWN=8 KWI=8 PADA=0 PADB=0 DBUF=1",
+    "MWG=64 NWG=64 KWG=32 MDIMC=16 NDIMC=8 VWM=4 VWN=1 KWI=2 PADA=4 PADB=1 DBUF=0",
+};
+
+typedef struct gcase {
+    int f64, batched;
+    clf__gemm_call call;
+    clf__gemm_path path;
+    int cfg_index;   /* -1: selected configuration */
+    int nan_c;
+} gcase;
+
+static void make_case(uint64_t *s, int f64, gcase *g)
+{
+    memset(g, 0, sizeof *g);
+    clf__gemm_call *c = &g->call;
+    g->f64 = f64;
+    c->dtype = f64 ? CLF_F64 : CLF_F32;
+    c->layout = rnd(s) & 1 ? CLF_ROW_MAJOR : CLF_COL_MAJOR;
+    c->ta = rnd(s) & 1 ? CLF_TRANS : CLF_NO_TRANS;
+    c->tb = rnd(s) & 1 ? CLF_TRANS : CLF_NO_TRANS;
+    c->m = pick_dim(s);
+    c->n = pick_dim(s);
+    c->k = rnd(s) % 25 == 0 ? 0 : pick_dim(s);
+    while (c->m * c->n * c->k > 3000000)   /* keeps the CPU reference and the device time short */
+        c->k = c->k / 2 + 1;
+    c->batch = 1;
+    if (rnd(s) % 8 == 0) {
+        g->batched = 1;
+        c->batch = 1 + rnd(s) % 4;
+        while (c->batch * c->m * c->n * (c->k + 1) > 3000000)
+            c->m = c->m / 2 + 1;
+    }
+    c->alpha = pick_scalar(s, 0);
+    c->beta = pick_scalar(s, 1);
+    g->nan_c = c->beta == 0.0 && rnd(s) % 2;
+    int row = c->layout == CLF_ROW_MAJOR;
+    size_t ia = (c->ta == CLF_NO_TRANS) == row ? c->k : c->m, oa = (c->ta == CLF_NO_TRANS) == row ? c->m : c->k;
+    size_t ib = (c->tb == CLF_NO_TRANS) == row ? c->n : c->k, ob = (c->tb == CLF_NO_TRANS) == row ? c->k : c->n;
+    size_t ic = row ? c->n : c->m, oc = row ? c->m : c->n;
+    c->lda = (ia ? ia : 1) + (rnd(s) % 3 == 0 ? rnd(s) % 7 : 0);
+    c->ldb = (ib ? ib : 1) + (rnd(s) % 3 == 0 ? rnd(s) % 7 : 0);
+    c->ldc = (ic ? ic : 1) + (rnd(s) % 3 == 0 ? rnd(s) % 7 : 0);
+    c->a_off = rnd(s) % 3 == 0 ? rnd(s) % 17 : 0;
+    c->b_off = rnd(s) % 3 == 0 ? rnd(s) % 17 : 0;
+    c->c_off = rnd(s) % 3 == 0 ? rnd(s) % 17 : 0;
+    size_t ea = oa ? (oa - 1) * c->lda + ia : 0, eb = ob ? (ob - 1) * c->ldb + ib : 0;
+    size_t ec = (oc - 1) * c->ldc + ic;
+    if (g->batched) {
+        c->stride_a = rnd(s) % 4 == 0 ? 0 : ea + rnd(s) % 5;   /* 0: every batch shares A */
+        c->stride_b = eb + rnd(s) % 5;
+        c->stride_c = ec + rnd(s) % 5;
+    }
+    unsigned p = (unsigned)(rnd(s) % 10);
+    g->path = p < 4 ? CLF__GEMM_AUTO : p < 6 ? CLF__GEMM_DIRECT : CLF__GEMM_FAST;
+    g->cfg_index = g->path == CLF__GEMM_FAST && rnd(s) % 2 ? (int)(rnd(s) % 4) : -1;
+}
+
+static size_t extent(size_t outer, size_t inner, size_t ld) { return outer && inner ? (outer - 1) * ld + inner : 0; }
+
+/* Runs one case and compares every element of C's whole extent (the gaps between rows must not
+ * change). Returns 0 on success; prints the case on failure. */
+static int run_case(pool *p, const gcase *g, uint64_t *s)
+{
+    const clf__gemm_call *c = &g->call;
+    int f64 = g->f64, row = c->layout == CLF_ROW_MAJOR;
+    size_t esz = f64 ? 8 : 4;
+    size_t oa = (c->ta == CLF_NO_TRANS) == row ? c->m : c->k, ia = (c->ta == CLF_NO_TRANS) == row ? c->k : c->m;
+    size_t ob = (c->tb == CLF_NO_TRANS) == row ? c->k : c->n, ib = (c->tb == CLF_NO_TRANS) == row ? c->n : c->k;
+    size_t oc = row ? c->m : c->n, ic = row ? c->n : c->m;
+    size_t na = c->a_off + (c->batch - 1) * c->stride_a + extent(oa, ia, c->lda);
+    size_t nb = c->b_off + (c->batch - 1) * c->stride_b + extent(ob, ib, c->ldb);
+    size_t nc = c->c_off + (c->batch - 1) * c->stride_c + extent(oc, ic, c->ldc);
+    ck_assert(na <= POOL && nb <= POOL && nc <= POOL);
+    if (f64) {
+        clf_test_rand_f64(p->ha, na, s);
+        clf_test_rand_f64(p->hb, nb, s);
+        clf_test_rand_f64(p->hc0, nc, s);
+    } else {
+        clf_test_rand_f32(p->ha, na, s);
+        clf_test_rand_f32(p->hb, nb, s);
+        clf_test_rand_f32(p->hc0, nc, s);
+    }
+    if (g->nan_c)
+        for (size_t i = 0; i < nc; i++)
+            f64 ? (((double *)p->hc0)[i] = NAN) : (((float *)p->hc0)[i] = NAN);
+    cl_command_queue q = clf_context_queue(p->ctx);
+    ck_assert_int_eq(clEnqueueWriteBuffer(q, p->a, CL_FALSE, 0, (na ? na : 1) * esz, p->ha, 0, NULL, NULL), 0);
+    ck_assert_int_eq(clEnqueueWriteBuffer(q, p->b, CL_FALSE, 0, (nb ? nb : 1) * esz, p->hb, 0, NULL, NULL), 0);
+    ck_assert_int_eq(clEnqueueWriteBuffer(q, p->c, CL_TRUE, 0, nc * esz, p->hc0, 0, NULL, NULL), 0);
+
+    clf__gemm_call call = *c;
+    call.a = p->a;
+    call.b = p->b;
+    call.c = p->c;
+    clf_status st;
+    cl_event ev = NULL;
+    if (g->path == CLF__GEMM_AUTO) {
+        /* Through the public entry points. */
+        if (g->batched && f64)
+            st = clf_dgemm_batched_strided(p->ctx, c->layout, c->ta, c->tb, c->m, c->n, c->k, c->alpha, p->a,
+                                           c->a_off, c->lda, c->stride_a, p->b, c->b_off, c->ldb, c->stride_b,
+                                           c->beta, p->c, c->c_off, c->ldc, c->stride_c, c->batch, &ev);
+        else if (g->batched)
+            st = clf_sgemm_batched_strided(p->ctx, c->layout, c->ta, c->tb, c->m, c->n, c->k, (float)c->alpha,
+                                           p->a, c->a_off, c->lda, c->stride_a, p->b, c->b_off, c->ldb,
+                                           c->stride_b, (float)c->beta, p->c, c->c_off, c->ldc, c->stride_c,
+                                           c->batch, &ev);
+        else if (f64)
+            st = clf_dgemm(p->ctx, c->layout, c->ta, c->tb, c->m, c->n, c->k, c->alpha, p->a, c->a_off, c->lda,
+                           p->b, c->b_off, c->ldb, c->beta, p->c, c->c_off, c->ldc, &ev);
+        else
+            st = clf_sgemm(p->ctx, c->layout, c->ta, c->tb, c->m, c->n, c->k, (float)c->alpha, p->a, c->a_off,
+                           c->lda, p->b, c->b_off, c->ldb, (float)c->beta, p->c, c->c_off, c->ldc, &ev);
+    } else {
+        clf__config cfg;
+        const clf__config *pc = NULL;
+        if (g->cfg_index >= 0) {
+            ck_assert_int_eq(clf__config_parse(&clf__family_gemm, fast_configs[g->cfg_index], &cfg), 0);
+            if (clf__family_gemm.valid(&cfg, clf_context_device(p->ctx), call.dtype))
+                pc = &cfg;
+        }
+        st = clf__gemm_check(p->ctx, &call);
+        if (st == CLF_SUCCESS)
+            st = clf__gemm_run(p->ctx, &call, pc, g->path, NULL, &ev);
+    }
+    if (st != CLF_SUCCESS) {
+        fprintf(stderr, "gemm failed: %s\n", clf_last_error());
+        return 1;
+    }
+    ck_assert_msg(ev != NULL, "no event returned");
+    ck_assert_int_eq(clWaitForEvents(1, &ev), 0);
+    clReleaseEvent(ev);
+    ck_assert_int_eq(clEnqueueReadBuffer(q, p->c, CL_TRUE, 0, nc * esz, p->hc, 0, NULL, NULL), 0);
+
+    /* Expected: C0 everywhere, then the product inside each batch's matrix. */
+    double u = f64 ? 1.11e-16 : 5.97e-8;
+    int bad = 0;
+    char *inside = calloc(nc ? nc : 1, 1);
+    ck_assert(inside);
+    for (size_t bt = 0; bt < c->batch && !bad; bt++) {
+        size_t a0 = c->a_off + bt * c->stride_a, b0 = c->b_off + bt * c->stride_b, c0 = c->c_off + bt * c->stride_c;
+        for (size_t i = 0; i < c->m && !bad; i++)
+            for (size_t j = 0; j < c->n && !bad; j++) {
+                double sum = 0, mag = 0;
+                for (size_t l = 0; l < c->k; l++) {
+                    size_t ai = c->ta == CLF_NO_TRANS ? at(c->layout, c->lda, i, l) : at(c->layout, c->lda, l, i);
+                    size_t bi = c->tb == CLF_NO_TRANS ? at(c->layout, c->ldb, l, j) : at(c->layout, c->ldb, j, l);
+                    double x = get(p->ha, f64, a0 + ai) * get(p->hb, f64, b0 + bi);
+                    sum += x;
+                    mag += fabs(x);
+                }
+                size_t ci = c0 + at(c->layout, c->ldc, i, j);
+                double cold = get(p->hc0, f64, ci);
+                double want = c->alpha * sum + (c->beta != 0.0 ? c->beta * cold : 0.0);
+                double tol = 2.0 * (double)(c->k + 4) * u * (fabs(c->alpha) * mag + (c->beta != 0.0 ? fabs(c->beta * cold) : 0.0)) + 1e-300;
+                double got = get(p->hc, f64, ci);
+                inside[ci] = 1;
+                if (!(fabs(got - want) <= tol)) {
+                    fprintf(stderr, "C[%zu](batch %zu, %zu, %zu) = %.10g, want %.10g (tol %.3g)\n", ci, bt, i, j,
+                            got, want, tol);
+                    bad = 1;
+                }
+            }
+    }
+    for (size_t i = 0; i < nc && !bad; i++) {
+        if (inside[i])
+            continue;
+        double was = get(p->hc0, f64, i), now = get(p->hc, f64, i);
+        if (!(was == now || (isnan(was) && isnan(now)))) {
+            fprintf(stderr, "C[%zu] outside the matrix changed: %g -> %g\n", i, was, now);
+            bad = 1;
+        }
+    }
+    free(inside);
+    if (bad)
+        fprintf(stderr, "case: %s %s layout=%d ta=%d tb=%d m=%zu n=%zu k=%zu alpha=%g beta=%g lda=%zu ldb=%zu "
+                "ldc=%zu off=%zu/%zu/%zu batch=%zu strides=%zu/%zu/%zu path=%d cfg=%d nan_c=%d\n",
+                f64 ? "f64" : "f32", clf_context_device(p->ctx)->name, c->layout, c->ta, c->tb, c->m, c->n, c->k,
+                c->alpha, c->beta, c->lda, c->ldb, c->ldc, c->a_off, c->b_off, c->c_off, c->batch, c->stride_a,
+                c->stride_b, c->stride_c, g->path, g->cfg_index, g->nan_c);
+    return bad;
+}
+
+static int cases_for(clf_context *ctx)
+{
+    const char *env = getenv("CLFORGE_GEMM_TEST_CASES");
+    if (env && atoi(env) > 0)
+        return atoi(env);
+    /* 2000 on PoCL (the CI device); other CPU drivers (rusticl) share the time budget. */
+    return strstr(clf_context_device(ctx)->platform, "Portable") ? 2000 : 500;
+}
+
+START_TEST(random_cases)
+{
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    ck_assert_int_gt(nctx, 0);
+    int failures = 0, total = 0;
+    for (int d = 0; d < nctx; d++) {
+        pool p;
+        pool_init(&p, ctxs[d]);
+        uint64_t seed = 0x243f6a8885a308d3ull ^ (uint64_t)d;
+        int fp64 = clf_context_device(ctxs[d])->fp64;
+        int n = cases_for(ctxs[d]);
+        for (int t = 0; t < n && failures < 5; t++) {
+            gcase g;
+            make_case(&seed, fp64 && t % 4 == 3, &g);
+            failures += run_case(&p, &g, &seed);
+            total++;
+        }
+        fprintf(stderr, "gemm: %d random cases on %s, %d failed\n", n, clf_context_device(ctxs[d])->name, failures);
+        pool_free(&p);
+    }
+    clf_test_contexts_free(ctxs, nctx);
+    ck_assert_int_eq(failures, 0);
+    ck_assert_int_gt(total, 0);
+}
+END_TEST
+
+/* ---- invalid arguments: each returns the expected status and leaves C untouched ------------- */
+
+#define SMALL 64   /* elements in the small buffers below */
+
+typedef struct argenv {
+    clf_context *ctx;
+    cl_mem a, b, c, big;
+    float c0[SMALL];
+} argenv;
+
+static void expect_unchanged(argenv *e, clf_status got, clf_status want, const char *what)
+{
+    ck_assert_msg(got == want, "%s: status %d (%s), want %d", what, got, clf_last_error(), want);
+    if (want != CLF_SUCCESS)
+        ck_assert_msg(strlen(clf_last_error()) > 0, "%s: no message", what);
+    float now[SMALL];
+    clf_test_read(e->ctx, e->c, sizeof now, now);
+    ck_assert_msg(memcmp(now, e->c0, sizeof now) == 0, "%s: C changed", what);
+}
+
+START_TEST(invalid_arguments)
+{
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    ck_assert_int_gt(nctx, 0);
+    for (int d = 0; d < nctx; d++) {
+        argenv e = {.ctx = ctxs[d]};
+        uint64_t seed = 7;
+        clf_test_rand_f32(e.c0, SMALL, &seed);
+        float ab[SMALL];
+        clf_test_rand_f32(ab, SMALL, &seed);
+        e.a = clf_test_buffer(e.ctx, sizeof ab, ab);
+        e.b = clf_test_buffer(e.ctx, sizeof ab, ab);
+        e.c = clf_test_buffer(e.ctx, sizeof e.c0, e.c0);
+        e.big = clf_test_buffer(e.ctx, 1 << 20, NULL);
+        clf_context *x = e.ctx;
+        const clf_layout R = CLF_ROW_MAJOR, Cm = CLF_COL_MAJOR;
+        const clf_transpose N = CLF_NO_TRANS, T = CLF_TRANS;
+        const clf_status BAD = CLF_ERR_INVALID_ARG;
+        const size_t H = (size_t)-1 / 2;
+        cl_event ev = (cl_event)&e;   /* must be set to NULL on failure */
+        /* 8x8 matrices fill the 64-element buffers exactly. */
+        ck_assert_int_eq(clf_sgemm(x, R, N, N, 8, 8, 8, 1, e.a, 0, 8, e.b, 0, 8, 0, e.c, 0, 8, NULL), CLF_SUCCESS);
+        clf_test_read(x, e.c, sizeof e.c0, e.c0);   /* C now holds that result */
+        expect_unchanged(&e, clf_sgemm(NULL, R, N, N, 8, 8, 8, 1, e.a, 0, 8, e.b, 0, 8, 0, e.c, 0, 8, &ev), BAD, "ctx NULL");
+        ck_assert_ptr_null(ev);
+        expect_unchanged(&e, clf_sgemm(x, (clf_layout)0, N, N, 8, 8, 8, 1, e.a, 0, 8, e.b, 0, 8, 0, e.c, 0, 8, NULL), BAD, "layout");
+        expect_unchanged(&e, clf_sgemm(x, R, (clf_transpose)0, N, 8, 8, 8, 1, e.a, 0, 8, e.b, 0, 8, 0, e.c, 0, 8, NULL), BAD, "ta");
+        expect_unchanged(&e, clf_sgemm(x, R, N, (clf_transpose)113, 8, 8, 8, 1, e.a, 0, 8, e.b, 0, 8, 0, e.c, 0, 8, NULL), BAD, "tb");
+        expect_unchanged(&e, clf_sgemm(x, R, N, N, 8, 8, 8, 1, e.a, 0, 7, e.b, 0, 8, 0, e.c, 0, 8, NULL), BAD, "lda < k");
+        expect_unchanged(&e, clf_sgemm(x, Cm, N, N, 8, 8, 4, 1, e.a, 0, 7, e.b, 0, 8, 0, e.c, 0, 8, NULL), BAD, "col lda < m");
+        expect_unchanged(&e, clf_sgemm(x, R, N, T, 8, 8, 8, 1, e.a, 0, 8, e.b, 0, 7, 0, e.c, 0, 8, NULL), BAD, "ldb < k (B^T)");
+        expect_unchanged(&e, clf_sgemm(x, R, N, N, 8, 8, 8, 1, e.a, 0, 8, e.b, 0, 8, 0, e.c, 0, 7, NULL), BAD, "ldc < n");
+        expect_unchanged(&e, clf_sgemm(x, R, N, N, 8, 8, 8, 1, e.a, 0, 8, e.b, 0, 8, 0, e.c, 0, 0, NULL), BAD, "ldc 0");
+        expect_unchanged(&e, clf_sgemm(x, R, N, N, 8, 8, 8, 1, e.a, 1, 8, e.b, 0, 8, 0, e.c, 0, 8, NULL), BAD, "A offset out of buffer");
+        expect_unchanged(&e, clf_sgemm(x, R, N, N, 9, 8, 8, 1, e.big, 0, 8, e.b, 0, 8, 0, e.c, 0, 8, NULL), BAD, "C too small (m=9)");
+        expect_unchanged(&e, clf_sgemm(x, R, N, N, 8, 8, 9, 1, e.big, 0, 9, e.b, 0, 8, 0, e.c, 0, 8, NULL), BAD, "B too small (k=9)");
+        expect_unchanged(&e, clf_sgemm(x, R, N, N, 8, 8, 8, 1, e.a, 0, 8, e.b, 0, 8, 1, e.c, 1, 8, NULL), BAD, "C offset out of buffer");
+        expect_unchanged(&e, clf_sgemm(x, R, N, N, 8, 8, 8, 1, e.a, 0, 8, e.b, 0, 8, 0, e.c, 0, 9, NULL), BAD, "padded ldc beyond buffer");
+        expect_unchanged(&e, clf_sgemm(x, R, N, N, 8, 8, 8, 1, NULL, 0, 8, e.b, 0, 8, 0, e.c, 0, 8, NULL), BAD, "A NULL");
+        expect_unchanged(&e, clf_sgemm(x, R, N, N, 8, 8, 8, 1, e.a, 0, 8, e.b, 0, 8, 0, NULL, 0, 8, NULL), BAD, "C NULL");
+        expect_unchanged(&e, clf_sgemm(x, R, N, N, 8, 8, 8, 1, e.a, 0, 8, e.b, 0, 8, 0, e.c, H, 8, NULL), BAD, "offset overflow");
+        expect_unchanged(&e, clf_sgemm(x, R, N, N, 8, 8, 8, 1, e.a, 0, H, e.b, 0, 8, 0, e.c, 0, 8, NULL), BAD, "lda overflow");
+        expect_unchanged(&e, clf_sgemm(x, R, N, N, H, 8, 8, 1, e.a, 0, 8, e.b, 0, 8, 0, e.c, 0, 8, NULL), BAD, "m huge");
+        expect_unchanged(&e, clf_sgemm(x, R, N, N, 8, 8, (size_t)1 << 40, 1, e.a, 0, (size_t)1 << 40, e.b, 0, 8, 0, e.c, 0, 8, NULL), BAD, "k huge");
+        expect_unchanged(&e, clf_sgemm_batched_strided(x, R, N, N, 4, 4, 4, 1, e.a, 0, 4, 16, e.b, 0, 4, 16, 0, e.c, 0, 4, 8, 2, NULL), BAD, "stride_c overlaps");
+        expect_unchanged(&e, clf_sgemm_batched_strided(x, R, N, N, 4, 4, 4, 1, e.a, 0, 4, 16, e.b, 0, 4, 16, 0, e.c, 0, 4, 16, 5, NULL), BAD, "batch beyond C");
+        expect_unchanged(&e, clf_sgemm_batched_strided(x, R, N, N, 4, 4, 4, 1, e.a, 0, 4, H, e.b, 0, 4, 16, 0, e.c, 0, 4, 16, 3, NULL), BAD, "stride overflow");
+        expect_unchanged(&e, clf_sgemm_batched_strided(x, R, N, N, 4, 4, 4, 1, e.a, 0, 4, 16, e.b, 0, 4, 32, 0, e.c, 0, 4, 16, 3, NULL), BAD, "batch beyond B");
+        if (!clf_context_device(x)->fp64)
+            expect_unchanged(&e, clf_dgemm(x, R, N, N, 4, 4, 4, 1, e.a, 0, 4, e.b, 0, 4, 0, e.c, 0, 4, NULL),
+                             CLF_ERR_UNSUPPORTED, "dgemm without fp64");
+        else
+            expect_unchanged(&e, clf_dgemm(x, R, N, N, 8, 8, 8, 1, e.a, 0, 8, e.b, 0, 8, 0, e.c, 0, 8, NULL), BAD,
+                             "dgemm: A too small for doubles");
+        setenv("CLFORGE_GEMM_CONFIG", "MWG=48", 1);
+        expect_unchanged(&e, clf_sgemm(x, R, N, N, 8, 8, 8, 1, e.a, 0, 8, e.b, 0, 8, 0, e.c, 0, 8, NULL), BAD, "override value");
+        setenv("CLFORGE_GEMM_CONFIG", "MWG=16 MDIMC=32", 1);
+        expect_unchanged(&e, clf_sgemm(x, R, N, N, 8, 8, 8, 1, e.a, 0, 8, e.b, 0, 8, 0, e.c, 0, 8, NULL), BAD, "override invalid");
+        unsetenv("CLFORGE_GEMM_CONFIG");
+
+        /* Valid corner cases: nothing to do, and C = beta*C without reading A or B. */
+        ev = NULL;
+        expect_unchanged(&e, clf_sgemm(x, R, N, N, 0, 8, 8, 1, NULL, 0, 8, NULL, 0, 8, 0, e.c, 0, 8, &ev), CLF_SUCCESS, "m = 0");
+        ck_assert_ptr_nonnull(ev);
+        clWaitForEvents(1, &ev);
+        clReleaseEvent(ev);
+        expect_unchanged(&e, clf_sgemm(x, R, N, N, 8, 0, 8, 1, NULL, 0, 8, NULL, 0, 1, 0, NULL, 0, 1, NULL), CLF_SUCCESS, "n = 0");
+        expect_unchanged(&e, clf_sgemm(x, R, N, N, 8, 8, 0, 1, NULL, 0, 1, NULL, 0, 8, 1, e.c, 0, 8, NULL), CLF_SUCCESS, "k = 0, beta 1");
+        expect_unchanged(&e, clf_sgemm_batched_strided(x, R, N, N, 4, 4, 4, 1, e.a, 0, 4, 16, e.b, 0, 4, 16, 0, e.c, 0, 4, 16, 0, NULL), CLF_SUCCESS, "batch 0");
+        float nan_a[SMALL];
+        for (int i = 0; i < SMALL; i++)
+            nan_a[i] = NAN;
+        cl_mem an = clf_test_buffer(x, sizeof nan_a, nan_a);
+        ck_assert_int_eq(clf_sgemm(x, R, N, N, 8, 8, 8, 0, an, 0, 8, an, 0, 8, -2, e.c, 0, 8, NULL), CLF_SUCCESS);
+        float now[SMALL];
+        clf_test_read(x, e.c, sizeof now, now);
+        for (int i = 0; i < SMALL; i++)
+            ck_assert_msg(now[i] == -2 * e.c0[i], "alpha 0: C[%d] = %g, want %g", i, now[i], -2 * e.c0[i]);
+        ck_assert_int_eq(clf_sgemm(x, Cm, T, N, 8, 8, 0, 1, NULL, 0, 1, NULL, 0, 1, 0, e.c, 0, 8, NULL), CLF_SUCCESS);
+        clf_test_read(x, e.c, sizeof now, now);
+        for (int i = 0; i < SMALL; i++)
+            ck_assert_msg(now[i] == 0.0f, "k 0, beta 0: C[%d] = %g", i, now[i]);
+        clReleaseMemObject(an);
+        clReleaseMemObject(e.a);
+        clReleaseMemObject(e.b);
+        clReleaseMemObject(e.c);
+        clReleaseMemObject(e.big);
+    }
+    clf_test_contexts_free(ctxs, nctx);
+}
+END_TEST
+
+START_TEST(buckets)
+{
+    ck_assert_str_eq(clf__gemm_bucket(1, 1, 1), "small");
+    ck_assert_str_eq(clf__gemm_bucket(512, 512, 512), "small");
+    ck_assert_str_eq(clf__gemm_bucket(513, 512, 512), "large");
+    ck_assert_str_eq(clf__gemm_bucket(64, 4096, 4096), "skinny");
+    ck_assert_str_eq(clf__gemm_bucket(4096, 64, 4096), "skinny");
+    ck_assert_str_eq(clf__gemm_bucket(4096, 4096, 64), "large");
+    ck_assert_str_eq(clf__gemm_bucket((size_t)1 << 40, (size_t)1 << 40, (size_t)1 << 40), "large");
+    /* Every bucket's default is valid on every device present, in both precisions it offers. */
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    for (int d = 0; d < nctx; d++) {
+        const clf_device_info *dev = clf_context_device(ctxs[d]);
+        for (int b = 0; b < clf__family_gemm.nbuckets; b++)
+            for (int dt = 0; dt < (dev->fp64 ? 2 : 1); dt++) {
+                clf__config c;
+                clf__family_gemm.default_config(dev, dt ? CLF_F64 : CLF_F32, clf__family_gemm.buckets[b], &c);
+                ck_assert_msg(clf__family_gemm.valid(&c, dev, dt ? CLF_F64 : CLF_F32), "default for %s invalid",
+                              clf__family_gemm.buckets[b]);
+            }
+    }
+    clf_test_contexts_free(ctxs, nctx);
+}
+END_TEST
+
+
+int main(void)
+{
+    Suite *s = suite_create("gemm");
+    TCase *tc = clf_test_tcase("random");
+    tcase_add_test(tc, random_cases);
+    suite_add_tcase(s, tc);
+    TCase *ta = clf_test_tcase("arguments");
+    tcase_add_test(ta, invalid_arguments);
+    tcase_add_test(ta, buckets);
+    suite_add_tcase(s, ta);
+    return clf_test_run(s);
+}
