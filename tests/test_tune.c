@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "autotune.h"
+#include "gemm.h"
 #include "testutil.h"
 
 /* ---- a small family of our own: y = 2x + 1 with planted faults ----------------------------------
@@ -148,6 +149,15 @@ static clf_context *ctx_on(const clf_device_info *d, const char *cache)
     return ctx;
 }
 
+static json_t *load_db(clf_context *ctx)
+{
+    json_error_t err;
+    json_t *doc = json_load_file(clf__tunedb_path(ctx), 0, &err);
+    ck_assert_msg(doc != NULL, "database does not parse: line %d: %s", err.line, err.text);
+    ck_assert_int_eq(json_integer_value(json_object_get(doc, "format")), CLF__TUNEDB_FORMAT);
+    return doc;
+}
+
 static int devices(clf_device_info **out)
 {
     size_t n = 0;
@@ -285,6 +295,67 @@ START_TEST(bad_arguments)
 }
 END_TEST
 
+/* A tune with a tiny budget writes a database that clf_sgemm then uses: clf_config_in_use reports
+ * "tuned" with the tuner's configuration, and the product at a size no tile divides is correct. */
+START_TEST(tiny_gemm_tune_is_used)
+{
+    clf_device_info *devs;
+    int nd = devices(&devs);
+    unsetenv("CLFORGE_GEMM_CONFIG");
+    for (int d = 0; d < nd; d++) {
+        char cache[1200];
+        snprintf(cache, sizeof cache, "%s/gemm-%d", clf_test_tmpdir(), d);
+        clf_context *ctx = ctx_on(&devs[d], cache);
+        const clf__family *fams[] = {&clf__family_gemm, NULL};
+        clf_dtype f32 = CLF_F32;
+        clf_tune_options o = {.budget_seconds = 0.5, .quiet = 1};
+        clf_tune_report *r = calloc(1, sizeof *r);
+        ck_assert_int_eq(clf__tune_families(ctx, fams, &f32, 1, &o, r), CLF_SUCCESS);
+        ck_assert_int_eq(r->count, clf__family_gemm.nbuckets);
+        for (int i = 0; i < r->count; i++) {
+            char cfg[256], origin[16];
+            ck_assert_msg(r->entries[i].config[0], "%s: nothing found for %s", devs[d].name, r->entries[i].bucket);
+            ck_assert_int_eq(clf_config_in_use(ctx, "gemm", "f32", r->entries[i].bucket, cfg, sizeof cfg, origin,
+                                               sizeof origin), CLF_SUCCESS);
+            ck_assert_str_eq(origin, "tuned");
+            ck_assert_str_eq(cfg, r->entries[i].config);
+        }
+        json_decref(load_db(ctx));
+
+        size_t m = 521, n = 530, k = 499;   /* the "large" bucket on a CPU */
+        ck_assert_str_eq(clf__gemm_bucket(m, n, k), (devs[d].type & CL_DEVICE_TYPE_CPU) ? "large" : "small");
+        float *a = malloc(m * k * sizeof *a), *b = malloc(k * n * sizeof *b), *c = malloc(m * n * sizeof *c);
+        uint64_t seed = 7;
+        clf_test_rand_f32(a, m * k, &seed);
+        clf_test_rand_f32(b, k * n, &seed);
+        cl_mem da = clf_test_buffer(ctx, m * k * sizeof *a, a), db = clf_test_buffer(ctx, k * n * sizeof *b, b);
+        cl_mem dc = clf_test_buffer(ctx, m * n * sizeof *c, NULL);
+        ck_assert_msg(clf_sgemm(ctx, CLF_ROW_MAJOR, CLF_NO_TRANS, CLF_NO_TRANS, m, n, k, 1.0f, da, 0, k, db, 0, n,
+                                0.0f, dc, 0, n, NULL) == CLF_SUCCESS, "%s", clf_last_error());
+        clf_test_read(ctx, dc, m * n * sizeof *c, c);
+        for (size_t i = 0; i < m; i += 7)
+            for (size_t j = 0; j < n; j++) {
+                double ref = 0, mag = 0;
+                for (size_t p = 0; p < k; p++) {
+                    ref += (double)a[i * k + p] * b[p * n + j];
+                    mag += fabs((double)a[i * k + p] * b[p * n + j]);
+                }
+                ck_assert_msg(fabs(c[i * n + j] - ref) <= 1e-5 * mag + 1e-6, "C[%zu][%zu] = %g, expected %g", i, j,
+                              c[i * n + j], ref);
+            }
+        clReleaseMemObject(da);
+        clReleaseMemObject(db);
+        clReleaseMemObject(dc);
+        free(a);
+        free(b);
+        free(c);
+        free(r);
+        clf_context_destroy(ctx);
+    }
+    free(devs);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("tune");
@@ -293,6 +364,7 @@ int main(void)
     tcase_add_test(tc, stop_keeps_best);
     tcase_add_test(tc, exhaustive_rejects_wrong_and_unlaunchable);
     tcase_add_test(tc, sampled_within_budget);
+    tcase_add_test(tc, tiny_gemm_tune_is_used);
     suite_add_tcase(s, tc);
     return clf_test_run(s);
 }
