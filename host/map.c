@@ -447,10 +447,10 @@ static void map_default(const clf_device_info *dev, clf_dtype dt, const char *bu
 {
     memset(out, 0, sizeof *out);
     int gpu = (dev->type & CL_DEVICE_TYPE_GPU) != 0;
-    /* GPUs: 16-byte vectors, a few per work-item; CPUs: wider vectors that match AVX registers. */
+    /* GPUs: 16-byte vectors, a few per work-item; CPUs (measured on PoCL): 32-byte vectors, small groups. */
     out->v[P_VW] = gpu ? (dt == CLF_F64 ? 2 : 4) : (dt == CLF_F64 ? 4 : 8);
-    out->v[P_EPT] = gpu ? 2 : 4;
-    out->v[P_WG] = dev->max_work_group >= 256 || dev->max_work_group == 0 ? 256 : 64;
+    out->v[P_EPT] = gpu ? 2 : 1;
+    out->v[P_WG] = gpu && (dev->max_work_group >= 256 || dev->max_work_group == 0) ? 256 : 64;
 }
 
 static int map_valid(const clf__config *cfg, const clf_device_info *dev, clf_dtype dt)

@@ -1,0 +1,444 @@
+/* test_map.c — clf_map: 36 expressions against a C reference (f32, f64, mixed), random sizes and offsets,
+ * aliasing, and every error path (with the outputs left unchanged). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "expr.h"
+#include "internal.h"
+#include "testutil.h"
+
+/* Reference formulas. v = {x, y, z, w} per element (x, y, z in [-1, 1), w in [0.1, 2.1)); a, b are
+ * scalars; o[0], o[1] are the outputs in statement order. */
+#define R(id, body)                                                                              \
+    static void id(const double *v, double a, double b, double *o)                               \
+    {                                                                                            \
+        double x = v[0], y = v[1], z = v[2], w = v[3];                                           \
+        (void)x, (void)y, (void)z, (void)w, (void)a, (void)b;                                    \
+        body;                                                                                    \
+    }
+static double relu(double t) { return t > 0 ? t : 0; }
+static double sigm(double t) { return 1 / (1 + exp(-t)); }
+static double gelu(double t) { return 0.5 * t * (1 + erf(t / sqrt(2.0))); }
+
+R(r_copy, o[0] = x)
+R(r_add, o[0] = x + y)
+R(r_sub_mul, o[0] = x - y * z)
+R(r_div, o[0] = x * y / w)
+R(r_neg, o[0] = -x)
+R(r_axpb, o[0] = a * x + b)
+R(r_relu_axpb, o[0] = relu(a * x + b))
+R(r_relu_vec, o[0] = relu(x * y + z))
+R(r_abs, o[0] = fabs(x))
+R(r_min, o[0] = fmin(x, y))
+R(r_maxmin, o[0] = fmax(x, y) - fmin(y, z))
+R(r_exp, o[0] = exp(x))
+R(r_log, o[0] = log(w))
+R(r_sqrt, o[0] = sqrt(w))
+R(r_rsqrt, o[0] = 1 / sqrt(w))
+R(r_tanh, o[0] = tanh(x * 2))
+R(r_sigmoid, o[0] = sigm(x))
+R(r_gelu, o[0] = gelu(x))
+R(r_pow, o[0] = pow(w, y))
+R(r_fma, o[0] = x * y + z)
+R(r_clamp, o[0] = fmin(fmax(x, -0.5), 0.5))
+R(r_where, o[0] = x > y ? x : y)
+R(r_logic, o[0] = (x > 0 && y < 0) ? z : -z)
+R(r_not, o[0] = (!(x >= y) || z == 0) ? 1 : 2)
+R(r_floor, o[0] = floor(x * 4) + ceil(y * 8))
+R(r_literals, o[0] = 1.5e-1 * x + 2 * y - .25)
+R(r_diffsq, o[0] = (x + y) * (x - y) / (w + 1))
+R(r_cube, o[0] = x * x * x + 3 * x * x * y + 3 * x * y * y + y * y * y)
+R(r_where0, o[0] = x != y ? x - y : 0)
+R(r_mix, o[0] = sigm(a * x) * tanh(b * y) + relu(-z))
+R(r_two, o[0] = x + a; o[1] = o[0] * o[0])
+R(r_chain, o[0] = x * y; o[1] = o[0] + z)
+R(r_inplace, o[0] = x * 2 + y)
+R(r_gauss, o[0] = exp(-x * x / 2) / sqrt(2 * 3.14159265))
+R(r_spaces, o[0] = x + y)
+R(r_negneg, o[0] = -(-(-x)))
+
+typedef struct mcase {
+    const char *expr;
+    void (*ref)(const double *, double, double, double *);
+} mcase;
+
+static const mcase cases[] = {
+    {"o = x", r_copy},
+    {"o = x + y", r_add},
+    {"o = x - y*z", r_sub_mul},
+    {"o = x * y / w", r_div},
+    {"o = -x", r_neg},
+    {"o = a*x + b", r_axpb},
+    {"o = relu(a*x + b)", r_relu_axpb},
+    {"o = relu(x*y + z)", r_relu_vec},
+    {"o = abs(x)", r_abs},
+    {"o = min(x, y)", r_min},
+    {"o = max(x, y) - min(y, z)", r_maxmin},
+    {"o = exp(x)", r_exp},
+    {"o = log(w)", r_log},
+    {"o = sqrt(w)", r_sqrt},
+    {"o = rsqrt(w)", r_rsqrt},
+    {"o = tanh(x*2)", r_tanh},
+    {"o = sigmoid(x)", r_sigmoid},
+    {"o = gelu(x)", r_gelu},
+    {"o = pow(w, y)", r_pow},
+    {"o = fma(x, y, z)", r_fma},
+    {"o = clamp(x, -0.5, 0.5)", r_clamp},
+    {"o = where(x > y, x, y)", r_where},
+    {"o = x > 0 && y < 0 ? z : -z", r_logic},
+    {"o = !(x >= y) || z == 0 ? 1 : 2", r_not},
+    {"o = floor(x*4) + ceil(y*8)", r_floor},
+    {"o = 1.5e-1*x + 2E+0*y - .25", r_literals},
+    {"o = (x + y) * (x - y) / (w + 1)", r_diffsq},
+    {"o = x*x*x + 3*x*x*y + 3*x*y*y + y*y*y", r_cube},
+    {"o = where(x != y, x - y, 0)", r_where0},
+    {"o = sigmoid(a*x) * tanh(b*y) + relu(-z)", r_mix},
+    {"o = x + a; p = o * o", r_two},
+    {"o = x*y; p = o + z;", r_chain},
+    {"x = x*2 + y", r_inplace},
+    {"o = exp(-x*x/2) / sqrt(2*3.14159265)", r_gauss},
+    {"\n  o =\tx\n +  y ;\n", r_spaces},
+    {"o = -(-(-x))", r_negneg},
+};
+#define NCASES ((int)(sizeof cases / sizeof cases[0]))
+
+static const double SA = 0.75, SB = -0.25;
+
+static double gen(int k, uint64_t *rng)
+{
+    double r = clf_test_rand(rng);
+    return k == 3 ? 1.1 + r : r;  /* w stays positive for log, sqrt and pow */
+}
+
+/* Runs one case with n elements on ctx; dt[k] is the storage type of x, y, z, w and of the outputs.
+ * Every buffer gets its own random offset and a guard region after, both checked unchanged. */
+static void run_case(clf_context *ctx, const mcase *c, size_t n, clf_dtype in_dt, clf_dtype out_dt, uint64_t *rng)
+{
+    clf__expr e;
+    ck_assert_int_eq(clf__expr_parse(c->expr, strlen(c->expr), &e), 0);
+    clf_map_arg args[CLF__EX_MAX_NAMES];
+    cl_mem mem[CLF__EX_MAX_NAMES] = {0};
+    double *host[CLF__EX_MAX_NAMES] = {0};
+    size_t off[CLF__EX_MAX_NAMES], total[CLF__EX_MAX_NAMES];
+    int nargs = 0;
+    for (int k = 0; k < e.nnames; k++) {
+        const char *nm = e.name[k];
+        clf_map_arg *a = &args[nargs++];
+        memset(a, 0, sizeof *a);
+        a->name = nm;
+        if (!strcmp(nm, "a") || !strcmp(nm, "b")) {
+            a->kind = CLF_ARG_SCALAR;
+            a->value = nm[0] == 'a' ? SA : SB;
+            continue;
+        }
+        int in = strchr("xyzw", nm[0]) != NULL;
+        clf_dtype dt = in ? in_dt : out_dt;
+        size_t es = clf__dtype_size(dt);
+        off[k] = (size_t)((clf_test_rand(rng) + 1) * 9);  /* 0..17 */
+        total[k] = off[k] + n + 5;
+        host[k] = malloc(total[k] * sizeof(double));
+        void *raw = malloc(total[k] * es);
+        ck_assert(host[k] && raw);
+        int var = in ? (int)(strchr("xyzw", nm[0]) - "xyzw") : 0;
+        for (size_t i = 0; i < total[k]; i++) {
+            double v = gen(var, rng);
+            if (dt == CLF_F32) ((float *)raw)[i] = (float)v, host[k][i] = (float)v;
+            else ((double *)raw)[i] = v, host[k][i] = v;
+        }
+        mem[k] = clf_test_buffer(ctx, total[k] * es, raw);
+        free(raw);
+        a->kind = CLF_ARG_BUFFER;
+        a->dtype = dt;
+        a->buffer = mem[k];
+        a->offset = off[k];
+    }
+    cl_event ev = NULL;
+    clf_status s = clf_map(ctx, c->expr, n, args, (size_t)nargs, &ev);
+    ck_assert_msg(s == CLF_SUCCESS, "%s (n=%zu): %s", c->expr, n, clf_last_error());
+    ck_assert_ptr_nonnull(ev);
+    ck_assert_int_eq(clWaitForEvents(1, &ev), CL_SUCCESS);
+    clReleaseEvent(ev);
+    int xk = -1, yk = -1, zk = -1, wk = -1;
+    for (int k = 0; k < e.nnames; k++) {
+        if (!strcmp(e.name[k], "x")) xk = k;
+        if (!strcmp(e.name[k], "y")) yk = k;
+        if (!strcmp(e.name[k], "z")) zk = k;
+        if (!strcmp(e.name[k], "w")) wk = k;
+    }
+    int ks[4] = {xk, yk, zk, wk};
+    double tol = (in_dt == CLF_F64 && out_dt == CLF_F64) ? 1e-12 : 2e-5;
+    for (int st = 0; st < e.nstmts; st++) {
+        int k = e.stmt[st].name;
+        clf_dtype dt = args[k].dtype;
+        size_t es = clf__dtype_size(dt);
+        void *raw = malloc(total[k] * es);
+        clf_test_read(ctx, mem[k], total[k] * es, raw);
+        for (size_t i = 0; i < total[k]; i++) {
+            double got = dt == CLF_F32 ? ((float *)raw)[i] : ((double *)raw)[i];
+            double want = host[k][i];
+            if (i >= off[k] && i < off[k] + n) {
+                double v[4] = {0}, o[2];
+                for (int j = 0; j < 4; j++)
+                    if (ks[j] >= 0) v[j] = host[ks[j]][off[ks[j]] + i - off[k]];
+                c->ref(v, SA, SB, o);
+                want = o[st];
+                ck_assert_msg(fabs(got - want) <= tol * (1 + fabs(want)),
+                              "%s [%s] n=%zu off=%zu: element %zu is %.9g, expected %.9g", c->expr,
+                              clf__dtype_name(in_dt), n, off[k], i - off[k], got, want);
+            } else {
+                ck_assert_msg(got == want, "%s n=%zu: element %zu outside the range changed", c->expr, n, i);
+            }
+        }
+        free(raw);
+    }
+    for (int k = 0; k < e.nnames; k++) {
+        if (mem[k]) clReleaseMemObject(mem[k]);
+        free(host[k]);
+    }
+    clf__expr_free(&e);
+}
+
+static const size_t sizes[] = {1, 2, 3, 5, 15, 16, 17, 31, 33, 100, 1000, 4097, 65537, 250001, 1000000};
+#define NSIZES (sizeof sizes / sizeof sizes[0])
+
+/* Case _i on every device: f32 at two sizes, f64 (where offered) at one. */
+START_TEST(expressions)
+{
+    clf_context **ctxs;
+    int nc = clf_test_contexts(&ctxs);
+    ck_assert_int_gt(nc, 0);
+    uint64_t rng = 0x1234567ull + (uint64_t)_i * 7919;
+    for (int d = 0; d < nc; d++) {
+        size_t n1 = sizes[(size_t)_i % NSIZES], n2 = sizes[(size_t)(_i * 7 + 3) % NSIZES];
+        run_case(ctxs[d], &cases[_i], n1, CLF_F32, CLF_F32, &rng);
+        run_case(ctxs[d], &cases[_i], n2, CLF_F32, CLF_F32, &rng);
+        /* f64 on every third case keeps the suite's compile time (PoCL: ~1 s a program) in bounds. */
+        if (clf_context_device(ctxs[d])->fp64 && _i % 3 == 0)
+            run_case(ctxs[d], &cases[_i], sizes[(size_t)(_i * 5 + 1) % NSIZES], CLF_F64, CLF_F64, &rng);
+    }
+    clf_test_contexts_free(ctxs, nc);
+}
+END_TEST
+
+/* One program, every small size and head/tail combination; and mixed storage types. */
+START_TEST(all_small_sizes_and_mixed)
+{
+    clf_context **ctxs;
+    int nc = clf_test_contexts(&ctxs);
+    uint64_t rng = 99;
+    for (int d = 0; d < nc; d++) {
+        for (size_t n = 1; n <= 40; n++)
+            run_case(ctxs[d], &cases[6], n, CLF_F32, CLF_F32, &rng);
+        if (clf_context_device(ctxs[d])->fp64) {
+            run_case(ctxs[d], &cases[2], 1001, CLF_F32, CLF_F64, &rng);
+            run_case(ctxs[d], &cases[2], 1001, CLF_F64, CLF_F32, &rng);
+        }
+    }
+    clf_test_contexts_free(ctxs, nc);
+}
+END_TEST
+
+/* ---- errors: each leaves the output untouched and enqueues nothing ------------------------- */
+typedef struct ecase { const char *expr; int status; const char *msg; } ecase;
+static const ecase parse_errors[] = {
+    {"o = exp(x", CLF_ERR_PARSE, "1:10: expected ')' after argument list"},
+    {"o = (x + y", CLF_ERR_PARSE, "1:11: expected ')' to close '('"},
+    {"o = x +", CLF_ERR_PARSE, "1:8: expected a number, a name or '('"},
+    {"o = foo(x)", CLF_ERR_PARSE, "1:5: unknown function 'foo'"},
+    {"o = max(x)", CLF_ERR_PARSE, "1:5: function 'max' takes 2 arguments, got 1"},
+    {"o = fma(x, y)", CLF_ERR_PARSE, "function 'fma' takes 3 arguments, got 2"},
+    {"o = x; o = y", CLF_ERR_PARSE, "1:8: output 'o' is assigned twice"},
+    {"o = x $ y", CLF_ERR_PARSE, "1:7: unexpected character '$'"},
+    {"o = (x < y) * 2", CLF_ERR_PARSE, "1:13: operand of '*' must be a number"},
+    {"o = x ? y : 1", CLF_ERR_PARSE, "condition of '?:' must be a condition"},
+    {"o = x > y ? 1", CLF_ERR_PARSE, "expected ':' in '?:'"},
+    {"o = where(x, y, 1)", CLF_ERR_PARSE, "argument 1 of 'where' must be a condition"},
+    {"o x", CLF_ERR_PARSE, "1:3: expected '=' after output name 'o'"},
+    {"", CLF_ERR_PARSE, "1:1: empty expression"},
+    {"  \n ", CLF_ERR_PARSE, "1:1: empty expression"},
+    {"o = 1e400", CLF_ERR_PARSE, "out of range"},
+    {"o = 1e+", CLF_ERR_PARSE, "expected digits in the exponent"},
+    {"o = 2x", CLF_ERR_PARSE, "after number"},
+    {"o = x < y < 1", CLF_ERR_PARSE, "cannot be chained"},
+    {"o = x;;", CLF_ERR_PARSE, "1:7: expected an output name"},
+    {"o = x y", CLF_ERR_PARSE, "1:7: expected ';' or end of expression"},
+    {"o = x\n  + )", CLF_ERR_PARSE, "2:5: expected a number"},
+    {"exp = x", CLF_ERR_PARSE, "'exp' is a function"},
+    {"o = relu", CLF_ERR_PARSE, "'relu' is a function: expected '('"},
+    {"o = !x", CLF_ERR_PARSE, "operand of '!' must be a condition"},
+    {"o = x > y", CLF_ERR_PARSE, "value assigned to 'o' must be a number"},
+};
+
+typedef struct efix {
+    clf_context *ctx;
+    cl_mem o, x, y, small;
+    float before[64];
+} efix;
+
+static void efix_init(efix *f, clf_context *ctx)
+{
+    uint64_t rng = 5;
+    f->ctx = ctx;
+    clf_test_rand_f32(f->before, 64, &rng);
+    f->o = clf_test_buffer(ctx, sizeof f->before, f->before);
+    f->x = clf_test_buffer(ctx, sizeof f->before, f->before);
+    f->y = clf_test_buffer(ctx, sizeof f->before, f->before);
+    f->small = clf_test_buffer(ctx, 16 * sizeof(float), f->before);
+}
+
+static void efix_free(efix *f)
+{
+    clReleaseMemObject(f->o), clReleaseMemObject(f->x), clReleaseMemObject(f->y), clReleaseMemObject(f->small);
+}
+
+/* Expects status and message, then checks that o, x and y still hold what they held. */
+static void expect_fail(efix *f, const char *expr, size_t n, const clf_map_arg *args, size_t nargs, int status,
+                        const char *msg)
+{
+    cl_event ev = (cl_event)1;
+    clf_status s = clf_map(f->ctx, expr, n, args, nargs, &ev);
+    ck_assert_msg((int)s == status, "'%s': got %s (%s), expected %s", expr ? expr : "(null)", clf_status_name(s),
+                  clf_last_error(), clf_status_name(status));
+    ck_assert_msg(strstr(clf_last_error(), msg) != NULL, "'%s': message '%s' lacks '%s'", expr ? expr : "(null)",
+                  clf_last_error(), msg);
+    ck_assert_ptr_null(ev);
+    ck_assert_int_eq(clf_finish(f->ctx), CLF_SUCCESS);
+    float now[64];
+    cl_mem bufs[3] = {f->o, f->x, f->y};
+    for (int b = 0; b < 3; b++) {
+        clf_test_read(f->ctx, bufs[b], sizeof now, now);
+        ck_assert_msg(memcmp(now, f->before, sizeof now) == 0, "'%s' changed a buffer", expr ? expr : "(null)");
+    }
+}
+
+#define BUF(nm, m, o) {.name = nm, .kind = CLF_ARG_BUFFER, .dtype = CLF_F32, .buffer = m, .offset = o}
+
+START_TEST(errors)
+{
+    clf_context **ctxs;
+    int nc = clf_test_contexts(&ctxs);
+    for (int d = 0; d < nc; d++) {
+        efix f;
+        efix_init(&f, ctxs[d]);
+        clf_map_arg std[3] = {BUF("o", f.o, 0), BUF("x", f.x, 0), BUF("y", f.y, 0)};
+        for (size_t i = 0; i < sizeof parse_errors / sizeof parse_errors[0]; i++)
+            expect_fail(&f, parse_errors[i].expr, 64, std, 3, parse_errors[i].status, parse_errors[i].msg);
+
+        /* Limits: deep nesting, long text, many operations, many names; none may crash. */
+        size_t big = 200000;
+        char *t = malloc(big + 64);
+        strcpy(t, "o = ");
+        memset(t + 4, '(', 5000), strcpy(t + 5004, "x");
+        expect_fail(&f, t, 64, std, 3, CLF_ERR_PARSE, "nested too deeply (limit 64");
+        strcpy(t, "o = "), memset(t + 4, '-', 5000), strcpy(t + 5004, "x");
+        expect_fail(&f, t, 64, std, 3, CLF_ERR_PARSE, "nested too deeply");
+        strcpy(t, "o = x"), memset(t + 5, ' ', big), strcpy(t + 5 + big, "+ y");
+        expect_fail(&f, t, 64, std, 3, CLF_ERR_PARSE, "too long");
+        strcpy(t, "o = x");
+        for (int k = 0; k < 5000; k++) strcat(t + 4 * k, "+y*x");
+        expect_fail(&f, t, 64, std, 3, CLF_ERR_PARSE, "too large (limit 4096");
+        strcpy(t, "o = x");
+        for (int k = 0; k < 40; k++) sprintf(t + strlen(t), "+v%d", k);
+        expect_fail(&f, t, 64, std, 3, CLF_ERR_PARSE, "too many names (limit 32)");
+        free(t);
+
+        /* Binding. */
+        expect_fail(&f, "o = x + q", 64, std, 2, CLF_ERR_INVALID_ARG, "no argument for 'q'");
+        expect_fail(&f, "o = x", 64, std, 3, CLF_ERR_INVALID_ARG, "'y' is not used");
+        expect_fail(&f, "o = x + y", 65, std, 3, CLF_ERR_INVALID_ARG, "needs 260 bytes");
+        clf_map_arg off[3] = {BUF("o", f.o, 0), BUF("x", f.x, 1), BUF("y", f.y, 0)};
+        expect_fail(&f, "o = x + y", 64, off, 3, CLF_ERR_INVALID_ARG, "x: needs");
+        clf_map_arg sm[3] = {BUF("o", f.o, 0), BUF("x", f.small, 0), BUF("y", f.y, 0)};
+        expect_fail(&f, "o = x + y", 17, sm, 3, CLF_ERR_INVALID_ARG, "x: needs 68 bytes");
+        clf_map_arg sc[2] = {{.name = "a", .kind = CLF_ARG_SCALAR, .value = 1}, BUF("x", f.x, 0)};
+        expect_fail(&f, "a = x", 64, sc, 2, CLF_ERR_INVALID_ARG, "output 'a' is a scalar");
+        clf_map_arg dup[3] = {BUF("o", f.o, 0), BUF("x", f.x, 0), BUF("x", f.y, 0)};
+        expect_fail(&f, "o = x", 64, dup, 3, CLF_ERR_INVALID_ARG, "'x' is given twice");
+        clf_map_arg h[2] = {BUF("o", f.o, 0), {.name = "x", .kind = CLF_ARG_BUFFER, .dtype = CLF_F16, .buffer = f.x}};
+        expect_fail(&f, "o = x", 64, h, 2, CLF_ERR_UNSUPPORTED, "storage type f16");
+        clf_map_arg bad[2] = {BUF("o", f.o, 0), {.name = "x", .kind = (clf_arg_kind)7, .buffer = f.x}};
+        expect_fail(&f, "o = x", 64, bad, 2, CLF_ERR_INVALID_ARG, "unknown kind");
+        clf_map_arg noname[2] = {BUF("o", f.o, 0), BUF(NULL, f.x, 0)};
+        expect_fail(&f, "o = x", 64, noname, 2, CLF_ERR_INVALID_ARG, "has no name");
+        expect_fail(&f, "o = x", 64, NULL, 2, CLF_ERR_INVALID_ARG, "args is NULL");
+        expect_fail(&f, NULL, 64, std, 2, CLF_ERR_INVALID_ARG, "must be non-NULL");
+        clf_map_arg nobuf[2] = {BUF("o", f.o, 0), BUF("x", NULL, 0)};
+        expect_fail(&f, "o = x", 64, nobuf, 2, CLF_ERR_INVALID_ARG, "x: buffer is NULL");
+
+        /* Aliasing: partial overlap and overlapping outputs are rejected. */
+        clf_map_arg part[2] = {BUF("o", f.x, 0), BUF("x", f.x, 3)};
+        expect_fail(&f, "o = x * 2", 32, part, 2, CLF_ERR_INVALID_ARG, "partially overlaps input 'x'");
+        clf_map_arg outs[3] = {BUF("o", f.x, 0), BUF("p", f.x, 10), BUF("x", f.y, 0)};
+        expect_fail(&f, "o = x; p = x", 32, outs, 3, CLF_ERR_INVALID_ARG, "outputs 'o' and 'p' overlap");
+        cl_buffer_region reg = {16 * sizeof(float), 32 * sizeof(float)};
+        cl_int err;
+        cl_mem sub = clCreateSubBuffer(f.x, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &reg, &err);
+        if (sub) {  /* sub-buffer origins must be aligned to the device's base alignment; skip if not */
+            clf_map_arg subp[2] = {BUF("o", sub, 0), BUF("x", f.x, 0)};
+            expect_fail(&f, "o = x * 2", 32, subp, 2, CLF_ERR_INVALID_ARG, "partially overlaps");
+            clReleaseMemObject(sub);
+        }
+
+        /* Same buffer, disjoint ranges: fine. n = 0: fine, with an event. */
+        clf_map_arg dis[2] = {BUF("o", f.o, 32), BUF("x", f.o, 0)};
+        ck_assert_int_eq(clf_map(f.ctx, "o = x * 2", 32, dis, 2, NULL), CLF_SUCCESS);
+        float now[64];
+        clf_test_read(f.ctx, f.o, sizeof now, now);
+        for (int i = 0; i < 32; i++) ck_assert(now[32 + i] == 2 * f.before[i] && now[i] == f.before[i]);
+        cl_event ev = NULL;
+        ck_assert_int_eq(clf_map(f.ctx, "o = x * 2", 0, std, 2, &ev), CLF_SUCCESS);
+        ck_assert_ptr_nonnull(ev);
+        ck_assert_int_eq(clWaitForEvents(1, &ev), CL_SUCCESS);
+        clReleaseEvent(ev);
+        efix_free(&f);
+    }
+    ck_assert_int_eq(clf_map(NULL, "o = x", 1, NULL, 0, NULL), CLF_ERR_INVALID_ARG);
+    clf_test_contexts_free(ctxs, nc);
+}
+END_TEST
+
+/* Random text from the grammar's alphabet: always a status, never a crash. */
+START_TEST(random_text)
+{
+    clf_context **ctxs;
+    int nc = clf_test_contexts(&ctxs);
+    efix f;
+    efix_init(&f, ctxs[0]);
+    clf_map_arg std[3] = {BUF("o", f.o, 0), BUF("x", f.x, 0), BUF("y", f.y, 0)};
+    static const char *atoms[] = {"o", "x", "y", "=", "+", "*", "(", ")", ",", ";", "?", ":", "<", "&&", "!", "relu",
+                                  "max", "1", "2.5e3", " ", "\n", "-", "where", ".", "e", "\x01"};
+    uint64_t rng = 42;
+    char text[256];
+    for (int it = 0; it < 3000; it++) {
+        text[0] = 0;
+        int len = (int)((clf_test_rand(&rng) + 1) * 12);
+        for (int k = 0; k < len; k++)
+            strcat(text, atoms[(int)((clf_test_rand(&rng) + 1) / 2 * (sizeof atoms / sizeof atoms[0]))]);
+        clf__expr e;
+        int r = clf__expr_parse(text, strlen(text), &e);
+        ck_assert(r == 0 || (r == -1 && strchr(e.err, ':') != NULL));
+        clf__expr_free(&e);
+    }
+    /* A few that parse must also pass binding and run (or fail with a clear status). */
+    clf_status s = clf_map(f.ctx, "o = x; p = o", 64, std, 3, NULL);
+    ck_assert_int_eq(s, CLF_ERR_INVALID_ARG);
+    efix_free(&f);
+    clf_test_contexts_free(ctxs, nc);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("map");
+    TCase *tc = clf_test_tcase("expressions");
+    tcase_add_loop_test(tc, expressions, 0, NCASES);
+    tcase_add_test(tc, all_small_sizes_and_mixed);
+    suite_add_tcase(s, tc);
+    TCase *te = clf_test_tcase("errors");
+    tcase_add_test(te, errors);
+    tcase_add_test(te, random_text);
+    suite_add_tcase(s, te);
+    return clf_test_run(s);
+}
