@@ -1,38 +1,333 @@
-/* cmd_report.c — `clforge report FILE.json... -o DIR`: a Markdown page and SVG charts from bench JSON. */
-#include <stdio.h>
-#include <string.h>
-
+/* cmd_report.c — `clforge report FILE.json... -o DIR`: reads `clforge bench --json` results and writes
+ * DIR/report.md (a table per workload comparing the devices) with SVG charts beside it (report_svg.c). */
+#include <errno.h>
 #include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
-#include "clforge/clforge.h"
 #include "cli.h"
+#include "clforge/clforge.h"
+#include "report.h"
+
+#define MAX_DEVICES 32
+
+typedef struct report {
+    json_t *docs[64];
+    const char *files[64];
+    size_t ndocs;
+    clf_rep_device devs[MAX_DEVICES];
+    size_t ndevs;
+} report;
 
 static void report_usage(FILE *f)
 {
-    fprintf(f, "usage: clforge report FILE.json... -o DIR\n");
+    fprintf(f, "usage: clforge report FILE.json... -o DIR\n"
+               "  Reads results of `clforge bench --json FILE` (one or more devices per file) and writes\n"
+               "  DIR/report.md, DIR/gemm.svg and DIR/roofline-<n>.svg.\n");
+}
+
+static const char *str_or(json_t *o, const char *key, const char *dflt)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_string(v) ? json_string_value(v) : dflt;
+}
+
+static double num_or(json_t *o, const char *key, double dflt)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+/* Fills r from one element of "results"; returns 0 when a required member is missing. */
+static int parse_result(json_t *j, clf_rep_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->workload = str_or(j, "workload", NULL);
+    r->group = str_or(j, "group", NULL);
+    r->label = str_or(j, "label", NULL);
+    r->unit = str_or(j, "unit", "");
+    r->bound = str_or(j, "bound", "");
+    r->error = str_or(j, "error", NULL);
+    if (!r->workload || !r->group || !r->label || !json_is_number(json_object_get(j, "value"))) return 0;
+    r->m = (size_t)num_or(j, "m", 0), r->n = (size_t)num_or(j, "n", 0), r->k = (size_t)num_or(j, "k", 0);
+    r->value = num_or(j, "value", 0);
+    r->fraction = num_or(j, "fraction", 0);
+    r->flops = num_or(j, "flops", 0);
+    r->bytes = num_or(j, "bytes", 0);
+    r->seconds = num_or(j, "seconds", 0);
+    r->intensity = num_or(j, "intensity", r->bytes > 0 ? r->flops / r->bytes : 0);
+    json_t *b = json_object_get(j, "baseline");
+    if (json_is_object(b) && json_is_number(json_object_get(b, "value"))) {
+        r->has_base = 1;
+        r->base_value = num_or(b, "value", 0);
+        r->base_seconds = num_or(b, "seconds", 0);
+        r->ratio = num_or(b, "ratio", r->base_value > 0 ? r->value / r->base_value : 0);
+    }
+    return 1;
+}
+
+/* Loads one file; on failure prints why (file, line and column for bad JSON) and returns 0. */
+static int load_file(report *rep, const char *path)
+{
+    json_error_t err;
+    json_t *doc = json_load_file(path, 0, &err);
+    if (!doc) {
+        if (err.line < 0) fprintf(stderr, "clforge report: cannot read %s: %s\n", path, err.text);
+        else fprintf(stderr, "clforge report: %s:%d:%d: malformed JSON: %s\n", path, err.line, err.column, err.text);
+        return 0;
+    }
+    json_t *devices = json_object_get(doc, "devices");
+    if (!json_is_object(doc) || strcmp(str_or(doc, "format", ""), "clforge-bench-1") != 0 || !json_is_array(devices)) {
+        fprintf(stderr, "clforge report: %s: not a clforge bench result (expected \"format\": \"clforge-bench-1\" "
+                        "and a \"devices\" array)\n", path);
+        json_decref(doc);
+        return 0;
+    }
+    if (rep->ndocs == sizeof rep->docs / sizeof rep->docs[0]) {
+        fprintf(stderr, "clforge report: too many files (at most 64)\n");
+        json_decref(doc);
+        return 0;
+    }
+    rep->docs[rep->ndocs] = doc;
+    rep->files[rep->ndocs++] = path;
+    size_t i;
+    json_t *dj;
+    json_array_foreach(devices, i, dj) {
+        json_t *info = json_object_get(dj, "device"), *roof = json_object_get(dj, "roofline");
+        json_t *res = json_object_get(dj, "results");
+        if (!json_is_object(info) || !json_is_object(roof) || !json_is_array(res) || !str_or(info, "name", NULL)) {
+            fprintf(stderr, "clforge report: %s: device %zu lacks \"device\", \"roofline\" or \"results\"\n", path, i);
+            return 0;
+        }
+        if (rep->ndevs == MAX_DEVICES) {
+            fprintf(stderr, "clforge report: too many devices (at most %d)\n", MAX_DEVICES);
+            return 0;
+        }
+        clf_rep_device *d = &rep->devs[rep->ndevs];
+        memset(d, 0, sizeof *d);
+        d->name = str_or(info, "name", "?");
+        d->platform = str_or(info, "platform", "?");
+        d->driver = str_or(info, "driver", "?");
+        d->type = str_or(info, "type", "?");
+        d->id = str_or(info, "id", "?");
+        d->file = path;
+        d->date = str_or(doc, "date", "?");
+        d->baseline = str_or(doc, "baseline", NULL);
+        d->copy_gbs = num_or(roof, "copy_gbs", 0);
+        d->triad_gbs = num_or(roof, "triad_gbs", 0);
+        d->fp32_gflops = num_or(roof, "fp32_gflops", 0);
+        d->fp64_gflops = num_or(roof, "fp64_gflops", 0);
+        d->results = calloc(json_array_size(res) + 1, sizeof *d->results);
+        if (!d->results) { fprintf(stderr, "clforge report: out of memory\n"); return 0; }
+        rep->ndevs++;
+        size_t k;
+        json_t *rj;
+        json_array_foreach(res, k, rj) {
+            if (!parse_result(rj, &d->results[d->count])) {
+                fprintf(stderr, "clforge report: %s: device %zu, result %zu lacks workload, group, label or value\n",
+                        path, i, k);
+                return 0;
+            }
+            d->count++;
+        }
+    }
+    return 1;
+}
+
+static void md_escape(FILE *f, const char *s)
+{
+    for (; s && *s; s++) {
+        if (*s == '|' || *s == '*' || *s == '_' || *s == '\\') fputc('\\', f);
+        fputc(*s == '\n' ? ' ' : *s, f);
+    }
+}
+
+static const clf_rep_result *find(const clf_rep_device *d, const char *group, const char *label)
+{
+    for (size_t i = 0; i < d->count; i++)
+        if (!strcmp(d->results[i].group, group) && !strcmp(d->results[i].label, label)) return &d->results[i];
+    return NULL;
+}
+
+/* One table: a row per label (in first-seen order), a column per device; each cell holds the figure, the
+ * fraction of that device's roofline and the ratio to the baseline. */
+static void md_table(FILE *f, const report *rep, const char *group, const char *title)
+{
+    const char *labels[256];
+    size_t nl = 0;
+    const char *unit = "";
+    for (size_t d = 0; d < rep->ndevs; d++)
+        for (size_t i = 0; i < rep->devs[d].count; i++) {
+            const clf_rep_result *r = &rep->devs[d].results[i];
+            if (strcmp(r->group, group)) continue;
+            size_t j;
+            for (j = 0; j < nl && strcmp(labels[j], r->label); j++) {}
+            if (j == nl && nl < 256) labels[nl++] = r->label;
+            if (!r->error) unit = r->unit;
+        }
+    if (!nl) return;
+    fprintf(f, "\n## %s (%s)\n\n| %s |", title, unit, !strcmp(group, "map") || !strcmp(group, "copy") ? "workload" : "m×n×k");
+    for (size_t d = 0; d < rep->ndevs; d++) {
+        fprintf(f, " %zu. ", d + 1);
+        md_escape(f, rep->devs[d].name);
+        fputs(" |", f);
+    }
+    fputs("\n|---|", f);
+    for (size_t d = 0; d < rep->ndevs; d++) fputs("---:|", f);
+    fputc('\n', f);
+    for (size_t l = 0; l < nl; l++) {
+        fputs("| ", f);
+        md_escape(f, labels[l]);
+        fputs(" |", f);
+        for (size_t d = 0; d < rep->ndevs; d++) {
+            const clf_rep_result *r = find(&rep->devs[d], group, labels[l]);
+            if (!r) fputs(" – |", f);
+            else if (r->error) fputs(" failed |", f);
+            else {
+                fprintf(f, " %.4g (%.0f%%", r->value, 100 * r->fraction);
+                if (r->has_base) fprintf(f, ", %.2f×", r->ratio);
+                fputs(") |", f);
+            }
+        }
+        fputc('\n', f);
+    }
+}
+
+/* mkdir -p; 1 on success (also when it exists). */
+static int mkdir_p(const char *dir)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s", dir);
+    for (char *c = p + 1; *c; c++) {
+        if (*c != '/') continue;
+        *c = '\0';
+        if (mkdir(p, 0755) != 0 && errno != EEXIST) return 0;
+        *c = '/';
+    }
+    struct stat st;
+    if (mkdir(p, 0755) != 0 && errno != EEXIST) return 0;
+    if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) { errno = ENOTDIR; return 0; }
+    return 1;
+}
+
+static FILE *open_out(const char *dir, const char *name, char *path, size_t cap)
+{
+    snprintf(path, cap, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) fprintf(stderr, "clforge report: cannot write %s: %s\n", path, strerror(errno));
+    return f;
+}
+
+static int close_out(FILE *f, const char *path)
+{
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        fprintf(stderr, "clforge report: writing %s failed\n", path);
+        return 0;
+    }
+    return 1;
+}
+
+static int write_report(const report *rep, const char *dir)
+{
+    char path[4200], name[64];
+    FILE *md = open_out(dir, "report.md", path, sizeof path);
+    if (!md) return 0;
+    char mdpath[4200];
+    snprintf(mdpath, sizeof mdpath, "%s", path);
+    const char *base = NULL;
+    for (size_t d = 0; d < rep->ndevs && !base; d++) base = rep->devs[d].baseline;
+    fprintf(md, "# clforge benchmark report\n\nFrom %zu result file%s, made with `clforge bench` and rendered by "
+                "clforge %s. Each cell: the figure, in parentheses the fraction of that device's measured roofline",
+            rep->ndocs, rep->ndocs == 1 ? "" : "s", clf_version());
+    if (base) fprintf(md, " and the ratio to %s on the same device in the same run (> 1: clforge faster)", base);
+    fputs(". See docs/bench.md for how each figure is measured.\n\n## Devices\n\n"
+          "| # | device | platform | driver | type | copy GB/s | triad GB/s | fp32 GFLOP/s | fp64 GFLOP/s | run |\n"
+          "|---|---|---|---|---|---:|---:|---:|---:|---|\n", md);
+    for (size_t d = 0; d < rep->ndevs; d++) {
+        const clf_rep_device *v = &rep->devs[d];
+        fprintf(md, "| %zu | ", d + 1);
+        md_escape(md, v->name);
+        fputs(" | ", md);
+        md_escape(md, v->platform);
+        fputs(" | ", md);
+        md_escape(md, v->driver);
+        fprintf(md, " | %s | %.4g | %.4g | %.4g | ", v->type, v->copy_gbs, v->triad_gbs, v->fp32_gflops);
+        if (v->fp64_gflops > 0) fprintf(md, "%.4g", v->fp64_gflops);
+        else fputs("–", md);
+        fputs(" | ", md);
+        md_escape(md, v->date);
+        fputs(" |\n", md);
+    }
+    md_table(md, rep, "square", "SGEMM, square matrices");
+    md_table(md, rep, "shape", "SGEMM, non-square and irregular shapes");
+    md_table(md, rep, "dsquare", "DGEMM, square matrices");
+    md_table(md, rep, "map", "Fused elementwise maps (fp32)");
+    md_table(md, rep, "copy", "Copies");
+
+    int ok = 1;
+    fputs("\n## Charts\n", md);
+    static const char *const gemms[] = {"sgemm", "dgemm"};
+    for (int g = 0; g < 2 && ok; g++) {
+        snprintf(name, sizeof name, "%s.svg", gemms[g]);
+        FILE *f = open_out(dir, name, path, sizeof path);
+        if (!f) { ok = 0; break; }
+        int lines = clf_rep_svg_gemm(f, rep->devs, rep->ndevs, gemms[g]);
+        ok = close_out(f, path);
+        if (lines) fprintf(md, "\n![%s throughput against size](%s)\n", gemms[g], name);
+        else remove(path);
+    }
+    for (size_t d = 0; d < rep->ndevs && ok; d++) {
+        snprintf(name, sizeof name, "roofline-%zu.svg", d + 1);
+        FILE *f = open_out(dir, name, path, sizeof path);
+        if (!f) { ok = 0; break; }
+        clf_rep_svg_roofline(f, &rep->devs[d]);
+        ok = close_out(f, path);
+        fprintf(md, "\n![roofline of device %zu](%s)\n", d + 1, name);
+    }
+    ok = close_out(md, mdpath) && ok;
+    if (ok) printf("%s\n", mdpath);
+    return ok;
 }
 
 int clf_cmd_report(int argc, char **argv)
 {
     const char *dir = NULL;
+    static report rep;
+    memset(&rep, 0, sizeof rep);
     int nfiles = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-o") && i + 1 < argc) dir = argv[++i];
         else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) { report_usage(stdout); return 0; }
-        else if (argv[i][0] == '-') { fprintf(stderr, "clforge report: unknown option '%s'\n", argv[i]); return 2; }
-        else nfiles++;
+        else if (argv[i][0] == '-') {
+            fprintf(stderr, "clforge report: unknown or incomplete option '%s'\n", argv[i]);
+            report_usage(stderr);
+            return 2;
+        } else nfiles++;
     }
-    if (!dir || !nfiles) { report_usage(stderr); return 2; }
-    for (int i = 1; i < argc; i++) {
+    if (!dir || !nfiles) {
+        fprintf(stderr, "clforge report: %s\n", !dir ? "-o DIR is required" : "no result files given");
+        report_usage(stderr);
+        return 2;
+    }
+    int ok = 1;
+    for (int i = 1; i < argc && ok; i++) {
         if (!strcmp(argv[i], "-o")) { i++; continue; }
-        json_error_t err;
-        json_t *root = json_load_file(argv[i], 0, &err);
-        if (!root) {
-            fprintf(stderr, "clforge report: %s:%d:%d: %s\n", argv[i], err.line, err.column, err.text);
-            return 1;
-        }
-        json_decref(root);
+        ok = load_file(&rep, argv[i]);
     }
-    fprintf(stderr, "clforge report: not available in this build yet\n");
-    return 1;
+    if (ok && rep.ndevs == 0) {
+        fprintf(stderr, "clforge report: the files hold no devices\n");
+        ok = 0;
+    }
+    if (ok && !mkdir_p(dir)) {
+        fprintf(stderr, "clforge report: cannot create %s: %s\n", dir, strerror(errno));
+        ok = 0;
+    }
+    if (ok) ok = write_report(&rep, dir);
+    for (size_t d = 0; d < rep.ndevs; d++) free(rep.devs[d].results);
+    for (size_t i = 0; i < rep.ndocs; i++) json_decref(rep.docs[i]);
+    return ok ? 0 : 1;
 }

@@ -1,0 +1,31 @@
+/* report.h — the data `clforge report` reads from bench JSON (cmd_report.c) and draws (report_svg.c). */
+#ifndef CLFORGE_TOOLS_REPORT_H
+#define CLFORGE_TOOLS_REPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct clf_rep_result {
+    const char *workload, *group, *label, *unit, *bound, *error;   /* error NULL when it ran */
+    size_t m, n, k;
+    double value, fraction, flops, bytes, seconds, intensity;
+    int has_base;
+    double base_value, base_seconds, ratio;
+} clf_rep_result;
+
+typedef struct clf_rep_device {
+    const char *name, *platform, *driver, *type, *id, *file, *date, *baseline;
+    double copy_gbs, triad_gbs, fp32_gflops, fp64_gflops;
+    clf_rep_result *results;
+    size_t count;
+} clf_rep_device;
+
+/* Writes a log-log roofline chart of one device: its roofs, each kernel as a point (baseline hollow). */
+int clf_rep_svg_roofline(FILE *f, const clf_rep_device *d);
+/* Writes GEMM throughput (GFLOP/s) against square size for every device, clforge solid and baseline
+ * dashed. workload: "sgemm" or "dgemm". Returns the number of lines drawn. */
+int clf_rep_svg_gemm(FILE *f, const clf_rep_device *devs, size_t ndevs, const char *workload);
+/* XML text escaping for element content and attribute values. */
+void clf_rep_xml_text(FILE *f, const char *s);
+
+#endif

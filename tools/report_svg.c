@@ -1,0 +1,337 @@
+/* report_svg.c — the SVG charts of `clforge report`: a log-log roofline per device with every kernel as a
+ * point, and GEMM throughput against size for all devices and the baseline. Plain SVG 1.1, no scripts. */
+#include <math.h>
+#include <string.h>
+
+#include "report.h"
+
+#define W 800
+#define H 480
+#define PX0 80.0    /* plot area */
+#define PX1 500.0
+#define PY0 50.0
+#define PY1 420.0
+
+static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
+                                      "#e377c2", "#17becf"};
+
+typedef struct axes {
+    double lx0, lx1, ly0, ly1;   /* log10 ranges (x may be log2-based for sizes, see log2x) */
+    int log2x;
+} axes;
+
+/* Length of the valid UTF-8 sequence at s, 0 when invalid. */
+static int utf8_len(const unsigned char *s)
+{
+    int n = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 && s[0] < 0xE0 ? 2 : 0;
+    for (int i = 1; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80) return 0;
+    return n;
+}
+
+void clf_rep_xml_text(FILE *f, const char *s)
+{
+    for (; s && *s; s++) {
+        if ((unsigned char)*s >= 0x80) {
+            /* Foreign bytes in a device name must not make the document ill-formed. */
+            int n = utf8_len((const unsigned char *)s);
+            if (n) fwrite(s, 1, (size_t)n, f), s += n - 1;
+            else fputc('?', f);
+            continue;
+        }
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&apos;", f); break;
+        default:
+            /* Control characters are not allowed in XML 1.0. */
+            if ((unsigned char)*s >= 0x20 || *s == '\t' || *s == '\n') fputc(*s, f);
+        }
+    }
+}
+
+static double sx(const axes *a, double x)
+{
+    double l = a->log2x ? log2(x) : log10(x);
+    return PX0 + (l - a->lx0) / (a->lx1 - a->lx0) * (PX1 - PX0);
+}
+
+static double sy(const axes *a, double y)
+{
+    return PY1 - (log10(y) - a->ly0) / (a->ly1 - a->ly0) * (PY1 - PY0);
+}
+
+static void fmt_si(char *out, size_t cap, double v)
+{
+    if (v >= 1e6) snprintf(out, cap, "%gM", v / 1e6);
+    else if (v >= 1e3) snprintf(out, cap, "%gk", v / 1e3);
+    else snprintf(out, cap, "%g", v);
+}
+
+static void header(FILE *f, const char *title)
+{
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+               "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+               "font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
+               "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n<text x=\"%d\" y=\"28\" font-size=\"16\" "
+               "font-weight=\"bold\">",
+            W, H, W, H, (int)PX0);
+    clf_rep_xml_text(f, title);
+    fputs("</text>\n", f);
+}
+
+/* Frame, grid lines and labels at each decade (or each power of two for sizes). */
+static void frame(FILE *f, const axes *a, const char *xlabel, const char *ylabel)
+{
+    char t[32];
+    fprintf(f, "<g stroke=\"#ddd\" stroke-width=\"1\">\n");
+    for (double d = ceil(a->ly0); d <= a->ly1 + 1e-9; d++)
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", PX0, sy(a, pow(10, d)), PX1, sy(a, pow(10, d)));
+    for (double d = ceil(a->lx0); d <= a->lx1 + 1e-9; d++) {
+        double x = a->log2x ? pow(2, d) : pow(10, d);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", sx(a, x), PY0, sx(a, x), PY1);
+    }
+    fprintf(f, "</g>\n<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#333\"/>\n", PX0,
+            PY0, PX1 - PX0, PY1 - PY0);
+    fprintf(f, "<g font-size=\"11\" fill=\"#333\">\n");
+    for (double d = ceil(a->ly0); d <= a->ly1 + 1e-9; d++) {
+        fmt_si(t, sizeof t, pow(10, d));
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", PX0 - 6, sy(a, pow(10, d)) + 4, t);
+    }
+    for (double d = ceil(a->lx0); d <= a->lx1 + 1e-9; d++) {
+        double x = a->log2x ? pow(2, d) : pow(10, d);
+        if (a->log2x) snprintf(t, sizeof t, "%g", x);
+        else fmt_si(t, sizeof t, x);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", sx(a, x), PY1 + 16, t);
+    }
+    /* With two decades or fewer, 2x and 5x steps are labelled too, or the axis says too little. */
+    if (a->ly1 - a->ly0 <= 2.01)
+        for (double d = floor(a->ly0); d < a->ly1; d++)
+            for (int m = 2; m <= 5; m += 3) {
+                double y = m * pow(10, d);
+                if (log10(y) <= a->ly0 || log10(y) >= a->ly1) continue;
+                fmt_si(t, sizeof t, y);
+                fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>"
+                           "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+                        PX0, sy(a, y), PX1, sy(a, y), PX0 - 6, sy(a, y) + 4, t);
+            }
+    fprintf(f, "</g>\n<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", (PX0 + PX1) / 2, PY1 + 36, xlabel);
+    fprintf(f, "<text transform=\"translate(20 %.1f) rotate(-90)\" text-anchor=\"middle\">%s</text>\n", (PY0 + PY1) / 2,
+            ylabel);
+}
+
+static int plottable(const clf_rep_result *r)
+{
+    return !r->error && r->seconds > 0 && r->flops > 0 && r->bytes > 0;
+}
+
+static const char *group_color(const char *g)
+{
+    if (!strcmp(g, "square")) return palette[0];
+    if (!strcmp(g, "shape")) return palette[3];
+    if (!strcmp(g, "dsquare")) return palette[2];
+    return palette[4];
+}
+
+static const char *group_name(const char *g)
+{
+    if (!strcmp(g, "square")) return "SGEMM, squares";
+    if (!strcmp(g, "shape")) return "SGEMM, shapes";
+    if (!strcmp(g, "dsquare")) return "DGEMM, squares";
+    if (!strcmp(g, "map")) return "maps";
+    return g;
+}
+
+/* Short text beside a point: the size of a square, the formula's function for a map. */
+static void point_label(const clf_rep_result *r, char *out, size_t cap)
+{
+    if (!strcmp(r->group, "square") || !strcmp(r->group, "dsquare")) snprintf(out, cap, "%zu", r->n);
+    else if (!strcmp(r->workload, "map")) snprintf(out, cap, "%s", strstr(r->label, "relu") ? "relu" : "axpy");
+    else snprintf(out, cap, "%zux%zux%zu", r->m, r->n, r->k);
+}
+
+int clf_rep_svg_roofline(FILE *f, const clf_rep_device *d)
+{
+    double bw = fmax(d->copy_gbs, d->triad_gbs), peak = d->fp32_gflops;
+    char title[300];
+    snprintf(title, sizeof title, "Roofline: %.200s", d->name);
+    header(f, title);
+    if (bw <= 0 || peak <= 0) {
+        fprintf(f, "<text x=\"%d\" y=\"%d\">no roofline in this result</text>\n</svg>\n", (int)PX0, H / 2);
+        return 0;
+    }
+    double ridge = peak / bw, xlo = ridge / 100, xhi = ridge * 10, ylo = peak, yhi = peak;
+    for (size_t i = 0; i < d->count; i++) {
+        const clf_rep_result *r = &d->results[i];
+        if (!plottable(r)) continue;
+        double g = r->flops / r->seconds / 1e9;
+        xlo = fmin(xlo, r->intensity), xhi = fmax(xhi, r->intensity);
+        ylo = fmin(ylo, g), yhi = fmax(yhi, g);
+        if (r->has_base && r->base_seconds > 0) ylo = fmin(ylo, r->flops / r->base_seconds / 1e9);
+    }
+    axes a = {floor(log10(xlo)), ceil(log10(xhi)), 0, 0, 0};
+    ylo = fmin(ylo, bw * pow(10, a.lx0));
+    a.ly0 = fmax(floor(log10(ylo)), ceil(log10(yhi * 1.5)) - 7);   /* at most seven decades */
+    a.ly1 = ceil(log10(yhi * 1.5));
+    if (a.lx1 - a.lx0 < 1) a.lx1 = a.lx0 + 1;
+    frame(f, &a, "arithmetic intensity (FLOP/byte)", "GFLOP/s");
+
+    /* Roofs: the bandwidth slope up to each peak, clipped at the bottom of the plot. */
+    double ymin = pow(10, a.ly0), xmax = pow(10, a.lx1);
+    double xs = fmax(pow(10, a.lx0), ymin / bw);
+    fprintf(f, "<polyline fill=\"none\" stroke=\"#000\" stroke-width=\"2\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\"/>\n",
+            sx(&a, xs), sy(&a, bw * xs), sx(&a, ridge), sy(&a, peak), sx(&a, xmax), sy(&a, peak));
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"11\">fp32 peak %.4g GFLOP/s</text>\n",
+            PX1 - 4, sy(&a, peak) - 5, peak);
+    if (d->fp64_gflops > 0) {
+        double r64 = d->fp64_gflops / bw;
+        fprintf(f, "<polyline fill=\"none\" stroke=\"#666\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\" "
+                   "points=\"%.1f,%.1f %.1f,%.1f\"/>\n",
+                sx(&a, fmax(r64, xs)), sy(&a, d->fp64_gflops), sx(&a, xmax), sy(&a, d->fp64_gflops));
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"11\" fill=\"#666\">fp64 peak %.4g GFLOP/s</text>\n",
+                PX1 - 4, sy(&a, d->fp64_gflops) + 14, d->fp64_gflops);
+    }
+    /* The slope's label follows the line: its angle on screen depends on the pixels per decade. */
+    double ang = -atan((PY1 - PY0) / (a.ly1 - a.ly0) / ((PX1 - PX0) / (a.lx1 - a.lx0))) * 180 / M_PI;
+    double lx = sqrt(xs * ridge);
+    fprintf(f, "<text transform=\"translate(%.1f %.1f) rotate(%.1f)\" font-size=\"11\">%.4g GB/s</text>\n", sx(&a, lx),
+            sy(&a, bw * lx) - 6, ang, bw);
+
+    for (size_t i = 0; i < d->count; i++) {
+        const clf_rep_result *r = &d->results[i];
+        if (!plottable(r)) continue;
+        const char *c = group_color(r->group);
+        double x = sx(&a, r->intensity), y = sy(&a, r->flops / r->seconds / 1e9);
+        char lab[64];
+        point_label(r, lab, sizeof lab);
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\"><title>", x, y, c);
+        clf_rep_xml_text(f, r->label);
+        fprintf(f, ": %.4g %s</title></circle>\n", r->value, r->unit);
+        /* Shapes sit close together; their sizes are in the tooltip and the tables. */
+        if (strcmp(r->group, "shape") != 0) {
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"9\" fill=\"%s\">", x + 6, y + 12, c);
+            clf_rep_xml_text(f, lab);
+            fputs("</text>\n", f);
+        }
+        if (r->has_base && r->base_seconds > 0)
+            fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"/>\n", x,
+                    sy(&a, r->flops / r->base_seconds / 1e9), c);
+    }
+
+    /* Legend: the groups present, the baseline, and copies (no FLOPs, so not on the chart). */
+    double ly = PY0 + 10;
+    const char *seen[8];
+    int nseen = 0;
+    for (size_t i = 0; i < d->count; i++) {
+        const clf_rep_result *r = &d->results[i];
+        int dup = 0;
+        for (int j = 0; j < nseen; j++) dup |= !strcmp(seen[j], r->group);
+        if (!plottable(r) || dup || nseen == 8) continue;
+        seen[nseen++] = r->group;
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">clforge %s</text>\n",
+                PX1 + 24, ly, group_color(r->group), PX1 + 34, ly + 4, group_name(r->group));
+        ly += 18;
+    }
+    if (d->baseline) {
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"none\" stroke=\"#333\" stroke-width=\"1.5\"/>"
+                   "<text x=\"%.1f\" y=\"%.1f\">",
+                PX1 + 24, ly, PX1 + 34, ly + 4);
+        clf_rep_xml_text(f, d->baseline);
+        fputs(" (same workload)</text>\n", f);
+        ly += 18;
+    }
+    ly += 10;
+    for (size_t i = 0; i < d->count; i++) {
+        const clf_rep_result *r = &d->results[i];
+        if (strcmp(r->workload, "copy") || r->error || ly > PY1) continue;
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">copy, %s: %.4g GB/s</text>\n"
+                   "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#555\">%.0f%% of bandwidth (no FLOPs: not plotted)</text>\n",
+                PX1 + 14, ly, strstr(r->label, "offset") ? "unaligned" : "aligned", r->value, PX1 + 14, ly + 14,
+                100 * r->fraction);
+        ly += 34;
+    }
+    fputs("</svg>\n", f);
+    return 1;
+}
+
+static const clf_rep_result *find_square(const clf_rep_device *d, const char *workload, size_t n)
+{
+    for (size_t i = 0; i < d->count; i++) {
+        const clf_rep_result *r = &d->results[i];
+        if (!r->error && r->seconds > 0 && !strcmp(r->workload, workload) && r->m == n && r->n == n && r->k == n &&
+            (!strcmp(r->group, "square") || !strcmp(r->group, "dsquare")))
+            return r;
+    }
+    return NULL;
+}
+
+/* One device's line: clforge's (base 0) or the baseline's (base 1) GFLOP/s at each size. */
+static int gemm_line(FILE *f, const axes *a, const clf_rep_device *d, const char *workload, int base, const char *c)
+{
+    int n = 0;
+    fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"", c,
+            base ? " stroke-dasharray=\"6 4\"" : "");
+    for (size_t s = 1; s <= ((size_t)1 << 20); s *= 2) {
+        const clf_rep_result *r = find_square(d, workload, s);
+        if (!r || (base && !r->has_base)) continue;
+        fprintf(f, "%s%.1f,%.1f", n++ ? " " : "", sx(a, (double)s), sy(a, base ? r->base_value : r->value));
+    }
+    fputs("\"/>\n", f);
+    for (size_t s = 1; s <= ((size_t)1 << 20); s *= 2) {
+        const clf_rep_result *r = find_square(d, workload, s);
+        if (!r || (base && !r->has_base)) continue;
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" %s=\"%s\"%s/>\n", sx(a, (double)s),
+                sy(a, base ? r->base_value : r->value), base ? "stroke" : "fill", c, base ? " fill=\"white\"" : "");
+    }
+    return n;
+}
+
+int clf_rep_svg_gemm(FILE *f, const clf_rep_device *devs, size_t ndevs, const char *workload)
+{
+    double nlo = 1e30, nhi = 0, ylo = 1e30, yhi = 0;
+    for (size_t d = 0; d < ndevs; d++)
+        for (size_t s = 1; s <= ((size_t)1 << 20); s *= 2) {
+            const clf_rep_result *r = find_square(&devs[d], workload, s);
+            if (!r) continue;
+            nlo = fmin(nlo, (double)s), nhi = fmax(nhi, (double)s);
+            ylo = fmin(ylo, r->value), yhi = fmax(yhi, r->value);
+            if (r->has_base) ylo = fmin(ylo, r->base_value), yhi = fmax(yhi, r->base_value);
+        }
+    char title[64];
+    snprintf(title, sizeof title, "%s throughput against size (square matrices)", !strcmp(workload, "dgemm") ? "DGEMM" : "SGEMM");
+    header(f, title);
+    if (nhi == 0 || ylo <= 0) {
+        fprintf(f, "<text x=\"%d\" y=\"%d\">no results</text>\n</svg>\n", (int)PX0, H / 2);
+        return 0;
+    }
+    axes a = {log2(nlo), log2(nhi), floor(log10(ylo)), ceil(log10(yhi * 1.2)), 1};
+    if (a.lx1 - a.lx0 < 1) a.lx0 -= 0.5, a.lx1 += 0.5;
+    if (a.ly1 - a.ly0 < 1) a.ly1 = a.ly0 + 1;
+    frame(f, &a, "n (m = n = k)", "GFLOP/s");
+    int lines = 0;
+    double ly = PY0 + 10;
+    for (size_t d = 0; d < ndevs; d++) {
+        const char *c = palette[d % (sizeof palette / sizeof palette[0])];
+        for (int base = 0; base <= 1; base++) {
+            if (base && !devs[d].baseline) continue;
+            if (!gemm_line(f, &a, &devs[d], workload, base, c)) continue;
+            lines++;
+            fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"%s/>"
+                       "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">",
+                    PX1 + 12, ly, PX1 + 36, ly, c, base ? " stroke-dasharray=\"6 4\"" : "", PX1 + 42, ly + 4);
+            clf_rep_xml_text(f, base ? devs[d].baseline : "clforge");
+            fputs(" on ", f);
+            char name[40];
+            size_t len = strlen(devs[d].name), cut = len > 32 ? 32 : len;
+            while (cut < len && cut > 0 && ((unsigned char)devs[d].name[cut] & 0xC0) == 0x80) cut--;   /* UTF-8 boundary */
+            snprintf(name, sizeof name, "%.*s%s", (int)cut, devs[d].name, cut < len ? "..." : "");
+            clf_rep_xml_text(f, name);
+            fputs("</text>\n", f);
+            ly += 18;
+        }
+    }
+    fputs("</svg>\n", f);
+    return lines;
+}
