@@ -25,6 +25,20 @@ static clf_status rl_run(void *arg, cl_event *ev)
     return clf__enqueue(l->ctx, l->k, 1, &l->global, &l->local, NULL, ev);
 }
 
+/* The fastest of reps runs after warm-up ones: a roof is what the device can reach, and on a shared
+ * machine the median mostly measures the neighbours. */
+static clf_status rl_time_best(rl_launch *l, int warmup, int reps, double *best)
+{
+    double t;
+    clf_status s = clf__time_median(l->ctx, rl_run, l, warmup, 1, &t);
+    *best = t;
+    for (int i = 1; i < reps && s == CLF_SUCCESS; i++) {
+        s = clf__time_median(l->ctx, rl_run, l, 0, 1, &t);
+        if (t < *best) *best = t;
+    }
+    return s;
+}
+
 static int rl_is_gpu(const clf_context *ctx)
 {
     return (ctx->info.type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)) != 0;
@@ -92,14 +106,14 @@ static clf_status rl_bandwidth(clf_context *ctx, int quick, double *copy_gbs, do
         (s = rl_set(kc, 1, sizeof m[0], &m[0])) || (s = rl_set(kc, 2, sizeof n4, &n4)))
         goto done;
     l.k = kc;
-    if ((s = clf__time_median(ctx, rl_run, &l, warm, reps, &t))) goto done;
+    if ((s = rl_time_best(&l, warm, reps, &t))) goto done;
     *copy_gbs = 2.0 * (double)bytes / t / 1e9;
     if ((s = rl_kernel(ctx, "", "clf_rl_triad", &kt)) || (s = rl_set(kt, 0, sizeof m[0], &m[0])) ||
         (s = rl_set(kt, 1, sizeof m[1], &m[1])) || (s = rl_set(kt, 2, sizeof m[2], &m[2])) ||
         (s = rl_set(kt, 3, sizeof sc, &sc)) || (s = rl_set(kt, 4, sizeof n4, &n4)))
         goto done;
     l.k = kt;
-    if ((s = clf__time_median(ctx, rl_run, &l, warm, reps, &t))) goto done;
+    if ((s = rl_time_best(&l, warm, reps, &t))) goto done;
     *triad_gbs = 3.0 * (double)bytes / t / 1e9;
 done:
     if (kc) clReleaseKernel(kc);
@@ -145,7 +159,7 @@ static clf_status rl_fma_width(clf_context *ctx, int fp64, int width, int quick,
         iters = t < target / 64 ? iters * 8 : iters * 2;
         if ((s = rl_set(k, 3, sizeof iters, &iters)) || (s = clf__time_median(ctx, rl_run, &l, 0, 1, &t))) goto done;
     }
-    if ((s = clf__time_median(ctx, rl_run, &l, 0, quick ? 3 : 7, &t))) goto done;
+    if ((s = rl_time_best(&l, 0, quick ? 3 : 7, &t))) goto done;
     *gflops = (double)global * iters * 8 * 16 * 2 * width / t / 1e9;
 done:
     if (k) clReleaseKernel(k);
