@@ -32,6 +32,8 @@ double clf__space_size(const clf__family *f);
 void clf__space_first(const clf__family *f, clf__config *c);
 /* Steps c to the next combination in odometer order; 0 when c was the last. */
 int clf__space_next(const clf__family *f, clf__config *c);
+/* The combination at index (0 .. size-1) of the same odometer order. */
+void clf__space_decode(const clf__family *f, uint64_t index, clf__config *c);
 /* 1 when every value is among the parameter's allowed values. */
 int clf__space_contains(const clf__family *f, const clf__config *c);
 /* A random valid configuration (up to `tries` draws); 0 when none was found. */

@@ -11,6 +11,21 @@
 
 #define SLOWER_CUTOFF 1.5     /* a candidate whose first timed run is this much slower stops there */
 #define NEIGHBOR_CAP 512
+#define PREBUILD_MAX_THREADS 12
+#define PREBUILD_WINDOW 32
+
+/* Threads that compile the candidates the search will try next (families with bench_build, on
+ * devices that are not the host CPU): on a GPU compiling takes far longer than running. */
+typedef struct prebuild {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    clf__config q[PREBUILD_WINDOW];
+    int n, next;               /* pending: q[next..n) */
+    int quit, nthreads;
+    pthread_t th[PREBUILD_MAX_THREADS];
+    const clf__family *f;
+    void *state;
+} prebuild;
 
 typedef struct memo {
     clf__config cfg;
@@ -38,6 +53,7 @@ typedef struct task {
     int drawn;                 /* tried + failed when the last line was drawn */
     char last_error[160];
     clf__rng rng;
+    prebuild *pb;              /* NULL: candidates are built when first run */
 } task;
 
 static int stopped(const task *t)
@@ -93,6 +109,78 @@ static memo *lookup(task *t, const clf__config *c)
         if (memcmp(&t->seen[i].cfg, c, sizeof *c) == 0)
             return &t->seen[i];
     return NULL;
+}
+
+static void *prebuild_worker(void *arg)
+{
+    prebuild *p = arg;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (!p->quit && p->next >= p->n)
+            pthread_cond_wait(&p->cv, &p->mu);
+        if (p->quit)
+            break;
+        clf__config c = p->q[p->next++];
+        pthread_mutex_unlock(&p->mu);
+        p->f->bench_build(p->state, &c);   /* a failure shows again, and is counted, when it is run */
+        clf__clear_error();
+        pthread_mutex_lock(&p->mu);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+static prebuild *prebuild_start(task *t)
+{
+    if (!t->f->bench_build || (t->ctx->info.type & CL_DEVICE_TYPE_CPU))
+        return NULL;   /* on a CPU device, compiling would steal the cores being timed */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int n = cores > 2 ? (int)(cores - 1) : 0;
+    if (n > PREBUILD_MAX_THREADS)
+        n = PREBUILD_MAX_THREADS;
+    if (n < 1)
+        return NULL;
+    prebuild *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv, NULL);
+    p->f = t->f;
+    p->state = t->state;
+    for (int i = 0; i < n; i++)
+        if (pthread_create(&p->th[p->nthreads], NULL, prebuild_worker, p) == 0)
+            p->nthreads++;
+    return p;
+}
+
+static void prebuild_stop(prebuild *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->quit = 1;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    for (int i = 0; i < p->nthreads; i++)
+        pthread_join(p->th[i], NULL);   /* builds in flight finish first: the state must outlive them */
+    pthread_cond_destroy(&p->cv);
+    pthread_mutex_destroy(&p->mu);
+    free(p);
+}
+
+/* The next candidates, in the order they will be tried; replaces what was pending. */
+static void prebuild_window(task *t, const clf__config *list, int n)
+{
+    prebuild *p = t->pb;
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->n = p->next = 0;
+    for (int i = 0; i < n && p->n < PREBUILD_WINDOW; i++)
+        if (!lookup(t, &list[i]) && t->f->valid(&list[i], &t->ctx->info, t->dt))
+            p->q[p->n++] = list[i];
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
 }
 
 typedef struct run_arg {
@@ -201,15 +289,49 @@ static void seeds(task *t)
         evaluate(t, &c);
 }
 
+/* Every valid configuration once, in random order: the same set as odometer order when it completes,
+ * and an unbiased sample of the space when the budget stops it first. */
 static void search_exhaustive(task *t)
 {
-    clf__config c;
+    double size = clf__space_size(t->f);
+    uint32_t *order = size <= 4e6 ? malloc(sizeof *order * (size_t)size) : NULL;
+    clf__config c, ahead[PREBUILD_WINDOW];
+    size_t nvalid = 0;
+    if (order) {
+        for (uint32_t i = 0; i < (uint32_t)size; i++) {
+            clf__space_decode(t->f, i, &c);
+            if (t->f->valid(&c, &t->ctx->info, t->dt))
+                order[nvalid++] = i;
+        }
+        for (size_t i = nvalid; i > 1; i--) {
+            size_t j = (size_t)(clf__rng_next(&t->rng) % i);
+            uint32_t x = order[i - 1];
+            order[i - 1] = order[j];
+            order[j] = x;
+        }
+    }
+    size_t pos = 0;
+    int more = 1;
     clf__space_first(t->f, &c);
-    do {
-        if (out_of_time(t))
-            return;
-        evaluate(t, &c);
-    } while (clf__space_next(t->f, &c));
+    while (more && !out_of_time(t)) {
+        /* the next window of valid configurations, handed to the builders, then run in order */
+        int n = 0;
+        while (more && n < PREBUILD_WINDOW) {
+            if (order) {
+                if (pos < nvalid)
+                    clf__space_decode(t->f, order[pos++], &ahead[n++]);
+                more = pos < nvalid;
+            } else {
+                if (t->f->valid(&c, &t->ctx->info, t->dt))
+                    ahead[n++] = c;
+                more = clf__space_next(t->f, &c);
+            }
+        }
+        prebuild_window(t, ahead, n);
+        for (int i = 0; i < n && !out_of_time(t); i++)
+            evaluate(t, &ahead[i]);
+    }
+    free(order);
 }
 
 /* The best evaluated configuration whose neighbourhood was not searched yet, or -1. */
@@ -229,14 +351,21 @@ static void search_sampled(task *t)
 {
     double sample_until = t->start + 0.3 * (t->deadline - t->start);
     int samples = 0, misses = 0;
-    clf__config c;
+    clf__config c, batch[PREBUILD_WINDOW];
+    int nbatch = t->pb ? PREBUILD_WINDOW : 1;
     while (!out_of_time(t) && (clf__now() < sample_until || samples < 4) && misses < 200) {
-        if (!clf__space_random(t->f, &t->ctx->info, t->dt, &t->rng, 1000, &c))
+        int n = 0;
+        while (n < nbatch && clf__space_random(t->f, &t->ctx->info, t->dt, &t->rng, 1000, &batch[n]))
+            n++;
+        if (n == 0)
             break;
-        if (evaluate(t, &c) < 0)
-            misses++;   /* drew one already seen; a small space runs out of new ones */
-        else
-            samples++;
+        prebuild_window(t, batch, n);
+        for (int i = 0; i < n && !out_of_time(t) && (clf__now() < sample_until || samples < 4); i++) {
+            if (evaluate(t, &batch[i]) < 0)
+                misses++;   /* drew one already seen; a small space runs out of new ones */
+            else
+                samples++;
+        }
     }
     clf__config *nb = malloc(sizeof *nb * NEIGHBOR_CAP);
     if (!nb)
@@ -260,6 +389,8 @@ static void search_sampled(task *t)
         int n = clf__space_neighbors(t->f, &t->ctx->info, t->dt, &here, &t->rng, nb, NEIGHBOR_CAP);
         int moved = 0;
         for (int i = 0; i < n && !out_of_time(t); i++) {
+            if (i % (PREBUILD_WINDOW / 2) == 0)
+                prebuild_window(t, nb + i, n - i);
             int idx = evaluate(t, &nb[i]);
             if (idx >= 0 && t->seen[idx].seconds > 0 && t->seen[idx].seconds < here_s * 0.99) {
                 cur = idx;   /* first improvement: move and search around the new point */
@@ -318,10 +449,13 @@ static clf_status run_task(task *t, double budget, clf_tune_entry *e)
     }
     t->work = t->f->bench_work(t->state);
     seeds(t);
+    t->pb = prebuild_start(t);
     if (t->opt->exhaustive)
         search_exhaustive(t);
     else
         search_sampled(t);
+    prebuild_stop(t->pb);
+    t->pb = NULL;
     t->f->bench_destroy(t->state);
     t->state = NULL;
     e->evaluations = t->tried;

@@ -56,6 +56,16 @@ int clf__space_next(const clf__family *f, clf__config *c)
     return 0;
 }
 
+void clf__space_decode(const clf__family *f, uint64_t index, clf__config *c)
+{
+    memset(c, 0, sizeof *c);
+    for (int i = f->nparams - 1; i >= 0; i--) {
+        unsigned n = (unsigned)(f->params[i].nvalues > 0 ? f->params[i].nvalues : 1);
+        c->v[i] = f->params[i].values[index % n];
+        index /= n;
+    }
+}
+
 int clf__space_contains(const clf__family *f, const clf__config *c)
 {
     for (int i = 0; i < f->nparams; i++)

@@ -53,6 +53,10 @@ typedef struct clf__family {
     /* Work of one run in the family's unit's numerator (FLOPs or bytes). */
     double (*bench_work)(void *state);
     void (*bench_destroy)(void *state);
+    /* Optional (NULL: not offered): builds, through the program cache, every program bench_run(cfg)
+     * would use, enqueuing nothing. Called from several threads at once on one state, so the tuner can
+     * compile upcoming candidates in parallel on a GPU while it times others. */
+    clf_status (*bench_build)(void *state, const clf__config *cfg);
 } clf__family;
 
 /* All families, NULL-terminated; and lookup by name (NULL if unknown). */
