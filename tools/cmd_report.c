@@ -26,7 +26,7 @@ static void report_usage(FILE *f)
 {
     fprintf(f, "usage: clforge report FILE.json... -o DIR\n"
                "  Reads results of `clforge bench --json FILE` (one or more devices per file) and writes\n"
-               "  DIR/report.md, DIR/gemm.svg and DIR/roofline-<n>.svg.\n");
+               "  DIR/report.md, DIR/sgemm.svg, DIR/dgemm.svg and DIR/roofline-<n>.svg.\n");
 }
 
 static const char *str_or(json_t *o, const char *key, const char *dflt)
@@ -140,7 +140,11 @@ static int load_file(report *rep, const char *path)
 static void md_escape(FILE *f, const char *s)
 {
     for (; s && *s; s++) {
-        if (*s == '|' || *s == '*' || *s == '_' || *s == '\\') fputc('\\', f);
+        /* Renderers take <...> for HTML and & for entities. */
+        if (*s == '<') { fputs("&lt;", f); continue; }
+        if (*s == '>') { fputs("&gt;", f); continue; }
+        if (*s == '&') { fputs("&amp;", f); continue; }
+        if (*s == '|' || *s == '*' || *s == '_' || *s == '\\' || *s == '`') fputc('\\', f);
         fputc(*s == '\n' ? ' ' : *s, f);
     }
 }
@@ -166,7 +170,7 @@ static void md_table(FILE *f, const report *rep, const char *group, const char *
             size_t j;
             for (j = 0; j < nl && strcmp(labels[j], r->label); j++) {}
             if (j == nl && nl < 256) labels[nl++] = r->label;
-            if (!r->error) unit = r->unit;
+            if (!r->error || !*unit) unit = r->unit;
         }
     if (!nl) return;
     fprintf(f, "\n## %s (%s)\n\n| %s |", title, unit, !strcmp(group, "map") || !strcmp(group, "copy") ? "workload" : "m×n×k");

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# test_report.sh — `clforge bench --json` output round-trips through `clforge report`: the Markdown holds every
+# figure, the SVGs are well-formed XML, and missing or malformed inputs fail with a clear message and exit code.
+set -u
+CLI=${CLFORGE_CLI:?set CLFORGE_CLI to the clforge program}
+SRC=${CLFORGE_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}
+TMP=${CLFORGE_TEST_TMP:-$(mktemp -d)}
+rm -rf "$TMP" && mkdir -p "$TMP"
+export CLFORGE_CACHE_DIR="$TMP/cache"
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+pass() { echo "ok: $*"; }
+
+# Well-formed XML: xmllint when installed, Python's parser always.
+wellformed() {
+    if command -v xmllint >/dev/null; then xmllint --noout "$1" || return 1; fi
+    python3 -c 'import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); assert r.tag.endswith("svg"), r.tag' "$1"
+}
+
+# expect RC PATTERN -- command...: exit code RC and stderr matching PATTERN.
+expect() {
+    local rc=$1 pat=$2; shift 3
+    "$@" >"$TMP/out" 2>"$TMP/err"
+    local got=$?
+    if [ "$got" -ne "$rc" ]; then fail "$* exited $got, expected $rc: $(cat "$TMP/err")"; return; fi
+    if ! grep -qE -e "$pat" "$TMP/err"; then fail "$*: stderr lacks /$pat/: $(cat "$TMP/err")"; return; fi
+    pass "$* -> $rc"
+}
+
+# 1. A real bench on the default device (copies and maps only, to stay fast), then its report.
+if "$CLI" bench --quick --only copy,map --json "$TMP/bench.json" >"$TMP/bench.out" 2>"$TMP/bench.err"; then
+    pass "bench --quick --only copy,map"
+else
+    fail "bench exited $?: $(tail -5 "$TMP/bench.err")"
+fi
+grep -q "roofline: copy" "$TMP/bench.out" || fail "bench table lacks the roofline line"
+grep -qE '^\[.* [0-9]+/[0-9]+\]' "$TMP/bench.err" || fail "bench printed no progress on stderr"
+python3 - "$TMP/bench.json" <<'EOF' || fail "bench JSON lacks required members"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["format"] == "clforge-bench-1" and d["clforge_version"] and d["date"] and "--json" in d["command"]
+dev = d["devices"][0]
+assert dev["device"]["name"] and len(dev["device"]["id"]) == 16 and dev["device"]["key"]
+r = dev["roofline"]
+assert r["copy_gbs"] > 0 and r["triad_gbs"] > 0 and r["fp32_gflops"] > 0
+res = dev["results"]
+assert {x["workload"] for x in res} == {"copy", "map"}, res
+for x in res:
+    assert x["value"] > 0 and x["unit"] == "GB/s" and x["fraction"] > 0 and x["bound"] == "memory", x
+EOF
+if "$CLI" report "$TMP/bench.json" -o "$TMP/rep" >"$TMP/out" 2>"$TMP/err"; then
+    pass "report of the bench"
+    grep -q "report.md" "$TMP/out" || fail "report does not print where the page is"
+    python3 - "$TMP/bench.json" "$TMP/rep/report.md" <<'EOF' || fail "report.md lacks figures from the JSON"
+import json, sys
+d = json.load(open(sys.argv[1])); md = open(sys.argv[2]).read()
+dev = d["devices"][0]
+assert dev["device"]["name"] in md
+for x in dev["results"]:
+    cell = "%.4g (%.0f%%" % (x["value"], 100 * x["fraction"])
+    assert cell in md, cell
+assert "%.4g" % dev["roofline"]["copy_gbs"] in md
+assert "roofline-1.svg" in md
+EOF
+    for f in "$TMP"/rep/*.svg; do wellformed "$f" || fail "$f is not well-formed"; done
+    [ -f "$TMP/rep/roofline-1.svg" ] || fail "no roofline chart"
+else
+    fail "report exited $?: $(cat "$TMP/err")"
+fi
+
+# 2. Two devices from a hand-written file, with characters that XML and Markdown must escape, plus GEMMs
+#    and a failed workload; and the committed results, if any.
+python3 - "$TMP/two.json" <<'EOF'
+import json, sys
+def dev(name, scale):
+    res = []
+    for n in (256, 512, 1024):
+        f = 2.0 * n ** 3; b = 12.0 * n * n; s = f / (scale * 1e9 * (1 + n / 2048))
+        res.append(dict(workload="sgemm", group="square", label="%dx%dx%d" % (n, n, n), m=n, n=n, k=n, unit="GFLOP/s",
+                        value=f / s / 1e9, seconds=s, flops=f, bytes=b, intensity=f / b, attainable=scale * 2,
+                        fraction=f / s / 1e9 / (scale * 2), bound="compute",
+                        baseline=dict(name="CLBlast", value=f / s / 1e9 / 1.2, seconds=s * 1.2, ratio=1.2)))
+    res.append(dict(workload="sgemm", group="shape", label="64x4096x4096", m=64, n=4096, k=4096, unit="GFLOP/s",
+                    value=0, seconds=0, flops=0, bytes=0, intensity=0, attainable=0, fraction=0, bound="compute",
+                    error="CLF_ERR_BUILD: forced"))
+    res.append(dict(workload="copy", group="copy", label="1024 B", m=0, n=1024, k=0, unit="GB/s", value=scale / 10,
+                    seconds=2048 / (scale / 10) / 1e9, flops=0, bytes=2048, intensity=0, attainable=scale / 8,
+                    fraction=0.8, bound="memory"))
+    return dict(device=dict(name=name, platform="P&Q <test>", driver="1.0", type="gpu", id="0123456789abcdef",
+                            key="k"), roofline=dict(copy_gbs=scale / 8, triad_gbs=scale / 9, fp32_gflops=scale * 2,
+                            fp64_gflops=scale, date="2026-11-29T00:00:00Z"), results=res)
+doc = dict(format="clforge-bench-1", clforge_version="0.1.0", date="2026-11-29T00:00:00Z", command="clforge bench",
+           host="h", quick=True, baseline="CLBlast", devices=[dev("GPU <A> & \"B\" | é", 1000.0), dev("cpu_one", 50.0)])
+json.dump(doc, open(sys.argv[1], "w"))
+EOF
+if "$CLI" report "$TMP/two.json" -o "$TMP/rep2/sub" >"$TMP/out" 2>"$TMP/err"; then
+    pass "report of two synthetic devices"
+    for f in "$TMP"/rep2/sub/*.svg; do wellformed "$f" || fail "$f is not well-formed"; done
+    [ -f "$TMP/rep2/sub/sgemm.svg" ] && [ -f "$TMP/rep2/sub/roofline-2.svg" ] || fail "missing charts in rep2"
+    grep -q 'GPU &lt;A&gt; &amp; "B" \\| é' "$TMP/rep2/sub/report.md" || fail "device name not escaped for Markdown"
+    grep -q "| failed |" "$TMP/rep2/sub/report.md" || fail "failed workload not shown as failed"
+    grep -q "1.20×" "$TMP/rep2/sub/report.md" || fail "ratio to CLBlast missing"
+    grep -q "&lt;A&gt; &amp;" "$TMP/rep2/sub/sgemm.svg" || fail "device name not escaped in SVG"
+else
+    fail "report of two devices exited $?: $(cat "$TMP/err")"
+fi
+shopt -s nullglob
+committed=("$SRC"/bench/results/*.json)
+if [ ${#committed[@]} -gt 0 ]; then
+    if "$CLI" report "${committed[@]}" -o "$TMP/rep3" >/dev/null 2>"$TMP/err"; then
+        pass "report of the committed results (${#committed[@]} files)"
+        for f in "$TMP"/rep3/*.svg; do wellformed "$f" || fail "$f is not well-formed"; done
+    else
+        fail "report of bench/results exited $?: $(cat "$TMP/err")"
+    fi
+fi
+
+# 3. Bad input: a clear message, a nonzero exit code, and no output directory.
+printf '{"format": "clforge-bench-1", "devices": [' >"$TMP/trunc.json"
+echo '{"hello": 1}' >"$TMP/other.json"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); del d["devices"][0]["results"][0]["value"]; json.dump(d, open(sys.argv[2],"w"))' \
+    "$TMP/two.json" "$TMP/novalue.json"
+expect 1 "cannot read .*missing.json" -- "$CLI" report "$TMP/missing.json" -o "$TMP/no1"
+expect 1 "trunc.json:[0-9]+:[0-9]+: malformed JSON" -- "$CLI" report "$TMP/trunc.json" -o "$TMP/no2"
+expect 1 "not a clforge bench result" -- "$CLI" report "$TMP/other.json" -o "$TMP/no3"
+expect 1 "lacks workload, group, label or value" -- "$CLI" report "$TMP/novalue.json" -o "$TMP/no4"
+expect 1 "cannot read" -- "$CLI" report "$TMP/two.json" "$TMP/missing.json" -o "$TMP/no5"
+for d in no1 no2 no3 no4 no5; do [ ! -e "$TMP/$d" ] || fail "$d was created despite the error"; done
+expect 2 "-o DIR is required" -- "$CLI" report "$TMP/two.json"
+expect 2 "no result files" -- "$CLI" report -o "$TMP/no6"
+expect 2 "unknown or incomplete option" -- "$CLI" report --bogus "$TMP/two.json" -o "$TMP/no7"
+expect 2 "exclude each other" -- "$CLI" bench --device cpu --all
+expect 2 "--only takes" -- "$CLI" bench --only sgemm,nope
+expect 2 "unknown or incomplete argument" -- "$CLI" bench --json
+expect 1 "." -- "$CLI" bench --device no-such-device-anywhere
+
+if [ "$fails" -ne 0 ]; then echo "$fails check(s) failed"; exit 1; fi
+echo "all report checks passed"
