@@ -154,6 +154,48 @@ START_TEST(profiler_counts_match_family)
 }
 END_TEST
 
+/* The same for a map and a copy: the profiler's counts equal the map and copy families' formulas. */
+START_TEST(profiler_counts_map_copy)
+{
+    setenv("CLFORGE_PROFILE", "1", 1);
+    clf_context **ctx;
+    int n = clf_test_contexts(&ctx);
+    ck_assert_int_gt(n, 0);
+    const clf__family *map = clf__family_find("map"), *copy = clf__family_find("copy");
+    ck_assert_msg(map && copy, "map and copy families must be registered");
+    for (int i = 0; i < n; i++) {
+        const size_t len = 1001;
+        uint64_t seed = 11;
+        cl_mem x = filled(ctx[i], len, &seed), b = filled(ctx[i], len, &seed), y = filled(ctx[i], len, &seed);
+        clf_map_arg args[] = {{"a", CLF_ARG_SCALAR, CLF_F32, NULL, 0, 2.0}, {"x", CLF_ARG_BUFFER, CLF_F32, x, 0, 0},
+                              {"b", CLF_ARG_BUFFER, CLF_F32, b, 0, 0}, {"y", CLF_ARG_BUFFER, CLF_F32, y, 0, 0}};
+        ck_assert_msg(clf_map(ctx[i], "y = a*x + b", len, args, 4, NULL) == CLF_SUCCESS, "%s", clf_last_error());
+        ck_assert_msg(clf_copy(ctx[i], x, 4, y, 8, 3001, NULL) == CLF_SUCCESS, "%s", clf_last_error());
+        ck_assert_int_eq(clf_finish(ctx[i]), CLF_SUCCESS);
+        unsigned long calls;
+        double flops, bytes;
+        ck_assert_int_eq(clf__profile_totals(ctx[i], "map", &calls, &flops, &bytes), CLF_SUCCESS);
+        /* One multiply and one add per element; x and b read, y written, 4 bytes each. */
+        clf__problem pm = {.dtype = CLF_F32, .m = 4, .n = len, .k = 2, .reads = 2, .writes = 1};
+        ck_assert_uint_eq(calls, 1);
+        ck_assert_double_eq_tol(flops, 2.0 * len, 1e-9);
+        ck_assert_double_eq_tol(flops, map->flops(&pm), 1e-9);
+        ck_assert_double_eq_tol(bytes, 12.0 * len, 1e-9);
+        ck_assert_double_eq_tol(bytes, map->bytes(&pm), 1e-9);
+        ck_assert_int_eq(clf__profile_totals(ctx[i], "copy", &calls, &flops, &bytes), CLF_SUCCESS);
+        clf__problem pc = {.dtype = CLF_F32, .m = 1, .n = 3001};
+        ck_assert_uint_eq(calls, 1);
+        ck_assert_double_eq_tol(flops, copy->flops(&pc), 1e-9);
+        ck_assert_double_eq_tol(bytes, 2.0 * 3001, 1e-9);
+        ck_assert_double_eq_tol(bytes, copy->bytes(&pc), 1e-9);
+        clReleaseMemObject(x);
+        clReleaseMemObject(b);
+        clReleaseMemObject(y);
+    }
+    clf_test_contexts_free(ctx, n);
+}
+END_TEST
+
 START_TEST(profiler_off_says_so)
 {
     unsetenv("CLFORGE_PROFILE");
@@ -182,6 +224,7 @@ int main(void)
     tcase_add_test(tc, calibration_stored_and_reused);
     tcase_add_test(tc, roofline_bad_arguments);
     tcase_add_test(tc, profiler_counts_match_family);
+    tcase_add_test(tc, profiler_counts_map_copy);
     tcase_add_test(tc, profiler_off_says_so);
     suite_add_tcase(s, tc);
     return clf_test_run(s);
