@@ -131,6 +131,13 @@ static clf_status marker(clf_context *ctx, cl_event *done)
 
 static void copy_config(clf_context *ctx, clf__config *cfg)
 {
+    /* CLFORGE_COPY_CONFIG="VW=4 EPT=2 WG=256" overrides the selection (benchmark sweeps, experiments). */
+    const char *env = getenv("CLFORGE_COPY_CONFIG");
+    if (env && *env) {
+        if (clf__config_parse(&clf__family_copy, env, cfg) == CLF_SUCCESS && clf__family_copy.valid(cfg, &ctx->info, CLF_F32))
+            return;
+        clf__warn_once("copy-config-env", "CLFORGE_COPY_CONFIG='%s' is not a valid copy configuration here; ignored", env);
+    }
     if (clf__config_select(ctx, &clf__family_copy, CLF_F32, "default", cfg, NULL) != CLF_SUCCESS ||
         !clf__family_copy.valid(cfg, &ctx->info, CLF_F32))
         clf__family_copy.default_config(&ctx->info, CLF_F32, "default", cfg);

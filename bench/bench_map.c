@@ -1,0 +1,279 @@
+/* bench_map.c — on one device: clf_copy against the driver's clEnqueueCopyBuffer, the fused map
+ * y = relu(a*x + b) against copy bandwidth and against the same work as three separate maps, and a
+ * sweep of copy/map configurations; verifies results, prints a table and writes JSON (--json). */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+typedef struct bench {
+    clf_context *ctx;
+    size_t n, bytes;               /* elements and bytes per buffer */
+    cl_mem x, a, b, y, t, u, dst;
+    float *hx, *ha, *hb;
+} bench;
+
+static cl_mem make_buffer(clf_context *ctx, size_t bytes, const void *host)
+{
+    cl_int e;
+    cl_mem m = clCreateBuffer(clf_context_cl(ctx), CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0), bytes,
+                              (void *)host, &e);
+    if (!m) {
+        fprintf(stderr, "bench_map: clCreateBuffer(%zu bytes) failed: %s\n", bytes, clf_status_name(e));
+        exit(1);
+    }
+    return m;
+}
+
+#define VEC(nm, m) {.name = nm, .kind = CLF_ARG_BUFFER, .dtype = CLF_F32, .buffer = m}
+
+static int run_clf_copy(bench *p) { return clf_copy(p->ctx, p->x, 0, p->dst, 0, p->bytes, NULL) == CLF_SUCCESS; }
+
+static int run_cl_copy(bench *p)
+{
+    return clEnqueueCopyBuffer(clf_context_queue(p->ctx), p->x, p->dst, 0, 0, p->bytes, 0, NULL, NULL) == CL_SUCCESS;
+}
+
+static int run_fused(bench *p)
+{
+    clf_map_arg args[4] = {VEC("y", p->y), VEC("a", p->a), VEC("x", p->x), VEC("b", p->b)};
+    return clf_map(p->ctx, "y = relu(a*x + b)", p->n, args, 4, NULL) == CLF_SUCCESS;
+}
+
+/* The same formula as three kernels with two temporaries, as an eager framework runs it. */
+static int run_unfused(bench *p)
+{
+    clf_map_arg m1[3] = {VEC("t", p->t), VEC("a", p->a), VEC("x", p->x)};
+    clf_map_arg m2[3] = {VEC("u", p->u), VEC("t", p->t), VEC("b", p->b)};
+    clf_map_arg m3[2] = {VEC("y", p->y), VEC("u", p->u)};
+    return clf_map(p->ctx, "t = a*x", p->n, m1, 3, NULL) == CLF_SUCCESS &&
+           clf_map(p->ctx, "u = t + b", p->n, m2, 3, NULL) == CLF_SUCCESS &&
+           clf_map(p->ctx, "y = relu(u)", p->n, m3, 2, NULL) == CLF_SUCCESS;
+}
+
+static int run_scalar_ab(bench *p)
+{
+    clf_map_arg args[4] = {VEC("y", p->y), {.name = "a", .kind = CLF_ARG_SCALAR, .value = 0.5}, VEC("x", p->x),
+                           {.name = "b", .kind = CLF_ARG_SCALAR, .value = 0.25}};
+    return clf_map(p->ctx, "y = relu(a*x + b)", p->n, args, 4, NULL) == CLF_SUCCESS;
+}
+
+/* Median over reps of the mean time of back-to-back runs (a group of >= 20 ms) between clFinish calls. */
+static double time_runs(bench *p, int (*run)(bench *), int reps)
+{
+    for (int i = 0; i < 2; i++)
+        if (!run(p))
+            return -1;
+    clf_finish(p->ctx);
+    double t0 = clf__now();
+    if (!run(p))
+        return -1;
+    clf_finish(p->ctx);
+    double one = clf__now() - t0;
+    int group = one > 0.02 ? 1 : (int)(0.02 / (one > 1e-6 ? one : 1e-6)) + 1;
+    if (group > 500)
+        group = 500;
+    double t[64];
+    if (reps > 64)
+        reps = 64;
+    for (int r = 0; r < reps; r++) {
+        t0 = clf__now();
+        for (int g = 0; g < group; g++)
+            if (!run(p))
+                return -1;
+        clf_finish(p->ctx);
+        t[r] = (clf__now() - t0) / group;
+    }
+    for (int i = 1; i < reps; i++)
+        for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
+            double x = t[j];
+            t[j] = t[j - 1];
+            t[j - 1] = x;
+        }
+    return t[reps / 2];
+}
+
+/* Compares a device buffer with a reference computed on the host; returns the number of mismatches. */
+static size_t verify(bench *p, cl_mem m, int relu_axpb)
+{
+    float *got = malloc(p->bytes);
+    if (!got || clEnqueueReadBuffer(clf_context_queue(p->ctx), m, CL_TRUE, 0, p->bytes, got, 0, NULL, NULL) != CL_SUCCESS) {
+        free(got);
+        return p->n;
+    }
+    size_t bad = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        float want = relu_axpb ? fmaxf(p->ha[i] * p->hx[i] + p->hb[i], 0.0f) : p->hx[i];
+        if (!(fabsf(got[i] - want) <= 1e-6f * (1.0f + fabsf(want))))
+            bad++;
+    }
+    free(got);
+    return bad;
+}
+
+static json_t *sweep(bench *p, const char *env, int (*run)(bench *), double bytes_per_run, int reps, int small,
+                     double *best_gbs, char *best_cfg, size_t cap)
+{
+    static const int vws[] = {1, 2, 4, 8, 16}, epts[] = {1, 2, 4, 8}, wgs[] = {64, 128, 256, 512};
+    json_t *rows = json_array();
+    *best_gbs = 0;
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; j < 4; j++)
+            for (int k = 0; k < 4; k++) {
+                if (small && (vws[i] < 4 || epts[j] > 2 || (wgs[k] != 64 && wgs[k] != 256)))
+                    continue;
+                char cfg[64];
+                snprintf(cfg, sizeof cfg, "VW=%d EPT=%d WG=%d", vws[i], epts[j], wgs[k]);
+                setenv(env, cfg, 1);
+                double t = time_runs(p, run, reps);
+                double gbs = t > 0 ? bytes_per_run / t / 1e9 : 0;
+                json_array_append_new(rows, json_pack("{s:s, s:f}", "config", cfg, "gbs", gbs));
+                if (gbs > *best_gbs) {
+                    *best_gbs = gbs;
+                    snprintf(best_cfg, cap, "%s", cfg);
+                }
+            }
+    unsetenv(env);
+    return rows;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: bench_map [--device SEL] [--quick] [--mib N] [--reps N] [--no-sweep] [--json FILE]\n"
+                    "  N MiB per buffer (default 256 on GPUs; 16 with --quick, the default on CPUs)\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *device = NULL, *json_path = NULL;
+    int quick = 0, reps = 9, do_sweep = 1;
+    size_t mib = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--device") && i + 1 < argc) device = argv[++i];
+        else if (!strcmp(a, "--json") && i + 1 < argc) json_path = argv[++i];
+        else if (!strcmp(a, "--mib") && i + 1 < argc) mib = (size_t)atol(argv[++i]);
+        else if (!strcmp(a, "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
+        else if (!strcmp(a, "--quick")) quick = 1;
+        else if (!strcmp(a, "--no-sweep")) do_sweep = 0;
+        else {
+            usage();
+            return 2;
+        }
+    }
+    if (reps < 1)
+        reps = 1;
+    clf_context_options opt = {.device = device};
+    clf_context *ctx;
+    if (clf_context_create(&opt, &ctx) != CLF_SUCCESS) {
+        fprintf(stderr, "bench_map: %s\n", clf_last_error());
+        return 1;
+    }
+    const clf_device_info *dev = clf_context_device(ctx);
+    int cpu = (dev->type & CL_DEVICE_TYPE_GPU) == 0;
+    if (!mib)
+        mib = quick || cpu ? 16 : 256;
+    bench p = {.ctx = ctx, .bytes = mib << 20};
+    p.n = p.bytes / sizeof(float);
+    if (dev->max_alloc && p.bytes > dev->max_alloc) {
+        fprintf(stderr, "bench_map: %zu MiB exceeds the device's largest allocation\n", mib);
+        return 1;
+    }
+    p.hx = malloc(p.bytes), p.ha = malloc(p.bytes), p.hb = malloc(p.bytes);
+    if (!p.hx || !p.ha || !p.hb) {
+        fprintf(stderr, "bench_map: out of host memory\n");
+        return 1;
+    }
+    uint64_t s = 88172645463325252ull;
+    float *hs[3] = {p.hx, p.ha, p.hb};
+    for (int k = 0; k < 3; k++)
+        for (size_t i = 0; i < p.n; i++) {
+            s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+            hs[k][i] = (float)((double)(s >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+        }
+    p.x = make_buffer(ctx, p.bytes, p.hx), p.a = make_buffer(ctx, p.bytes, p.ha), p.b = make_buffer(ctx, p.bytes, p.hb);
+    p.y = make_buffer(ctx, p.bytes, NULL), p.t = make_buffer(ctx, p.bytes, NULL), p.u = make_buffer(ctx, p.bytes, NULL);
+    p.dst = make_buffer(ctx, p.bytes, NULL);
+
+    char date[32], command[1024] = "";
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    for (int i = 0; i < argc; i++) {
+        strncat(command, argv[i], sizeof command - strlen(command) - 2);
+        strncat(command, " ", sizeof command - strlen(command) - 1);
+    }
+    printf("# %s (%s), %zu MiB per buffer, f32\n", dev->name, dev->driver, mib);
+
+    double B = (double)p.bytes;
+    double t_clf = time_runs(&p, run_clf_copy, reps);
+    size_t bad_copy = verify(&p, p.dst, 0);
+    double t_cl = time_runs(&p, run_cl_copy, reps);
+    double t_fused = time_runs(&p, run_fused, reps);
+    size_t bad_fused = verify(&p, p.y, 1);
+    double t_unf = time_runs(&p, run_unfused, reps);
+    size_t bad_unf = verify(&p, p.y, 1);
+    double t_sc = time_runs(&p, run_scalar_ab, reps);
+    if (t_clf < 0 || t_cl < 0 || t_fused < 0 || t_unf < 0 || t_sc < 0) {
+        fprintf(stderr, "bench_map: a run failed: %s\n", clf_last_error());
+        return 1;
+    }
+    double g_clf = 2 * B / t_clf / 1e9, g_cl = 2 * B / t_cl / 1e9, g_fused = 4 * B / t_fused / 1e9;
+    double g_copy = g_clf > g_cl ? g_clf : g_cl;
+    printf("%-44s %9.3f ms %8.1f GB/s\n", "clf_copy", t_clf * 1e3, g_clf);
+    printf("%-44s %9.3f ms %8.1f GB/s   clf_copy/driver = %.3f\n", "clEnqueueCopyBuffer", t_cl * 1e3, g_cl, g_clf / g_cl);
+    printf("%-44s %9.3f ms %8.1f GB/s   / copy bandwidth = %.3f\n", "fused y = relu(a*x + b) (3 reads, 1 write)",
+           t_fused * 1e3, g_fused, g_fused / g_copy);
+    printf("%-44s %9.3f ms %8.1f GB/s   fused speed-up = %.2fx\n", "unfused: t = a*x; u = t + b; y = relu(u)",
+           t_unf * 1e3, 4 * B / t_unf / 1e9, t_unf / t_fused);
+    printf("%-44s %9.3f ms %8.1f GB/s\n", "y = relu(a*x + b), scalar a, b (1R 1W)", t_sc * 1e3, 2 * B / t_sc / 1e9);
+    printf("verification: copy %zu, fused %zu, unfused %zu mismatching elements\n", bad_copy, bad_fused, bad_unf);
+
+    char cfg_map[256] = "", org_map[32] = "", cfg_copy[256] = "", org_copy[32] = "";
+    clf_config_in_use(ctx, "map", "f32", "default", cfg_map, sizeof cfg_map, org_map, sizeof org_map);
+    clf_config_in_use(ctx, "copy", "f32", "default", cfg_copy, sizeof cfg_copy, org_copy, sizeof org_copy);
+    json_t *root = json_pack(
+        "{s:{s:s, s:s, s:s, s:s, s:s}, s:s, s:s, s:s, s:I, s:s}", "device", "name", dev->name, "vendor", dev->vendor,
+        "driver", dev->driver, "key", dev->key, "id", dev->id, "date", date, "command", command, "timing",
+        "wall time around clFinish, back-to-back runs of >= 20 ms, median of repeats", "buffer_bytes",
+        (json_int_t)p.bytes, "precision", "f32");
+    json_object_set_new(root, "copy", json_pack("{s:f, s:f, s:f, s:f, s:f, s:s, s:s, s:I}", "clf_copy_ms", t_clf * 1e3,
+                                                "clf_copy_gbs", g_clf, "driver_copy_ms", t_cl * 1e3, "driver_copy_gbs",
+                                                g_cl, "ratio_clf_vs_driver", g_clf / g_cl, "config", cfg_copy, "origin",
+                                                org_copy, "mismatches", (json_int_t)bad_copy));
+    json_object_set_new(root, "map", json_pack("{s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:s, s:s, s:I}", "formula",
+                                               "y = relu(a*x + b), vectors a, x, b", "fused_ms", t_fused * 1e3,
+                                               "fused_gbs", g_fused, "ratio_vs_copy_bandwidth", g_fused / g_copy,
+                                               "unfused_ms", t_unf * 1e3, "fused_speedup_vs_unfused", t_unf / t_fused,
+                                               "scalar_ab_ms", t_sc * 1e3, "scalar_ab_gbs", 2 * B / t_sc / 1e9,
+                                               "config", cfg_map, "origin", org_map, "mismatches",
+                                               (json_int_t)(bad_fused + bad_unf)));
+    if (do_sweep) {
+        double best_c, best_m;
+        char bc[64] = "", bm[64] = "";
+        int sreps = reps < 5 ? reps : 5;
+        json_t *sc = sweep(&p, "CLFORGE_COPY_CONFIG", run_clf_copy, 2 * B, sreps, cpu, &best_c, bc, sizeof bc);
+        json_t *sm = sweep(&p, "CLFORGE_MAP_CONFIG", run_fused, 4 * B, sreps, cpu, &best_m, bm, sizeof bm);
+        size_t bad_sweep = verify(&p, p.y, 1);
+        printf("sweep: best copy %s %.1f GB/s (%.3f of driver), best map %s %.1f GB/s (%.3f of best copy); "
+               "last map output %zu mismatches\n", bc, best_c, best_c / g_cl, bm, best_m,
+               best_m / (best_c > g_copy ? best_c : g_copy), bad_sweep);
+        json_object_set_new(root, "sweep", json_pack("{s:o, s:o, s:s, s:f, s:s, s:f}", "copy", sc, "map", sm,
+                                                     "best_copy", bc, "best_copy_gbs", best_c, "best_map", bm,
+                                                     "best_map_gbs", best_m));
+    }
+    if (json_path && json_dump_file(root, json_path, JSON_INDENT(2)) != 0) {
+        fprintf(stderr, "bench_map: cannot write %s\n", json_path);
+        return 1;
+    }
+    json_decref(root);
+    cl_mem all[7] = {p.x, p.a, p.b, p.y, p.t, p.u, p.dst};
+    for (int i = 0; i < 7; i++)
+        clReleaseMemObject(all[i]);
+    free(p.hx), free(p.ha), free(p.hb);
+    clf_context_destroy(ctx);
+    return bad_copy || bad_fused || bad_unf ? 1 : 0;
+}
