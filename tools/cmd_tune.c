@@ -202,6 +202,7 @@ int clf_cmd_tune(int argc, char **argv)
     struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;
+    sa.sa_flags = SA_RESETHAND;   /* a second Ctrl-C ends the process at once */
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old);
 
