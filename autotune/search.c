@@ -349,18 +349,18 @@ static int next_unexplored(const task *t)
  * point, restarting from the next-best unexplored point (or a fresh random one) at a local optimum. */
 static void search_sampled(task *t)
 {
-    double sample_until = t->start + 0.3 * (t->deadline - t->start);
+    double sample_until = t->start + 0.2 * (t->deadline - t->start);
     int samples = 0, misses = 0;
     clf__config c, batch[PREBUILD_WINDOW];
     int nbatch = t->pb ? PREBUILD_WINDOW : 1;
-    while (!out_of_time(t) && (clf__now() < sample_until || samples < 4) && misses < 200) {
+    while (!out_of_time(t) && (clf__now() < sample_until || samples < 2) && misses < 200) {
         int n = 0;
         while (n < nbatch && clf__space_random(t->f, &t->ctx->info, t->dt, &t->rng, 1000, &batch[n]))
             n++;
         if (n == 0)
             break;
         prebuild_window(t, batch, n);
-        for (int i = 0; i < n && !out_of_time(t) && (clf__now() < sample_until || samples < 4); i++) {
+        for (int i = 0; i < n && !out_of_time(t) && (clf__now() < sample_until || samples < 2); i++) {
             if (evaluate(t, &batch[i]) < 0)
                 misses++;   /* drew one already seen; a small space runs out of new ones */
             else

@@ -1,6 +1,6 @@
 /* cmd_tune.c — `clforge tune`: autotunes kernel families on one device and prints what it found. */
+#include "autotune.h"
 #include "cli.h"
-#include "family.h"
 
 #include <jansson.h>
 #include <signal.h>
@@ -21,10 +21,11 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: clforge tune [--device SEL] [--family gemm,map,copy] [--budget SECONDS]\n"
-            "                    [--exhaustive] [--json FILE] [--quiet]\n"
+            "                    [--precision f32,f64] [--exhaustive] [--json FILE] [--quiet]\n"
             "       clforge tune --show [--device SEL] [--family ...]\n"
             "Searches each family's configurations on the device (budget per family, default 60 s),\n"
             "verifies every candidate against a reference, and stores the best in the tuning database.\n"
+            "--precision limits the precisions tuned (default: f32, and f64 where the device has it).\n"
             "--show prints the configuration in use now and where it comes from.\n"
             "Families:");
     for (int i = 0; clf__families[i]; i++)
@@ -143,7 +144,7 @@ static int write_json(const char *path, const clf_context *ctx, const clf_tune_o
 
 int clf_cmd_tune(int argc, char **argv)
 {
-    const char *device = NULL, *families = NULL, *json_path = NULL;
+    const char *device = NULL, *families = NULL, *json_path = NULL, *precision = NULL;
     clf_tune_options o;
     memset(&o, 0, sizeof o);
     o.budget_seconds = 60;
@@ -165,6 +166,8 @@ int clf_cmd_tune(int argc, char **argv)
                 fprintf(stderr, "clforge tune: --budget needs a positive number of seconds\n");
                 return 2;
             }
+        } else if (!strcmp(a, "--precision") && has_val) {
+            precision = argv[++i];
         } else if (!strcmp(a, "--exhaustive")) {
             o.exhaustive = 1;
         } else if (!strcmp(a, "--json") && has_val) {
@@ -181,6 +184,24 @@ int clf_cmd_tune(int argc, char **argv)
     }
     if (families && !families_known(families))
         return 2;
+    clf_dtype precs[2];
+    int nprecs = 0;
+    if (precision) {
+        if (in_list(precision, "f32"))
+            precs[nprecs++] = CLF_F32;
+        if (in_list(precision, "f64"))
+            precs[nprecs++] = CLF_F64;
+        if (nprecs == 0 || strspn(precision, "f3264,") != strlen(precision)) {
+            fprintf(stderr, "clforge tune: --precision takes f32, f64 or f32,f64\n");
+            return 2;
+        }
+    }
+    const clf__family *list[32];
+    int nfam = 0;
+    for (int i = 0; clf__families[i] && nfam < 31; i++)
+        if (in_list(families, clf__families[i]->name))
+            list[nfam++] = clf__families[i];
+    list[nfam] = NULL;
 
     clf_context_options co;
     memset(&co, 0, sizeof co);
@@ -214,7 +235,9 @@ int clf_cmd_tune(int argc, char **argv)
     fprintf(stderr, "tuning on %s (%s), budget %.0f s per family%s\n", ctx->info.name, ctx->info.platform,
             o.budget_seconds, o.exhaustive ? ", exhaustive" : "");
     double t0 = clf__now();
-    s = clf_tune(ctx, &o, r);
+    if (nprecs == 2 && !ctx->info.fp64)
+        nprecs = 1;   /* f64 on a device without it: nothing to tune */
+    s = clf__tune_families(ctx, list, nprecs ? precs : NULL, nprecs, &o, r);
     double wall = clf__now() - t0;
     sigaction(SIGINT, &old, NULL);
 
