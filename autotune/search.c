@@ -350,17 +350,23 @@ static int next_unexplored(const task *t)
 static void search_sampled(task *t)
 {
     double sample_until = t->start + 0.2 * (t->deadline - t->start);
+    /* Where one evaluation costs so much that the budget buys only a few (compiling dominates on CPU
+     * devices), random draws, which also compile slowest, are not affordable: go straight to local
+     * search from the seeds. */
+    double per_eval = t->nseen ? (clf__now() - t->start) / t->nseen : 0;
+    if (per_eval > 0 && (t->deadline - clf__now()) / per_eval < 16)
+        sample_until = 0;
     int samples = 0, misses = 0;
     clf__config c, batch[PREBUILD_WINDOW];
     int nbatch = t->pb ? PREBUILD_WINDOW : 1;
-    while (!out_of_time(t) && (clf__now() < sample_until || samples < 2) && misses < 200) {
+    while (!out_of_time(t) && (clf__now() < sample_until || (sample_until > 0 && samples < 2)) && misses < 200) {
         int n = 0;
         while (n < nbatch && clf__space_random(t->f, &t->ctx->info, t->dt, &t->rng, 1000, &batch[n]))
             n++;
         if (n == 0)
             break;
         prebuild_window(t, batch, n);
-        for (int i = 0; i < n && !out_of_time(t) && (clf__now() < sample_until || samples < 2); i++) {
+        for (int i = 0; i < n && !out_of_time(t) && (clf__now() < sample_until || (sample_until > 0 && samples < 2)); i++) {
             if (evaluate(t, &batch[i]) < 0)
                 misses++;   /* drew one already seen; a small space runs out of new ones */
             else
