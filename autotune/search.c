@@ -350,11 +350,12 @@ static int next_unexplored(const task *t)
 static void search_sampled(task *t)
 {
     double sample_until = t->start + 0.2 * (t->deadline - t->start);
-    /* Where one evaluation costs so much that the budget buys only a few (compiling dominates on CPU
-     * devices), random draws, which also compile slowest, are not affordable: go straight to local
-     * search from the seeds. */
+    /* Where one evaluation costs so much that the budget buys only a few, random draws are not
+     * affordable: go straight to local search from the seeds. On CPU devices the kernel compiler's
+     * time varies wildly with the configuration (PoCL 3.1 took 60-125 s on random GEMM candidates
+     * whose neighbours of the default build in 2 s), so there the search stays local. */
     double per_eval = t->nseen ? (clf__now() - t->start) / t->nseen : 0;
-    if (per_eval > 0 && (t->deadline - clf__now()) / per_eval < 16)
+    if ((per_eval > 0 && (t->deadline - clf__now()) / per_eval < 16) || (t->ctx->info.type & CL_DEVICE_TYPE_CPU))
         sample_until = 0;
     int samples = 0, misses = 0;
     clf__config c, batch[PREBUILD_WINDOW];
