@@ -1,17 +1,10 @@
 /* copy.c — clf_copy and clf_fill through cl/copy.cl, and the `copy` kernel family (parameters,
  * defaults, tuning hooks). */
-#include "family.h"
+#include "map.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-extern const clf__family clf__family_copy;
-size_t clf__map_bench_elements(clf_context *ctx, size_t esize);  /* map.c */
-
-#define P_VW 0
-#define P_EPT 1
-#define P_WG 2
 
 /* Launch geometry shared by copy and fill: head elements align the destination to the vector width. */
 typedef struct geom {
@@ -37,8 +30,8 @@ static clf_status build(clf_context *ctx, const char *name, size_t esize, const 
 {
     clf__config c = *cfg;
     if (esize == 16)
-        c.v[P_VW] = 1;  /* uint4 elements are vectors already */
-    size_t vw = (size_t)c.v[P_VW], ept = (size_t)c.v[P_EPT];
+        c.v[CLF__P_VW] = 1;  /* uint4 elements are vectors already */
+    size_t vw = (size_t)c.v[CLF__P_VW], ept = (size_t)c.v[CLF__P_EPT];
     g->n = n;
     g->head = (vw - dst_off % vw) % vw;
     if (g->head > n)
@@ -63,12 +56,12 @@ static clf_status build(clf_context *ctx, const char *name, size_t esize, const 
             return s;
         size_t kmax = 0;
         clGetKernelWorkGroupInfo(*k, ctx->dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL);
-        if (kmax == 0 || kmax >= (size_t)c.v[P_WG] || c.v[P_WG] <= 32)
+        if (kmax == 0 || kmax >= (size_t)c.v[CLF__P_WG] || c.v[CLF__P_WG] <= 32)
             break;
         clReleaseKernel(*k);
-        c.v[P_WG] /= 2;
+        c.v[CLF__P_WG] /= 2;
     }
-    g->local = (size_t)c.v[P_WG];
+    g->local = (size_t)c.v[CLF__P_WG];
     size_t groups = (g->nv + g->local * ept - 1) / (g->local * ept);
     if (groups * g->local < 2 * vw)  /* head and tail: up to 2*(vw-1) work-items */
         groups = (2 * vw + g->local - 1) / g->local;
@@ -232,14 +225,14 @@ static void copy_default(const clf_device_info *dev, clf_dtype dt, const char *b
 {
     memset(out, 0, sizeof *out);
     int gpu = (dev->type & CL_DEVICE_TYPE_GPU) != 0;
-    out->v[P_VW] = gpu ? 4 : 8;  /* in 4-byte elements: 16-byte accesses on GPUs, 32 on CPUs */
-    out->v[P_EPT] = gpu ? 2 : 1;
-    out->v[P_WG] = gpu && (dev->max_work_group >= 256 || dev->max_work_group == 0) ? 256 : 64;
+    out->v[CLF__P_VW] = gpu ? 4 : 8;  /* in 4-byte elements: 16-byte accesses on GPUs, 32 on CPUs */
+    out->v[CLF__P_EPT] = gpu ? 2 : 1;
+    out->v[CLF__P_WG] = gpu && (dev->max_work_group >= 256 || dev->max_work_group == 0) ? 256 : 64;
 }
 
 static int copy_valid(const clf__config *cfg, const clf_device_info *dev, clf_dtype dt)
 {
-    return dev->max_work_group == 0 || (size_t)cfg->v[P_WG] <= dev->max_work_group;
+    return dev->max_work_group == 0 || (size_t)cfg->v[CLF__P_WG] <= dev->max_work_group;
 }
 
 static double copy_flops(const clf__problem *p) { return 0; }

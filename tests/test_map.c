@@ -203,7 +203,7 @@ static void run_case(clf_context *ctx, const mcase *c, size_t n, clf_dtype in_dt
 static const size_t sizes[] = {1, 2, 3, 5, 15, 16, 17, 31, 33, 100, 1000, 4097, 65537, 250001, 1000000};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
-/* Case _i on every device: f32 at two sizes, f64 (where offered) at one. */
+/* Case _i on every device: f32 at one or two sizes, f64 (where offered) on every third case. */
 START_TEST(expressions)
 {
     clf_context **ctxs;
@@ -213,7 +213,8 @@ START_TEST(expressions)
     for (int d = 0; d < nc; d++) {
         size_t n1 = sizes[(size_t)_i % NSIZES], n2 = sizes[(size_t)(_i * 7 + 3) % NSIZES];
         run_case(ctxs[d], &cases[_i], n1, CLF_F32, CLF_F32, &rng);
-        run_case(ctxs[d], &cases[_i], n2, CLF_F32, CLF_F32, &rng);
+        if (_i % 2 == 0)  /* a second size on every other case, for the suite's compile time */
+            run_case(ctxs[d], &cases[_i], n2, CLF_F32, CLF_F32, &rng);
         /* f64 on every third case keeps the suite's compile time (PoCL: ~1 s a program) in bounds. */
         if (clf_context_device(ctxs[d])->fp64 && _i % 3 == 0)
             run_case(ctxs[d], &cases[_i], sizes[(size_t)(_i * 5 + 1) % NSIZES], CLF_F64, CLF_F64, &rng);
