@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""torch_gemm.py — times cuBLAS SGEMM (TF32 off) through PyTorch with CUDA events on the shapes that
+bench_gemm.c uses, and writes every figure as JSON (the cuBLAS column of docs/gemm.md)."""
+import argparse, datetime, json, sys
+
+SHAPES = [(256, 256, 256), (512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096),
+          (8192, 8192, 8192), (4097, 4097, 4097), (8191, 8191, 8191), (1000, 3000, 700), (64, 4096, 4096),
+          (4096, 64, 4096), (4096, 4096, 64)]
+
+
+def time_ms(fn, torch, min_ms=20.0, reps=7):
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record(); fn(); end.record(); torch.cuda.synchronize()
+    group = max(1, min(200, int(min_ms / max(start.elapsed_time(end), 1e-3)) + 1))
+    times = []
+    for _ in range(reps):
+        start.record()
+        for _ in range(group):
+            fn()
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end) / group)
+    times.sort()
+    return times[len(times) // 2]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--json", help="write results here")
+    ap.add_argument("--f64", action="store_true", help="DGEMM instead of SGEMM")
+    ap.add_argument("--quick", action="store_true", help="only shapes up to 1024")
+    args = ap.parse_args()
+    import torch
+    if not torch.cuda.is_available():
+        print("torch_gemm: no CUDA device", file=sys.stderr)
+        return 1
+    torch.backends.cuda.matmul.allow_tf32 = False   # plain FP32 FMA, comparable with OpenCL SGEMM
+    torch.backends.cudnn.allow_tf32 = False
+    torch.set_float32_matmul_precision("highest")
+    dtype = torch.float64 if args.f64 else torch.float32
+    shapes = [s for s in SHAPES if not args.quick or max(s) <= 1024]
+    rows = []
+    for m, n, k in shapes:
+        a = torch.rand(m, k, device="cuda", dtype=dtype) * 2 - 1
+        b = torch.rand(k, n, device="cuda", dtype=dtype) * 2 - 1
+        c = torch.empty(m, n, device="cuda", dtype=dtype)
+        ms = time_ms(lambda: torch.matmul(a, b, out=c), torch)
+        ref = (a[:64].double() @ b.double())
+        err = ((c[:64].double() - ref).norm() / ref.norm()).item()
+        gf = 2.0 * m * n * k / (ms * 1e-3) / 1e9
+        rows.append({"m": m, "n": n, "k": k, "cublas_ms": ms, "cublas_gflops": gf, "rel_error": err})
+        print(f"{m:5d}x{n:5d}x{k:5d}  cuBLAS {gf:9.1f} GFLOP/s  (rel. error {err:.1e})", flush=True)
+        del a, b, c
+    doc = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
+           "cuda": torch.version.cuda, "date": datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ"),
+           "command": " ".join(sys.argv), "precision": "f64" if args.f64 else "f32", "tf32": False,
+           "timing": "CUDA events around back-to-back runs of >= 20 ms, median of 7", "results": rows}
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(doc, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
