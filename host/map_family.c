@@ -38,17 +38,23 @@ typedef struct map_bench {
     size_t n, esize;
 } map_bench;
 
-/* Elements per buffer for bandwidth measurements: at least twice the device's cache and 16 MiB, at
- * most a quarter of the largest allocation. */
+/* Elements per buffer for bandwidth measurements: at least twice the device's reported cache and
+ * 16 MiB (128 MiB on GPUs, whose last-level caches reach tens of MiB and are not always the one
+ * reported), at most a quarter of the largest allocation and 1/16 of global memory. */
 size_t clf__map_bench_elements(clf_context *ctx, size_t esize)
 {
     cl_ulong cache = 0;
     clGetDeviceInfo(ctx->dev, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache, NULL);
     size_t bytes = (size_t)cache * 2;
-    if (bytes < ((size_t)16 << 20))
-        bytes = (size_t)16 << 20;
+    size_t floor_bytes = (ctx->info.type & CL_DEVICE_TYPE_GPU) ? (size_t)128 << 20 : (size_t)16 << 20;
+    if (bytes < floor_bytes)
+        bytes = floor_bytes;
     if (ctx->info.max_alloc && bytes > ctx->info.max_alloc / 4)
         bytes = (size_t)(ctx->info.max_alloc / 4);
+    if (ctx->info.global_mem && bytes > ctx->info.global_mem / 16)
+        bytes = (size_t)(ctx->info.global_mem / 16);
+    if (bytes < 64 * esize)
+        bytes = 64 * esize;
     return bytes / esize - 1;  /* odd count: the tail path runs too */
 }
 
