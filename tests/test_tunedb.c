@@ -366,6 +366,56 @@ START_TEST(config_text)
 }
 END_TEST
 
+/* Every shipped default parses, says which device it came from, and holds only configurations that
+ * parse with the current families; a device named in one gets "shipped" from an empty cache. */
+struct clf__embedded { const char *name; const char *data; size_t size; };
+extern const struct clf__embedded clf__embedded_defaults[];
+
+START_TEST(shipped_defaults)
+{
+    char cache[1100];
+    clf_context *ctx = fresh_ctx("shipped", cache, sizeof cache, 0);
+    const clf_device_info *dev = clf_context_device(ctx);
+    int matched = 0;
+    for (int i = 0; clf__embedded_defaults[i].name; i++) {
+        json_error_t err;
+        json_t *doc = json_loadb(clf__embedded_defaults[i].data, clf__embedded_defaults[i].size, 0, &err);
+        ck_assert_msg(doc != NULL, "%s: line %d: %s", clf__embedded_defaults[i].name, err.line, err.text);
+        ck_assert_int_eq(json_integer_value(json_object_get(doc, "format")), CLF__TUNEDB_FORMAT);
+        ck_assert(json_is_string(clf__tunedb_get(doc, "device/type")));
+        ck_assert(json_is_string(clf__tunedb_get(doc, "device/vendor")));
+        ck_assert(json_is_string(clf__tunedb_get(doc, "device/name")));
+        const char *fname;
+        json_t *precs;
+        json_object_foreach(json_object_get(doc, "tuned"), fname, precs) {
+            const clf__family *f = clf__family_find(fname);
+            ck_assert_msg(f != NULL, "%s: unknown family %s", clf__embedded_defaults[i].name, fname);
+            const char *pname, *bname;
+            json_t *buckets, *entry;
+            json_object_foreach(precs, pname, buckets) json_object_foreach(buckets, bname, entry) {
+                clf__config c;
+                const char *text = json_string_value(json_object_get(entry, "config"));
+                ck_assert_msg(text && clf__config_parse(f, text, &c) == CLF_SUCCESS, "%s: %s/%s/%s: %s",
+                              clf__embedded_defaults[i].name, fname, pname, bname, clf_last_error());
+                ck_assert(json_real_value(json_object_get(entry, "speed")) > 0);
+            }
+        }
+        if (strcmp(json_string_value(clf__tunedb_get(doc, "device/name")), dev->name) == 0 &&
+            strcmp(json_string_value(clf__tunedb_get(doc, "device/vendor")), dev->vendor) == 0 &&
+            json_is_object(clf__tunedb_get(doc, "tuned/gemm/f32/large")))
+            matched = 1;
+        json_decref(doc);
+    }
+    if (matched) {
+        char cfg[256], origin[16];
+        ck_assert_int_eq(clf_config_in_use(ctx, "gemm", "f32", "large", cfg, sizeof cfg, origin, sizeof origin),
+                         CLF_SUCCESS);
+        ck_assert_str_eq(origin, "shipped");
+    }
+    clf_context_destroy(ctx);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("tunedb");
@@ -378,6 +428,7 @@ int main(void)
     tcase_add_test(tc, killed_writer);
     tcase_add_test(tc, concurrent_writers);
     tcase_add_test(tc, lookup_chain);
+    tcase_add_test(tc, shipped_defaults);
     suite_add_tcase(s, tc);
     return clf_test_run(s);
 }
