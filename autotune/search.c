@@ -95,7 +95,8 @@ static void progress(task *t, int final)
     if (t->best >= 0) {
         char cfg[256];
         clf__config_format(t->f, &t->seen[t->best].cfg, cfg, sizeof cfg);
-        snprintf(best, sizeof best, "%.1f %s (%s)", speed_of(t, t->seen[t->best].seconds), unit_of(t->f), cfg);
+        double v = speed_of(t, t->seen[t->best].seconds);
+        snprintf(best, sizeof best, v >= 100 ? "%.0f %s (%s)" : "%.3g %s (%s)", v, unit_of(t->f), cfg);
     }
     fprintf(stderr, "%s%s %s/%s: tried %d, failed %d, of %s | best %s | %.1f s%s%s", t->tty ? "\r" : "",
             t->f->name, clf__dtype_name(t->dt), t->bucket, t->tried, t->failed, total, best, now - t->start,

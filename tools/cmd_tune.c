@@ -95,7 +95,7 @@ static void summary(const clf_tune_report *r)
         const clf_tune_entry *e = &r->entries[i];
         char speed[32];
         if (e->gflops > 0)
-            snprintf(speed, sizeof speed, "%.1f %s", e->gflops, e->unit);
+            snprintf(speed, sizeof speed, e->gflops >= 100 ? "%.0f %s" : "%.3g %s", e->gflops, e->unit);
         else
             snprintf(speed, sizeof speed, "-");
         printf("%-8s %-8s %-5s %-44s %12s %6d %6d %7.1fs\n", e->family, e->bucket, e->precision,
