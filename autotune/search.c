@@ -46,6 +46,8 @@ typedef struct task {
     int nseen, capseen;
     int best;                  /* index into seen, -1 none */
     int tried, failed, slow;
+    double best_at;            /* seconds into the task when the best was found */
+    int best_eval;             /* and as which evaluation */
     long total;                /* valid configurations, -1 when too many to count */
     double work;               /* FLOPs or bytes of one run */
     int tty;
@@ -276,8 +278,11 @@ static int evaluate(task *t, const clf__config *c)
         return idx;
     }
     m->seconds = med;
-    if (best <= 0 || med < best)
+    if (best <= 0 || med < best) {
         t->best = idx;
+        t->best_at = clf__now() - t->start;
+        t->best_eval = t->tried;
+    }
     progress(t, 0);
     return idx;
 }
@@ -435,10 +440,11 @@ static void store_entry(task *t, const char *strategy, clf_tune_entry *e)
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     clf__tunedb_entry_path(t->f->name, clf__dtype_name(t->dt), t->bucket, section, sizeof section);
-    json_t *v = json_pack("{s:s,s:f,s:s,s:f,s:s,s:i,s:i,s:i,s:I,s:f,s:s,s:s}", "config", e->config, "speed",
-                          e->gflops, "unit", e->unit, "run_seconds", t->seen[t->best].seconds, "strategy",
+    json_t *v = json_pack("{s:s,s:f,s:s,s:f,s:s,s:i,s:i,s:i,s:I,s:f,s:f,s:i,s:s,s:s}", "config", e->config,
+                          "speed", e->gflops, "unit", e->unit, "run_seconds", t->seen[t->best].seconds, "strategy",
                           strategy, "evaluations", e->evaluations, "failed", e->failed, "early_stopped", t->slow,
-                          "space", (json_int_t)t->total, "tune_seconds", e->seconds, "date", date, "clforge",
+                          "space", (json_int_t)t->total, "tune_seconds", e->seconds, "best_found_at_seconds",
+                          t->best_at, "best_found_at_evaluation", t->best_eval, "date", date, "clforge",
                           CLFORGE_VERSION_STRING);
     if (clf__tunedb_store(t->ctx, section, v) != CLF_SUCCESS && !t->opt->quiet)
         fprintf(stderr, "clforge: could not store the result: %s\n", clf_last_error());

@@ -115,11 +115,16 @@ static int write_json(const char *path, const clf_context *ctx, const clf_tune_o
     json_t *entries = json_array();
     for (int i = 0; i < r->count; i++) {
         const clf_tune_entry *e = &r->entries[i];
-        json_array_append_new(entries,
-                              json_pack("{s:s,s:s,s:s,s:s,s:f,s:s,s:i,s:i,s:f}", "family", e->family,
-                                        "bucket", e->bucket, "precision", e->precision, "config",
-                                        e->config, "speed", e->gflops, "unit", e->unit, "evaluations",
-                                        e->evaluations, "failed", e->failed, "seconds", e->seconds));
+        json_t *je = json_pack("{s:s,s:s,s:s,s:s,s:f,s:s,s:i,s:i,s:f}", "family", e->family, "bucket", e->bucket,
+                               "precision", e->precision, "config", e->config, "speed", e->gflops, "unit", e->unit,
+                               "evaluations", e->evaluations, "failed", e->failed, "seconds", e->seconds);
+        /* the stored entry adds early stops, the space's size and when the best was found */
+        char section[160];
+        json_t *stored = NULL;
+        clf__tunedb_entry_path(e->family, e->precision, e->bucket, section, sizeof section);
+        if (e->config[0] && clf__tunedb_fetch((clf_context *)ctx, section, &stored) == CLF_SUCCESS && stored)
+            json_object_set_new(je, "stored", stored);
+        json_array_append_new(entries, je);
     }
     char date[32];
     time_t now = time(NULL);
