@@ -105,7 +105,7 @@ static void summary(const clf_tune_report *r)
         printf("tuning database: %s\n", r->db_path);
 }
 
-static int write_json(const char *path, const clf_context *ctx, const clf_tune_options *o,
+static int write_json(const char *path, clf_context *ctx, const clf_tune_options *o,
                       const clf_tune_report *r, double wall, clf_status st)
 {
     const clf_device_info *d = clf_context_device(ctx);
@@ -122,7 +122,7 @@ static int write_json(const char *path, const clf_context *ctx, const clf_tune_o
         char section[160];
         json_t *stored = NULL;
         clf__tunedb_entry_path(e->family, e->precision, e->bucket, section, sizeof section);
-        if (e->config[0] && clf__tunedb_fetch((clf_context *)ctx, section, &stored) == CLF_SUCCESS && stored)
+        if (e->config[0] && clf__tunedb_fetch(ctx, section, &stored) == CLF_SUCCESS && stored)
             json_object_set_new(je, "stored", stored);
         json_array_append_new(entries, je);
     }
