@@ -434,7 +434,7 @@ static void search_sampled(task *t)
     free(nb);
 }
 
-static void store_entry(task *t, const char *strategy, clf_tune_entry *e)
+static clf_status store_entry(task *t, const char *strategy, clf_tune_entry *e)
 {
     char section[160], date[32];
     time_t now = time(NULL);
@@ -446,8 +446,10 @@ static void store_entry(task *t, const char *strategy, clf_tune_entry *e)
                           "space", (json_int_t)t->total, "tune_seconds", e->seconds, "best_found_at_seconds",
                           t->best_at, "best_found_at_evaluation", t->best_eval, "date", date, "clforge",
                           CLFORGE_VERSION_STRING);
-    if (clf__tunedb_store(t->ctx, section, v) != CLF_SUCCESS && !t->opt->quiet)
+    clf_status s = clf__tunedb_store(t->ctx, section, v);
+    if (s != CLF_SUCCESS && !t->opt->quiet)
         fprintf(stderr, "clforge: could not store the result: %s\n", clf_last_error());
+    return s;
 }
 
 /* Runs one task; fills e. Returns CLF_ERR_UNSUPPORTED when the family has no benchmark for dt. */
@@ -498,8 +500,7 @@ static clf_status run_task(task *t, double budget, clf_tune_entry *e)
     }
     clf__config_format(t->f, &t->seen[t->best].cfg, e->config, sizeof e->config);
     e->gflops = speed_of(t, t->seen[t->best].seconds);
-    store_entry(t, t->opt->exhaustive ? "exhaustive" : "sampled+local", e);
-    return CLF_SUCCESS;
+    return store_entry(t, t->opt->exhaustive ? "exhaustive" : "sampled+local", e);
 }
 
 clf_status clf__tune_families(clf_context *ctx, const clf__family *const *families,
@@ -520,6 +521,7 @@ clf_status clf__tune_families(clf_context *ctx, const clf__family *const *famili
     memset(report, 0, sizeof *report);
     snprintf(report->db_path, sizeof report->db_path, "%s", clf__tunedb_path(ctx));
     int interrupted = 0, total_evals = 0;
+    clf_status store_err = CLF_SUCCESS;
     for (int fi = 0; families[fi] && !interrupted; fi++) {
         const clf__family *f = families[fi];
         int nb = f->nbuckets > 0 ? f->nbuckets : 1;
@@ -549,6 +551,8 @@ clf_status clf__tune_families(clf_context *ctx, const clf__family *const *famili
                 clf_tune_entry e;
                 clf_status s = run_task(&t, share, &e);
                 free(t.seen);
+                if (s == CLF_ERR_IO)
+                    store_err = s;
                 if (s != CLF_ERR_UNSUPPORTED && report->count < (int)(sizeof report->entries / sizeof report->entries[0]))
                     report->entries[report->count++] = e;
                 total_evals += e.evaluations;
@@ -572,6 +576,9 @@ clf_status clf__tune_families(clf_context *ctx, const clf__family *const *famili
         json_decref(run);
     if (interrupted)
         return clf__fail(CLF_ERR_INTERRUPTED, "tuning interrupted; the best configurations found were stored");
+    if (store_err != CLF_SUCCESS)
+        return clf__fail(store_err, "tuning finished, but the results could not be stored in the tuning database "
+                         "(is the cache directory writable? see CLFORGE_CACHE_DIR)");
     return CLF_SUCCESS;
 }
 

@@ -267,6 +267,26 @@ START_TEST(stop_keeps_best)
 }
 END_TEST
 
+/* Without a cache directory the search still reports what it found, and says it could not store it. */
+START_TEST(no_cache_dir_reports_io)
+{
+    clf_context_options opt = {.no_disk_cache = 1, .cache_dir = ""};
+    clf_context *ctx = NULL;
+    ck_assert_int_eq(clf_context_create(&opt, &ctx), CLF_SUCCESS);
+    if (clf_context_cache_dir(ctx)[0] == '\0') {
+        const clf__family *fams[] = {&fam_scale, NULL};
+        clf_dtype f32 = CLF_F32;
+        clf_tune_options o = {.budget_seconds = 0.2, .quiet = 1};
+        clf_tune_report *r = calloc(1, sizeof *r);
+        ck_assert_int_eq(clf__tune_families(ctx, fams, &f32, 1, &o, r), CLF_ERR_IO);
+        ck_assert_int_eq(r->count, 1);
+        ck_assert(r->entries[0].config[0] != '\0');
+        free(r);
+    }
+    clf_context_destroy(ctx);
+}
+END_TEST
+
 START_TEST(bad_arguments)
 {
     clf_device_info *devs;
@@ -485,6 +505,9 @@ int main(void)
 {
     Suite *s = suite_create("tune");
     /* one case per test, so that CK_RUN_CASE can pick one */
+    TCase *tc_no_cache = clf_test_tcase("no_cache_dir_reports_io");
+    tcase_add_test(tc_no_cache, no_cache_dir_reports_io);
+    suite_add_tcase(s, tc_no_cache);
     TCase *tc_bad_arguments = clf_test_tcase("bad_arguments");
     tcase_add_test(tc_bad_arguments, bad_arguments);
     suite_add_tcase(s, tc_bad_arguments);
