@@ -306,8 +306,7 @@ static int name_index(ps *p, const tok *t)
 static int p_call(ps *p, tok name, int fn)
 {
     int args[3] = {-1, -1, -1}, nargs = 0;
-    next(p);  /* '(' */
-    next(p);
+    next(p);  /* past '(' */
     if (!is_op(p, ')')) {
         for (;;) {
             int a = p_ternary(p);
@@ -368,18 +367,12 @@ static int p_primary(ps *p)
     }
     if (t.kind == T_NAME) {
         int fn = fn_lookup(p->s + t.start, t.len);
-        /* One-token look-ahead without consuming: '(' right after a name makes a call. */
-        size_t save_pos = p->pos;
-        int save_line = p->line, save_col = p->col;
-        next(p);
-        int call = is_op(p, '(');
-        if (call) {
+        next(p);  /* '(' right after a name makes a call */
+        if (is_op(p, '(')) {
             if (fn < 0) {
                 fail(p, t.line, t.col, "unknown function '%.*s'", (int)(t.len < 40 ? t.len : 40), p->s + t.start);
                 return -1;
             }
-            p->pos = save_pos, p->line = save_line, p->col = save_col;
-            p->t = t;
             return p_call(p, t, fn);
         }
         if (fn >= 0) {
@@ -438,83 +431,44 @@ static int p_unary(ps *p)
     return p_primary(p);
 }
 
-static int p_mul(ps *p)
-{
-    int x = p_unary(p);
-    while (x >= 0 && (is_op(p, '*') || is_op(p, '/'))) {
-        tok t = p->t;
-        next(p);
-        int y = p_unary(p);
-        x = y < 0 ? -1 : binary(p, t.op == '*' ? CLF__EX_MUL : CLF__EX_DIV, CLF__EX_T_NUM, x, y, &t, CLF__EX_T_NUM);
-    }
-    return x;
-}
+/* Binary operators by precedence level, loosest first; comparisons (level 2) do not chain. */
+static const struct { int tok, op, result, operand; } bin_ops[] = {
+    {OP_OR, CLF__EX_OR, CLF__EX_T_BOOL, CLF__EX_T_BOOL}, {OP_AND, CLF__EX_AND, CLF__EX_T_BOOL, CLF__EX_T_BOOL},
+    {'<', CLF__EX_LT, CLF__EX_T_BOOL, CLF__EX_T_NUM},    {OP_LE, CLF__EX_LE, CLF__EX_T_BOOL, CLF__EX_T_NUM},
+    {'>', CLF__EX_GT, CLF__EX_T_BOOL, CLF__EX_T_NUM},    {OP_GE, CLF__EX_GE, CLF__EX_T_BOOL, CLF__EX_T_NUM},
+    {OP_EQ, CLF__EX_EQ, CLF__EX_T_BOOL, CLF__EX_T_NUM},  {OP_NE, CLF__EX_NE, CLF__EX_T_BOOL, CLF__EX_T_NUM},
+    {'+', CLF__EX_ADD, CLF__EX_T_NUM, CLF__EX_T_NUM},    {'-', CLF__EX_SUB, CLF__EX_T_NUM, CLF__EX_T_NUM},
+    {'*', CLF__EX_MUL, CLF__EX_T_NUM, CLF__EX_T_NUM},    {'/', CLF__EX_DIV, CLF__EX_T_NUM, CLF__EX_T_NUM},
+};
+static const int level_first[] = {0, 1, 2, 8, 10, 12};  /* bin_ops[level_first[l] .. level_first[l+1]) */
+#define LEVELS 5
+#define LEVEL_CMP 2
 
-static int p_add(ps *p)
-{
-    int x = p_mul(p);
-    while (x >= 0 && (is_op(p, '+') || is_op(p, '-'))) {
-        tok t = p->t;
-        next(p);
-        int y = p_mul(p);
-        x = y < 0 ? -1 : binary(p, t.op == '+' ? CLF__EX_ADD : CLF__EX_SUB, CLF__EX_T_NUM, x, y, &t, CLF__EX_T_NUM);
-    }
-    return x;
-}
-
-static int cmp_op(const ps *p)
+static int bin_lookup(const ps *p, int level)
 {
     if (p->failed || p->t.kind != T_OP)
         return -1;
-    switch (p->t.op) {
-    case '<': return CLF__EX_LT;
-    case OP_LE: return CLF__EX_LE;
-    case '>': return CLF__EX_GT;
-    case OP_GE: return CLF__EX_GE;
-    case OP_EQ: return CLF__EX_EQ;
-    case OP_NE: return CLF__EX_NE;
-    default: return -1;
-    }
+    for (int i = level_first[level]; i < level_first[level + 1]; i++)
+        if (bin_ops[i].tok == p->t.op)
+            return i;
+    return -1;
 }
 
-static int p_cmp(ps *p)
+/* level := next-level (op next-level)*; recursion here is bounded by LEVELS per nesting level. */
+static int p_level(ps *p, int level)
 {
-    int x = p_add(p);
-    int op = cmp_op(p);
-    if (x < 0 || op < 0)
-        return x;
-    tok t = p->t;
-    next(p);
-    int y = p_add(p);
-    if (y < 0)
-        return -1;
-    if (cmp_op(p) >= 0) {
-        fail(p, p->t.line, p->t.col, "comparisons cannot be chained; combine them with '&&'");
-        return -1;
-    }
-    return binary(p, op, CLF__EX_T_BOOL, x, y, &t, CLF__EX_T_NUM);
-}
-
-static int p_and(ps *p)
-{
-    int x = p_cmp(p);
-    while (x >= 0 && is_op(p, OP_AND)) {
+    if (level == LEVELS)
+        return p_unary(p);
+    int x = p_level(p, level + 1), k;
+    while (x >= 0 && (k = bin_lookup(p, level)) >= 0) {
         tok t = p->t;
         next(p);
-        int y = p_cmp(p);
-        x = y < 0 ? -1 : binary(p, CLF__EX_AND, CLF__EX_T_BOOL, x, y, &t, CLF__EX_T_BOOL);
-    }
-    return x;
-}
-
-static int p_or(ps *p)
-{
-    int x = p_and(p);
-    while (x >= 0 && is_op(p, OP_OR)) {
-        tok t = p->t;
-        next(p);
-        int y = p_and(p);
-        x = y < 0 ? -1 : binary(p, CLF__EX_OR, CLF__EX_T_BOOL, x, y, &t, CLF__EX_T_BOOL);
+        int y = p_level(p, level + 1);
+        x = y < 0 ? -1 : binary(p, bin_ops[k].op, bin_ops[k].result, x, y, &t, bin_ops[k].operand);
+        if (x >= 0 && level == LEVEL_CMP && bin_lookup(p, level) >= 0) {
+            fail(p, p->t.line, p->t.col, "comparisons cannot be chained; combine them with '&&'");
+            return -1;
+        }
     }
     return x;
 }
@@ -524,7 +478,7 @@ static int p_ternary(ps *p)
 {
     if (!enter(p))
         return -1;
-    int c = p_or(p);
+    int c = p_level(p, 0);
     if (c >= 0 && is_op(p, '?')) {
         tok q = p->t;
         int ok = need(p, c, CLF__EX_T_BOOL, q.line, q.col, "condition of '?:'");

@@ -1,4 +1,4 @@
-/* test_map.c — clf_map: 36 expressions against a C reference (f32, f64, mixed), random sizes and offsets,
+/* test_map.c — clf_map: 37 expressions against a C reference (f32, f64, mixed), random sizes and offsets,
  * aliasing, and every error path (with the outputs left unchanged). */
 #include <math.h>
 #include <stdio.h>
@@ -58,6 +58,7 @@ R(r_inplace, o[0] = x * 2 + y)
 R(r_gauss, o[0] = exp(-x * x / 2) / sqrt(2 * 3.14159265))
 R(r_spaces, o[0] = x + y)
 R(r_negneg, o[0] = -(-(-x)))
+R(r_leftassoc, o[0] = x - y - z / w / 2)
 
 typedef struct mcase {
     const char *expr;
@@ -101,6 +102,7 @@ static const mcase cases[] = {
     {"o = exp(-x*x/2) / sqrt(2*3.14159265)", r_gauss},
     {"\n  o =\tx\n +  y ;\n", r_spaces},
     {"o = -(-(-x))", r_negneg},
+    {"o = x - y - z / w / 2", r_leftassoc},
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
