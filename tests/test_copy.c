@@ -121,6 +121,38 @@ START_TEST(fill_alignments)
 }
 END_TEST
 
+/* Other configurations than the selected one (CLFORGE_COPY_CONFIG), at unaligned offsets. */
+START_TEST(copy_configurations)
+{
+    static const char *cfgs[] = {"VW=1 EPT=1 WG=32", "VW=2 EPT=8 WG=64", "VW=16 EPT=2 WG=128"};
+    clf_context **ctxs;
+    int nc = clf_test_contexts(&ctxs);
+    unsigned char *a = malloc(BUF), *b = malloc(BUF), *got = malloc(BUF);
+    uint64_t rng = 23;
+    for (int d = 0; d < nc; d++)
+        for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
+            setenv("CLFORGE_COPY_CONFIG", cfgs[c], 1);
+            fill_random(a, BUF, &rng);
+            fill_random(b, BUF, &rng);
+            cl_mem src = clf_test_buffer(ctxs[d], BUF, a), dst = clf_test_buffer(ctxs[d], BUF, b);
+            size_t cases[][3] = {{4, 8, 9996}, {1, 3, 12345}, {6, 2, 777}, {0, 0, 17}};
+            for (int k = 0; k < 4; k++) {
+                ck_assert_int_eq(clf_copy(ctxs[d], src, cases[k][0], dst, cases[k][1], cases[k][2], NULL), CLF_SUCCESS);
+                memcpy(b + cases[k][1], a + cases[k][0], cases[k][2]);
+                unsigned short pat = (unsigned short)(k * 4099 + 1);
+                ck_assert_int_eq(clf_fill(ctxs[d], dst, 2 * (k + 7001), &pat, 2, 2 * (333 + k), NULL), CLF_SUCCESS);
+                for (int i = 0; i < 333 + k; i++) memcpy(b + 2 * (k + 7001) + 2 * i, &pat, 2);
+                clf_test_read(ctxs[d], dst, BUF, got);
+                ck_assert_msg(memcmp(got, b, BUF) == 0, "%s: copy/fill case %d is wrong", cfgs[c], k);
+            }
+            clReleaseMemObject(src), clReleaseMemObject(dst);
+        }
+    unsetenv("CLFORGE_COPY_CONFIG");
+    free(a), free(b), free(got);
+    clf_test_contexts_free(ctxs, nc);
+}
+END_TEST
+
 /* Bad input: a clear status, a message, nothing written. */
 START_TEST(errors)
 {
@@ -219,6 +251,7 @@ int main(void)
     tcase_add_test(tc, copy_alignments);
     tcase_add_test(tc, copy_large);
     tcase_add_test(tc, fill_alignments);
+    tcase_add_test(tc, copy_configurations);
     tcase_add_test(tc, errors);
     tcase_add_test(tc, family_hooks);
     suite_add_tcase(s, tc);

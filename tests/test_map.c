@@ -243,6 +243,25 @@ START_TEST(all_small_sizes_and_mixed)
 }
 END_TEST
 
+/* Other configurations than the selected one (CLFORGE_MAP_CONFIG): vector widths, work per item and
+ * group sizes, each with unaligned offsets and sizes that leave a head and a tail. */
+START_TEST(configurations)
+{
+    static const char *cfgs[] = {"VW=1 EPT=1 WG=32", "VW=2 EPT=8 WG=64", "VW=16 EPT=2 WG=128", "VW=4 EPT=4 WG=256"};
+    clf_context **ctxs;
+    int nc = clf_test_contexts(&ctxs);
+    uint64_t rng = 7;
+    for (int d = 0; d < nc; d++)
+        for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
+            setenv("CLFORGE_MAP_CONFIG", cfgs[c], 1);
+            run_case(ctxs[d], &cases[22], 37, CLF_F32, CLF_F32, &rng);
+            run_case(ctxs[d], &cases[22], 70001, CLF_F32, CLF_F32, &rng);
+        }
+    unsetenv("CLFORGE_MAP_CONFIG");
+    clf_test_contexts_free(ctxs, nc);
+}
+END_TEST
+
 /* ---- errors: each leaves the output untouched and enqueues nothing ------------------------- */
 typedef struct ecase { const char *expr; int status; const char *msg; } ecase;
 static const ecase parse_errors[] = {
@@ -438,6 +457,7 @@ int main(void)
     TCase *tc = clf_test_tcase("expressions");
     tcase_add_loop_test(tc, expressions, 0, NCASES);
     tcase_add_test(tc, all_small_sizes_and_mixed);
+    tcase_add_test(tc, configurations);
     suite_add_tcase(s, tc);
     TCase *te = clf_test_tcase("errors");
     tcase_add_test(te, errors);
