@@ -45,6 +45,10 @@ static void sb_add(sbuf *b, const char *fmt, ...)
 /* A literal in the compute type, written so that it reads back exactly ("0.5f", "3.0"). */
 static void literal(double v, int f64, char *buf, size_t cap)
 {
+    if (!f64 && isinf((float)v)) {  /* e.g. 1e300 in a float kernel: what a float conversion gives */
+        snprintf(buf, cap, "INFINITY");
+        return;
+    }
     if (f64)
         snprintf(buf, cap, "%.17g", v);
     else
