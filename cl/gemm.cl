@@ -1,12 +1,11 @@
 /* gemm.cl — the gemm kernel family: C = alpha*A*B + beta*C (row-major C) with a register-tiled,
  * local-memory-staged, optionally double-buffered K loop.
  *
- * Operands are seen "K-major": element (kk, i) of A and (kk, j) of B. With DIRECT=0 (the fast
- * path) A and B are tile-aligned and K-major in memory (A[kk*lda + i], B[kk*ldb + j]; the host packs
- * them with gemm_pack.cl when they are not), so the loads are branch-free vector loads. With
- * DIRECT=1 loads are scalar and bounds-checked and A_KMAJOR / B_KMAJOR say how each operand is
- * stored (0: A[i*lda + kk], B[j*ldb + kk]); used for small problems, where a pre-pass would cost
- * more than it saves. The C store is bounds-checked per tile in both paths. The host prepends the
+ * Element (kk, i) of A and (kk, j) of B; A_KMAJOR / B_KMAJOR say how each operand is stored
+ * (1: A[kk*lda + i], B[kk*ldb + j]; 0: A[i*lda + kk], B[j*ldb + kk]). With DIRECT=0 (the fast path)
+ * the operands are tile-aligned (the host packs them with gemm_pack.cl when they are not), so the
+ * loads are branch-free vector loads. With DIRECT=1 loads are scalar and bounds-checked; used for
+ * small problems, where a pre-pass would cost more than it saves. The C store is bounds-checked per tile in both paths. The host prepends the
  * configuration as -D options; the defaults below only keep the file compilable on its own. */
 
 #ifndef PRECISION
@@ -138,6 +137,32 @@ typedef real8 realN;
     arr[(base) + 4], arr[(base) + 5], arr[(base) + 6], arr[(base) + 7]))
 #endif
 
+/* Stores the components of a vector st elements apart (a transposed store into local memory). */
+#if VWM == 1
+#define SCATTER_M(p, st, v) (p)[0] = (v)
+#elif VWM == 2
+#define SCATTER_M(p, st, v) do { (p)[0] = (v).s0; (p)[st] = (v).s1; } while (0)
+#elif VWM == 4
+#define SCATTER_M(p, st, v) do { (p)[0] = (v).s0; (p)[st] = (v).s1; (p)[2 * (st)] = (v).s2; \
+    (p)[3 * (st)] = (v).s3; } while (0)
+#elif VWM == 8
+#define SCATTER_M(p, st, v) do { (p)[0] = (v).s0; (p)[st] = (v).s1; (p)[2 * (st)] = (v).s2; \
+    (p)[3 * (st)] = (v).s3; (p)[4 * (st)] = (v).s4; (p)[5 * (st)] = (v).s5; (p)[6 * (st)] = (v).s6; \
+    (p)[7 * (st)] = (v).s7; } while (0)
+#endif
+#if VWN == 1
+#define SCATTER_N(p, st, v) (p)[0] = (v)
+#elif VWN == 2
+#define SCATTER_N(p, st, v) do { (p)[0] = (v).s0; (p)[st] = (v).s1; } while (0)
+#elif VWN == 4
+#define SCATTER_N(p, st, v) do { (p)[0] = (v).s0; (p)[st] = (v).s1; (p)[2 * (st)] = (v).s2; \
+    (p)[3 * (st)] = (v).s3; } while (0)
+#elif VWN == 8
+#define SCATTER_N(p, st, v) do { (p)[0] = (v).s0; (p)[st] = (v).s1; (p)[2 * (st)] = (v).s2; \
+    (p)[3 * (st)] = (v).s3; (p)[4 * (st)] = (v).s4; (p)[5 * (st)] = (v).s5; (p)[6 * (st)] = (v).s6; \
+    (p)[7 * (st)] = (v).s7; } while (0)
+#endif
+
 #if DIRECT
 #define A_LOADS (KWG * MWG / NTHREADS)   /* scalars per work-item per tile */
 #define B_LOADS (KWG * NWG / NTHREADS)
@@ -191,31 +216,40 @@ typedef realN loadB_t;
         }                                                                                       \
     } while (0)
 #else
+/* Fast path. A K-major operand is loaded as vectors along M (N) and stored as they are; one stored
+ * the other way round (A[i*lda + kk]) is loaded as vectors along K and scattered transposed into
+ * local memory, which saves the host a transposing pre-pass for the common row-major NN case. */
+#if A_KMAJOR
+#define A_GLOBAL(q, k0) Av[(idx_t)((k0) + (q) / (MWG / VWM)) * ld_a + m0 / VWM + (q) % (MWG / VWM)]
+#define A_LOCAL(buf, q, v) alm[((buf) * KWG + (q) / (MWG / VWM)) * (LDAS / VWM) + (q) % (MWG / VWM)] = (v)
+#else
+#define A_GLOBAL(q, k0) Av[(idx_t)(m0 + (q) / (KWG / VWM)) * ld_a + (k0) / VWM + (q) % (KWG / VWM)]
+#define A_LOCAL(buf, q, v) SCATTER_M(als + ((buf) * KWG + (q) % (KWG / VWM) * VWM) * LDAS + (q) / (KWG / VWM), LDAS, v)
+#endif
+#if B_KMAJOR
+#define B_GLOBAL(q, k0) Bv[(idx_t)((k0) + (q) / (NWG / VWN)) * ld_b + n0 / VWN + (q) % (NWG / VWN)]
+#define B_LOCAL(buf, q, v) blm[((buf) * KWG + (q) / (NWG / VWN)) * (LDBS / VWN) + (q) % (NWG / VWN)] = (v)
+#else
+#define B_GLOBAL(q, k0) Bv[(idx_t)(n0 + (q) / (KWG / VWN)) * ld_b + (k0) / VWN + (q) % (KWG / VWN)]
+#define B_LOCAL(buf, q, v) SCATTER_N(bls + ((buf) * KWG + (q) % (KWG / VWN) * VWN) * LDBS + (q) / (KWG / VWN), LDBS, v)
+#endif
 #define LOAD_TILES(k0)                                                                          \
     do {                                                                                        \
         _Pragma("unroll")                                                                       \
-        for (int l = 0; l < A_LOADS; l++) {                                                     \
-            const int q = tid + l * NTHREADS;                                                   \
-            ra[l] = Av[(idx_t)((k0) + q / (MWG / VWM)) * ld_a + m0 / VWM + q % (MWG / VWM)];    \
-        }                                                                                       \
+        for (int l = 0; l < A_LOADS; l++)                                                       \
+            ra[l] = A_GLOBAL(tid + l * NTHREADS, k0);                                           \
         _Pragma("unroll")                                                                       \
-        for (int l = 0; l < B_LOADS; l++) {                                                     \
-            const int q = tid + l * NTHREADS;                                                   \
-            rb[l] = Bv[(idx_t)((k0) + q / (NWG / VWN)) * ld_b + n0 / VWN + q % (NWG / VWN)];    \
-        }                                                                                       \
+        for (int l = 0; l < B_LOADS; l++)                                                       \
+            rb[l] = B_GLOBAL(tid + l * NTHREADS, k0);                                           \
     } while (0)
 #define STORE_TILES(buf)                                                                        \
     do {                                                                                        \
         _Pragma("unroll")                                                                       \
-        for (int l = 0; l < A_LOADS; l++) {                                                     \
-            const int q = tid + l * NTHREADS;                                                   \
-            alm[((buf) * KWG + q / (MWG / VWM)) * (LDAS / VWM) + q % (MWG / VWM)] = ra[l];      \
-        }                                                                                       \
+        for (int l = 0; l < A_LOADS; l++)                                                       \
+            A_LOCAL(buf, tid + l * NTHREADS, ra[l]);                                            \
         _Pragma("unroll")                                                                       \
-        for (int l = 0; l < B_LOADS; l++) {                                                     \
-            const int q = tid + l * NTHREADS;                                                   \
-            blm[((buf) * KWG + q / (NWG / VWN)) * (LDBS / VWN) + q % (NWG / VWN)] = rb[l];      \
-        }                                                                                       \
+        for (int l = 0; l < B_LOADS; l++)                                                       \
+            B_LOCAL(buf, tid + l * NTHREADS, rb[l]);                                            \
     } while (0)
 #endif
 
@@ -268,9 +302,9 @@ void gemm_main(const int M, const int N, const int K, const real alpha, const re
 
     __local realM alm[NBUF * KWG * LDAS / VWM];
     __local realN blm[NBUF * KWG * LDBS / VWN];
-#if DIRECT
-    __local real *als = (__local real *)alm;
+    __local real *als = (__local real *)alm;   /* scalar views for direct and transposed stores */
     __local real *bls = (__local real *)blm;
+#if DIRECT
     const idx_t ld_a = (idx_t)lda, ld_b = (idx_t)ldb;
 #else
     const __global realM *Av = (const __global realM *)A;

@@ -346,10 +346,12 @@ clf_status clf__gemm_run(clf_context *ctx, const clf__gemm_call *call, const clf
 
     if (!direct) {
         size_t Kp = round_up(K, kwg), Mp = round_up(M, mwg), Np = round_up(N, nwg);
-        int pack_a = !(a_kmajor && M % mwg == 0 && K % kwg == 0 && r.lda % vwm == 0 && r.a_off % vwm == 0 &&
-                       (r.batch == 1 || r.stride_a % vwm == 0));
-        int pack_b = !(b_kmajor && N % nwg == 0 && K % kwg == 0 && r.ldb % vwn == 0 && r.b_off % vwn == 0 &&
-                       (r.batch == 1 || r.stride_b % vwn == 0));
+        /* An aligned operand is read in place, either way round (the kernel transposes on the fly
+         * when its vectors run along K); anything else is packed K-major and zero-padded. */
+        int pack_a = !(M % mwg == 0 && K % kwg == 0 && r.lda % vwm == 0 && r.a_off % vwm == 0 &&
+                       (r.batch == 1 || r.stride_a % vwm == 0) && (a_kmajor || kwg % vwm == 0));
+        int pack_b = !(N % nwg == 0 && K % kwg == 0 && r.ldb % vwn == 0 && r.b_off % vwn == 0 &&
+                       (r.batch == 1 || r.stride_b % vwn == 0) && (b_kmajor || kwg % vwn == 0));
         size_t sa = 0, sb = 0, total = 0, bytes;
         int ok = (!pack_a || (clf__mul(Kp, Mp, &sa) && clf__mul(sa, r.batch, &sa))) &&
                  (!pack_b || (clf__mul(Kp, Np, &sb) && clf__mul(sb, r.batch, &sb))) &&
@@ -382,8 +384,8 @@ clf_status clf__gemm_run(clf_context *ctx, const clf__gemm_call *call, const clf
             }
             int long_index = !(fits_int(ea) && fits_int(eb) && fits_int(ec));
             if (!s)
-                s = enqueue_main(ctx, r.dtype, &cfg, 0, 1, 1, long_index, M, N, Kp, K, r.alpha, r.beta, &A, &B,
-                                 &C, r.batch, c_vec_ok, done);
+                s = enqueue_main(ctx, r.dtype, &cfg, 0, pack_a || a_kmajor, pack_b || b_kmajor, long_index, M, N,
+                                 Kp, K, r.alpha, r.beta, &A, &B, &C, r.batch, c_vec_ok, done);
             if (scratch)
                 clReleaseMemObject(scratch);   /* freed by the driver once the kernels are done */
             if (launches)

@@ -14,7 +14,7 @@ enum {
 };
 
 /* The shape bucket of one m x n x k product (see docs/gemm.md): "small" when m*n*k <= 2^27,
- * else "skinny" when min(m, n) < 512, else "large". Static strings. */
+ * else "skinny" when min(m, n) < 512, else "medium" when m*n <= 2^21, else "large". Static strings. */
 const char *clf__gemm_bucket(size_t m, size_t n, size_t k);
 
 /* One call, exactly as the public API takes it (offsets, leading dimensions, strides in elements). */

@@ -15,6 +15,8 @@ const char *clf__gemm_bucket(size_t m, size_t n, size_t k)
         return "small";
     if ((m < n ? m : n) < 512)
         return "skinny";
+    if ((double)m * (double)n <= 2097152.0)   /* 2^21 (~1448^2): too few big tiles to fill a GPU */
+        return "medium";
     return "large";
 }
 
@@ -23,40 +25,51 @@ static int is_nvidia(const clf_device_info *d)
     return d->vendor_id == 0x10de || strcasestr(d->vendor, "nvidia") || strcasestr(d->platform, "nvidia");
 }
 
-static void set(clf__config *c, int mwg, int nwg, int kwg, int mdimc, int ndimc, int vwm, int vwn, int kwi,
-                int pada, int padb, int dbuf)
-{
-    const int v[CLF__GEMM_NPARAMS] = {mwg, nwg, kwg, mdimc, ndimc, vwm, vwn, kwi, pada, padb, dbuf};
-    memcpy(c->v, v, sizeof v);
-}
+/* Heuristic defaults by vendor and device type: {MWG NWG KWG MDIMC NDIMC VWM VWN KWI PADA PADB DBUF}.
+ * The NVIDIA GPU rows are the best of sweeps on an H200 (docs/gemm.md, bench/results/gemm-h200-*.json);
+ * the CPU rows the best of a sweep on PoCL; other GPUs get moderate tiles that fit 32 KiB of local
+ * memory and 256 work-items. */
+typedef struct default_row {
+    int nvidia, cpu;          /* device class: NVIDIA GPU, CPU, or (both 0) any other GPU */
+    clf_dtype dt;
+    const char *bucket;
+    int v[CLF__GEMM_NPARAMS];
+} default_row;
 
-/* Heuristic defaults by vendor and device type. The NVIDIA GPU rows are the best of a sweep on an
- * H200 (docs/gemm.md, bench/results/gemm-h200-sweep.json); the CPU rows the best of a sweep on PoCL. */
+static const default_row defaults[] = {
+    {1, 0, CLF_F32, "small",  {32, 32, 32, 8, 8, 4, 4, 8, 4, 4, 1}},
+    {1, 0, CLF_F32, "medium", {64, 64, 16, 8, 8, 4, 4, 8, 4, 0, 1}},
+    {1, 0, CLF_F32, "large",  {128, 128, 16, 8, 16, 4, 4, 8, 4, 0, 1}},
+    {1, 0, CLF_F32, "skinny", {32, 64, 32, 8, 16, 4, 4, 8, 4, 4, 1}},
+    {1, 0, CLF_F64, "small",  {32, 32, 16, 8, 8, 2, 2, 4, 2, 2, 1}},
+    {1, 0, CLF_F64, "medium", {64, 64, 16, 8, 8, 2, 2, 8, 2, 0, 1}},
+    {1, 0, CLF_F64, "large",  {128, 128, 8, 16, 16, 2, 2, 8, 2, 0, 1}},
+    {1, 0, CLF_F64, "skinny", {32, 64, 16, 8, 16, 2, 2, 8, 2, 2, 1}},
+    {0, 1, CLF_F32, "small",  {32, 32, 16, 8, 8, 1, 4, 2, 0, 0, 0}},
+    {0, 1, CLF_F32, NULL,     {64, 64, 16, 8, 8, 1, 4, 2, 0, 0, 0}},
+    {0, 1, CLF_F64, "small",  {32, 32, 16, 8, 8, 1, 4, 2, 0, 0, 0}},
+    {0, 1, CLF_F64, NULL,     {64, 64, 16, 8, 8, 1, 4, 2, 0, 0, 0}},
+    {0, 0, CLF_F32, "small",  {32, 32, 16, 8, 8, 2, 2, 2, 0, 0, 1}},
+    {0, 0, CLF_F32, NULL,     {64, 64, 16, 16, 16, 4, 4, 2, 0, 0, 1}},
+    {0, 0, CLF_F64, "small",  {32, 32, 16, 8, 8, 2, 2, 2, 0, 0, 1}},
+    {0, 0, CLF_F64, NULL,     {64, 64, 16, 16, 16, 2, 2, 2, 0, 0, 1}},
+};
+
 static void gemm_default(const clf_device_info *dev, clf_dtype dt, const char *bucket, clf__config *out)
 {
-    int f64 = dt == CLF_F64;
+    int cpu = (dev->type & CL_DEVICE_TYPE_CPU) != 0, nv = !cpu && is_nvidia(dev);
     const char *b = bucket ? bucket : "large";
-    if (dev->type & CL_DEVICE_TYPE_CPU) {
-        if (strcmp(b, "small") == 0)
-            set(out, 32, 32, 16, 8, 8, 1, 4, 2, 0, 0, 0);
-        else
-            set(out, 64, 64, 16, 8, 8, 1, 4, 2, 0, 0, 0);
-    } else if (is_nvidia(dev)) {
-        if (strcmp(b, "small") == 0)
-            set(out, 32, 32, 16, 8, 8, f64 ? 2 : 4, f64 ? 2 : 4, 4, 0, 0, 1);
-        else if (strcmp(b, "skinny") == 0)
-            set(out, 64, 64, 16, 16, 16, f64 ? 2 : 4, f64 ? 2 : 4, 4, 0, 0, 1);
-        else if (f64)
-            set(out, 64, 64, 16, 16, 16, 2, 2, 4, 0, 0, 1);
-        else
-            set(out, 128, 128, 16, 16, 16, 4, 4, 4, 0, 0, 1);
-    } else {
-        /* Other GPUs (AMD, Intel, Mali, ...): moderate tiles that fit 32 KiB of local memory. */
-        if (strcmp(b, "small") == 0)
-            set(out, 32, 32, 16, 8, 8, 2, 2, 2, 0, 0, 1);
-        else
-            set(out, 64, 64, 16, 16, 16, f64 ? 2 : 4, f64 ? 2 : 4, 2, 0, 0, 1);
+    clf_dtype d = dt == CLF_F64 ? CLF_F64 : CLF_F32;
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++) {
+        const default_row *r = &defaults[i];
+        if (r->nvidia == nv && r->cpu == cpu && r->dt == d && (!r->bucket || strcmp(r->bucket, b) == 0)) {
+            memcpy(out->v, r->v, sizeof r->v);
+            return;
+        }
     }
+    /* An unknown bucket on an NVIDIA GPU: the large row. */
+    gemm_default(dev, dt, "large", out);
 }
 
 static int gemm_valid(const clf__config *c, const clf_device_info *dev, clf_dtype dt)
@@ -117,12 +130,17 @@ static void bench_shape(const clf_device_info *dev, const char *bucket, size_t *
     int cpu = (dev->type & CL_DEVICE_TYPE_CPU) != 0;
     if (strcmp(bucket, "small") == 0) {
         *m = *n = *k = cpu ? 128 : 256;
+    } else if (strcmp(bucket, "medium") == 0) {
+        *m = *n = *k = cpu ? 640 : 1024;
     } else if (strcmp(bucket, "skinny") == 0) {
         *m = cpu ? 128 : 64;
         *n = cpu ? 1024 : 4096;
         *k = cpu ? 1536 : 4096;
+    } else if (cpu) {
+        *m = *n = 2112;
+        *k = 128;
     } else {
-        *m = *n = *k = cpu ? 640 : 2048;
+        *m = *n = *k = 4096;
     }
 }
 
@@ -305,13 +323,13 @@ const clf__family clf__family_gemm = {
         {"NDIMC", 4, {4, 8, 16, 32}},
         {"VWM", 4, {1, 2, 4, 8}},
         {"VWN", 4, {1, 2, 4, 8}},
-        {"KWI", 4, {1, 2, 4, 8}},
+        {"KWI", 5, {1, 2, 4, 8, 16}},
         {"PADA", 4, {0, 1, 2, 4}},
         {"PADB", 4, {0, 1, 2, 4}},
         {"DBUF", 2, {0, 1}},
     },
-    .nbuckets = 3,
-    .buckets = {"small", "large", "skinny"},
+    .nbuckets = 4,
+    .buckets = {"small", "medium", "large", "skinny"},
     .unit = "GFLOP/s",
     .default_config = gemm_default,
     .valid = gemm_valid,
