@@ -34,6 +34,11 @@ void clf__space_first(const clf__family *f, clf__config *c);
 int clf__space_next(const clf__family *f, clf__config *c);
 /* The combination at index (0 .. size-1) of the same odometer order. */
 void clf__space_decode(const clf__family *f, uint64_t index, clf__config *c);
+/* A pseudo-random permutation of [0, size) that needs no memory (for visiting large spaces once each). */
+typedef struct clf__perm { uint64_t size, mask, a, c, x, left; } clf__perm;
+void clf__perm_init(clf__perm *p, uint64_t size, clf__rng *r);
+/* The next index; 0 when all size of them were given. */
+int clf__perm_next(clf__perm *p, uint64_t *out);
 /* 1 when every value is among the parameter's allowed values. */
 int clf__space_contains(const clf__family *f, const clf__config *c);
 /* A random valid configuration (up to `tries` draws); 0 when none was found. */

@@ -313,45 +313,23 @@ static void seeds(task *t)
  * and an unbiased sample of the space when the budget stops it first. */
 static void search_exhaustive(task *t)
 {
-    double size = clf__space_size(t->f);
-    uint32_t *order = size <= 4e6 ? malloc(sizeof *order * (size_t)size) : NULL;
-    clf__config c, ahead[PREBUILD_WINDOW];
-    size_t nvalid = 0;
-    if (order) {
-        for (uint32_t i = 0; i < (uint32_t)size; i++) {
-            clf__space_decode(t->f, i, &c);
-            if (t->f->valid(&c, &t->ctx->info, t->dt))
-                order[nvalid++] = i;
-        }
-        for (size_t i = nvalid; i > 1; i--) {
-            size_t j = (size_t)(clf__rng_next(&t->rng) % i);
-            uint32_t x = order[i - 1];
-            order[i - 1] = order[j];
-            order[j] = x;
-        }
-    }
-    size_t pos = 0;
+    clf__perm perm;
+    clf__perm_init(&perm, (uint64_t)clf__space_size(t->f), &t->rng);
+    clf__config ahead[PREBUILD_WINDOW];
     int more = 1;
-    clf__space_first(t->f, &c);
     while (more && !out_of_time(t)) {
         /* the next window of valid configurations, handed to the builders, then run in order */
         int n = 0;
-        while (more && n < PREBUILD_WINDOW) {
-            if (order) {
-                if (pos < nvalid)
-                    clf__space_decode(t->f, order[pos++], &ahead[n++]);
-                more = pos < nvalid;
-            } else {
-                if (t->f->valid(&c, &t->ctx->info, t->dt))
-                    ahead[n++] = c;
-                more = clf__space_next(t->f, &c);
-            }
+        uint64_t idx;
+        while (n < PREBUILD_WINDOW && (more = clf__perm_next(&perm, &idx))) {
+            clf__space_decode(t->f, idx, &ahead[n]);
+            if (t->f->valid(&ahead[n], &t->ctx->info, t->dt))
+                n++;
         }
         prebuild_window(t, ahead, n);
         for (int i = 0; i < n && !out_of_time(t); i++)
             evaluate(t, &ahead[i]);
     }
-    free(order);
 }
 
 /* The best evaluated configuration whose neighbourhood was not searched yet, or -1. */
@@ -502,7 +480,7 @@ static clf_status run_task(task *t, double budget, clf_tune_entry *e)
     t->deadline = t->start + budget;
     t->best = -1;
     double space = clf__space_size(t->f);
-    t->total = space <= 4e6 ? clf__space_count_valid(t->f, &t->ctx->info, t->dt, 4000000) : -1;
+    t->total = space <= 2e7 ? clf__space_count_valid(t->f, &t->ctx->info, t->dt, 20000000) : -1;
     clf_status s = t->f->bench_create(t->ctx, t->dt, t->bucket, &t->state);
     if (s == CLF_ERR_UNSUPPORTED) {
         clf__clear_error();

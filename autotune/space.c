@@ -66,6 +66,32 @@ void clf__space_decode(const clf__family *f, uint64_t index, clf__config *c)
     }
 }
 
+void clf__perm_init(clf__perm *p, uint64_t size, clf__rng *r)
+{
+    uint64_t m = 1;
+    while (m < size)
+        m <<= 1;
+    p->size = size;
+    p->mask = m - 1;
+    /* x -> a*x + c modulo a power of two has full period when a = 1 (mod 4) and c is odd */
+    p->a = (clf__rng_next(r) & ~(uint64_t)3) | 1;
+    p->c = clf__rng_next(r) | 1;
+    p->x = clf__rng_next(r) & p->mask;
+    p->left = size;
+}
+
+int clf__perm_next(clf__perm *p, uint64_t *out)
+{
+    if (p->left == 0)
+        return 0;
+    do   /* values past size are skipped: the sequence visits each of [0, size) once */
+        p->x = (p->a * p->x + p->c) & p->mask;
+    while (p->x >= p->size);
+    p->left--;
+    *out = p->x;
+    return 1;
+}
+
 int clf__space_contains(const clf__family *f, const clf__config *c)
 {
     for (int i = 0; i < f->nparams; i++)

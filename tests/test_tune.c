@@ -267,6 +267,54 @@ START_TEST(stop_keeps_best)
 }
 END_TEST
 
+/* The space helpers: the permutation visits each index once, decode agrees with odometer order, and
+ * neighbours are valid, distinct and differ from their centre. */
+START_TEST(space_walks)
+{
+    clf__rng rng = {12345};
+    static const uint64_t sizes[] = {1, 2, 7, 64, 1000, 4097};
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        clf__perm p;
+        clf__perm_init(&p, sizes[si], &rng);
+        unsigned char *seen = calloc(sizes[si], 1);
+        uint64_t idx, count = 0;
+        while (clf__perm_next(&p, &idx)) {
+            ck_assert_uint_lt(idx, sizes[si]);
+            ck_assert_int_eq(seen[idx], 0);
+            seen[idx] = 1;
+            count++;
+        }
+        ck_assert_uint_eq(count, sizes[si]);
+        free(seen);
+    }
+    clf__config c, d;
+    clf__space_first(&fam_scale, &c);
+    uint64_t i = 0;
+    do {
+        clf__space_decode(&fam_scale, i++, &d);
+        ck_assert_int_eq(memcmp(&c, &d, sizeof c), 0);
+    } while (clf__space_next(&fam_scale, &c));
+    ck_assert_uint_eq(i, (uint64_t)clf__space_size(&fam_scale));
+
+    clf_device_info dev;
+    ck_assert_int_eq(clf_device_select(NULL, &dev), CLF_SUCCESS);
+    clf__config nb[512];
+    ck_assert(clf__space_random(&clf__family_gemm, &dev, CLF_F32, &rng, 100000, &c));
+    int n = clf__space_neighbors(&clf__family_gemm, &dev, CLF_F32, &c, &rng, nb, 512);
+    for (int a = 0; a < n; a++) {
+        ck_assert(clf__family_gemm.valid(&nb[a], &dev, CLF_F32));
+        ck_assert(clf__space_contains(&clf__family_gemm, &nb[a]));
+        ck_assert_int_ne(memcmp(&nb[a], &c, sizeof c), 0);
+        for (int b = a + 1; b < n; b++)
+            ck_assert_int_ne(memcmp(&nb[a], &nb[b], sizeof c), 0);
+    }
+    double t0 = clf__now();
+    long valid = clf__space_count_valid(&clf__family_gemm, &dev, CLF_F32, 100000000);
+    ck_assert_int_gt(valid, 0);
+    ck_assert_msg(clf__now() - t0 < 5, "counting the gemm space took %.1f s", clf__now() - t0);
+}
+END_TEST
+
 /* Without a cache directory the search still reports what it found, and says it could not store it. */
 START_TEST(no_cache_dir_reports_io)
 {
@@ -508,6 +556,9 @@ int main(void)
 {
     Suite *s = suite_create("tune");
     /* one case per test, so that CK_RUN_CASE can pick one */
+    TCase *tc_space = clf_test_tcase("space_walks");
+    tcase_add_test(tc_space, space_walks);
+    suite_add_tcase(s, tc_space);
     TCase *tc_no_cache = clf_test_tcase("no_cache_dir_reports_io");
     tcase_add_test(tc_no_cache, no_cache_dir_reports_io);
     suite_add_tcase(s, tc_no_cache);
