@@ -50,8 +50,8 @@ for x in res:
 EOF
 if "$CLI" report "$TMP/bench.json" -o "$TMP/rep" >"$TMP/out" 2>"$TMP/err"; then
     pass "report of the bench"
-    grep -q "report.md" "$TMP/out" || fail "report does not print where the page is"
-    python3 - "$TMP/bench.json" "$TMP/rep/report.md" <<'EOF' || fail "report.md lacks figures from the JSON"
+    grep -q "README.md" "$TMP/out" || fail "report does not print where the page is"
+    python3 - "$TMP/bench.json" "$TMP/rep/README.md" <<'EOF' || fail "README.md lacks figures from the JSON"
 import json, sys
 d = json.load(open(sys.argv[1])); md = open(sys.argv[2]).read()
 dev = d["devices"][0]
@@ -97,15 +97,17 @@ if "$CLI" report "$TMP/two.json" -o "$TMP/rep2/sub" >"$TMP/out" 2>"$TMP/err"; th
     pass "report of two synthetic devices"
     for f in "$TMP"/rep2/sub/*.svg; do wellformed "$f" || fail "$f is not well-formed"; done
     [ -f "$TMP/rep2/sub/sgemm.svg" ] && [ -f "$TMP/rep2/sub/roofline-2.svg" ] || fail "missing charts in rep2"
-    grep -q 'GPU &lt;A&gt; &amp; "B" \\| é' "$TMP/rep2/sub/report.md" || fail "device name not escaped for Markdown"
-    grep -q "| failed |" "$TMP/rep2/sub/report.md" || fail "failed workload not shown as failed"
-    grep -q "1.20×" "$TMP/rep2/sub/report.md" || fail "ratio to CLBlast missing"
+    grep -q 'GPU &lt;A&gt; &amp; "B" \\| é' "$TMP/rep2/sub/README.md" || fail "device name not escaped for Markdown"
+    grep -q "| failed |" "$TMP/rep2/sub/README.md" || fail "failed workload not shown as failed"
+    grep -q "1.20×" "$TMP/rep2/sub/README.md" || fail "ratio to CLBlast missing"
     grep -q "&lt;A&gt; &amp;" "$TMP/rep2/sub/sgemm.svg" || fail "device name not escaped in SVG"
 else
     fail "report of two devices exited $?: $(cat "$TMP/err")"
 fi
 shopt -s nullglob
-committed=("$SRC"/bench/results/*.json)
+# Other benches share the folder; only `clforge bench` files are the report's input.
+committed=()
+for f in "$SRC"/bench/results/*.json; do grep -q '"clforge-bench-1"' "$f" && committed+=("$f"); done
 if [ ${#committed[@]} -gt 0 ]; then
     if "$CLI" report "${committed[@]}" -o "$TMP/rep3" >/dev/null 2>"$TMP/err"; then
         pass "report of the committed results (${#committed[@]} files)"

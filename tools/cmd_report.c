@@ -1,5 +1,5 @@
 /* cmd_report.c — `clforge report FILE.json... -o DIR`: reads `clforge bench --json` results and writes
- * DIR/report.md (a table per workload comparing the devices) with SVG charts beside it (report_svg.c). */
+ * DIR/README.md (a table per workload comparing the devices) with SVG charts beside it (report_svg.c). */
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -26,7 +26,7 @@ static void report_usage(FILE *f)
 {
     fprintf(f, "usage: clforge report FILE.json... -o DIR\n"
                "  Reads results of `clforge bench --json FILE` (one or more devices per file) and writes\n"
-               "  DIR/report.md, DIR/sgemm.svg, DIR/dgemm.svg and DIR/roofline-<n>.svg.\n");
+               "  DIR/README.md, DIR/sgemm.svg, DIR/dgemm.svg and DIR/roofline-<n>.svg.\n");
 }
 
 static const char *str_or(json_t *o, const char *key, const char *dflt)
@@ -238,7 +238,7 @@ static int close_out(FILE *f, const char *path)
 static int write_report(const report *rep, const char *dir)
 {
     char path[4200], name[64];
-    FILE *md = open_out(dir, "report.md", path, sizeof path);
+    FILE *md = open_out(dir, "README.md", path, sizeof path);
     if (!md) return 0;
     char mdpath[4200];
     snprintf(mdpath, sizeof mdpath, "%s", path);
