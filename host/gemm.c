@@ -283,6 +283,13 @@ static clf_status enqueue_main(clf_context *ctx, clf_dtype dt, const clf__config
 
 static int fits_int(size_t x) { return x <= (size_t)INT_MAX; }
 
+/* 1 when every row of C starts on a VWN-vector boundary (whole tiles may then use vector stores). */
+static int c_aligned(const operand *c, const clf__config *cfg, size_t batch)
+{
+    size_t w = (size_t)cfg->v[CLF__GEMM_VWN];
+    return c->ld % w == 0 && c->off % w == 0 && (batch == 1 || c->stride % w == 0);
+}
+
 clf_status clf__gemm_run(clf_context *ctx, const clf__gemm_call *call, const clf__config *cfg_in,
                          clf__gemm_path path, int *launches, cl_event *done)
 {
@@ -336,7 +343,7 @@ clf_status clf__gemm_run(clf_context *ctx, const clf__gemm_call *call, const clf
     matrix_extent(a_kmajor ? K : M, a_kmajor ? M : K, r.lda, &ea);
     matrix_extent(b_kmajor ? K : N, b_kmajor ? N : K, r.ldb, &eb);
     matrix_extent(M, N, r.ldc, &ec);
-    int c_vec_ok = r.ldc % vwn == 0 && r.c_off % vwn == 0 && (r.batch == 1 || r.stride_c % vwn == 0);
+    int c_vec_ok = c_aligned(&C, &cfg, r.batch);
     if (scale_only) {
         /* Any valid buffer will do for the unread operands. */
         A = C;
@@ -369,6 +376,8 @@ clf_status clf__gemm_run(clf_context *ctx, const clf__gemm_call *call, const clf
                     return clf__fail_cl(e, "clCreateBuffer", "gemm scratch of %zu bytes", bytes);
             }
             int n_launch = 0;
+            const operand A0 = A, B0 = B;
+            size_t ea0 = ea, eb0 = eb;
             s = CLF_SUCCESS;
             if (pack_a) {
                 s = enqueue_pack(ctx, r.dtype, !a_kmajor, K, M, Kp, Mp, &A, r.batch, scratch, 0);
@@ -382,20 +391,47 @@ clf_status clf__gemm_run(clf_context *ctx, const clf__gemm_call *call, const clf
                 eb = Kp * Np;
                 n_launch++;
             }
+            /* Edge tiles that would be mostly padding (less than half a tile used) go to the direct
+             * kernel instead, so that e.g. 4097 does not pay for a nearly empty extra row and column
+             * of tiles, and a partly filled extra wave of work-groups. */
+            size_t Mb = M % mwg && M % mwg < mwg / 2 && M > mwg ? M - M % mwg : M;
+            size_t Nb = N % nwg && N % nwg < nwg / 2 && N > nwg ? N - N % nwg : N;
+            int strips = (Mb < M) + (Nb < N);
             int long_index = !(fits_int(ea) && fits_int(eb) && fits_int(ec));
             if (!s)
-                s = enqueue_main(ctx, r.dtype, &cfg, 0, pack_a || a_kmajor, pack_b || b_kmajor, long_index, M, N,
-                                 Kp, K, r.alpha, r.beta, &A, &B, &C, r.batch, c_vec_ok, done);
+                s = enqueue_main(ctx, r.dtype, &cfg, 0, pack_a || a_kmajor, pack_b || b_kmajor, long_index, Mb, Nb,
+                                 Kp, K, r.alpha, r.beta, &A, &B, &C, r.batch, c_vec_ok, strips ? NULL : done);
+            n_launch++;
+            clf__config dcfg = cfg;
+            if (!s && strips && !cfg_in)
+                s = clf__gemm_config(ctx, r.dtype, "small", &dcfg);
+            long_index = !(fits_int(ea0) && fits_int(eb0) && fits_int(ec));
+            if (!s && Mb < M) {   /* rows Mb..M-1, every column */
+                operand As = A0, Cs = C;
+                As.off += a_kmajor ? Mb : Mb * A0.ld;
+                Cs.off += Mb * C.ld;
+                s = enqueue_main(ctx, r.dtype, &dcfg, 1, a_kmajor, b_kmajor, long_index, M - Mb, N, K, K, r.alpha,
+                                 r.beta, &As, &B0, &Cs, r.batch, c_aligned(&Cs, &dcfg, r.batch),
+                                 Nb < N ? NULL : done);
+                n_launch++;
+            }
+            if (!s && Nb < N) {   /* columns Nb..N-1 of rows 0..Mb-1 */
+                operand Bs = B0, Cs = C;
+                Bs.off += b_kmajor ? Nb : Nb * B0.ld;
+                Cs.off += Nb;
+                s = enqueue_main(ctx, r.dtype, &dcfg, 1, a_kmajor, b_kmajor, long_index, Mb, N - Nb, K, K, r.alpha,
+                                 r.beta, &A0, &Bs, &Cs, r.batch, c_aligned(&Cs, &dcfg, r.batch), done);
+                n_launch++;
+            }
             if (scratch)
                 clReleaseMemObject(scratch);   /* freed by the driver once the kernels are done */
             if (launches)
-                *launches = n_launch + 1;
+                *launches = n_launch;
             return s;
         }
     }
     int long_index = !(fits_int(ea) && fits_int(eb) && fits_int(ec));
-    c_vec_ok = r.ldc % (size_t)cfg.v[CLF__GEMM_VWN] == 0 && r.c_off % (size_t)cfg.v[CLF__GEMM_VWN] == 0 &&
-               (r.batch == 1 || r.stride_c % (size_t)cfg.v[CLF__GEMM_VWN] == 0);
+    c_vec_ok = c_aligned(&C, &cfg, r.batch);
     s = enqueue_main(ctx, r.dtype, &cfg, 1, a_kmajor, b_kmajor, long_index, M, N, K, K, r.alpha, r.beta, &A,
                      &B, &C, r.batch, c_vec_ok, done);
     if (launches)
