@@ -59,11 +59,12 @@ int clf__shipped_config(clf_context *ctx, const clf__family *f, clf_dtype dt, co
 const char *clf__bucket_name(const clf__family *f, const char *bucket);
 
 /* ---- search.c ------------------------------------------------------------------------------ */
-/* Tunes the given families (NULL-terminated) for each precision the device offers and each bucket,
- * storing results in the database; the entry point of clf_tune, open to tests' own families.
- * precisions: NULL for f32 (and f64 when the device has it), else a NULL-terminated list. */
+/* Tunes the given families (NULL-terminated) for each precision and bucket, storing results in the
+ * database; the entry point of clf_tune, open to the CLI and to tests' own families.
+ * precisions: NULL for f32 (and f64 when the device has it), else nprecisions of them.
+ * buckets: NULL for all, else a comma-separated list (buckets a family lacks are ignored). */
 clf_status clf__tune_families(clf_context *ctx, const clf__family *const *families,
-                              const clf_dtype *precisions, int nprecisions, const clf_tune_options *opt,
-                              clf_tune_report *report);
+                              const clf_dtype *precisions, int nprecisions, const char *buckets,
+                              const clf_tune_options *opt, clf_tune_report *report);
 
 #endif

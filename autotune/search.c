@@ -520,9 +520,21 @@ static clf_status run_task(task *t, double budget, clf_tune_entry *e)
     return store_entry(t, t->opt->exhaustive ? "exhaustive" : "sampled+local", e);
 }
 
+/* 1 when name is in the comma-separated list (NULL: everything is). */
+static int listed(const char *list, const char *name)
+{
+    if (!list)
+        return 1;
+    size_t n = strlen(name);
+    for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
+        if ((p == list || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+            return 1;
+    return 0;
+}
+
 clf_status clf__tune_families(clf_context *ctx, const clf__family *const *families,
-                              const clf_dtype *precisions, int nprecisions, const clf_tune_options *opt,
-                              clf_tune_report *report)
+                              const clf_dtype *precisions, int nprecisions, const char *buckets,
+                              const clf_tune_options *opt, clf_tune_report *report)
 {
     if (!ctx || !families || !opt || !report)
         return clf__fail(CLF_ERR_INVALID_ARG, "tune: NULL argument");
@@ -541,14 +553,18 @@ clf_status clf__tune_families(clf_context *ctx, const clf__family *const *famili
     clf_status store_err = CLF_SUCCESS;
     for (int fi = 0; families[fi] && !interrupted; fi++) {
         const clf__family *f = families[fi];
-        int nb = f->nbuckets > 0 ? f->nbuckets : 1;
+        int nb = f->nbuckets > 0 ? f->nbuckets : 1, nsel = 0;
+        for (int b = 0; b < nb; b++)
+            nsel += listed(buckets, clf__bucket_name(f, f->nbuckets > 0 ? f->buckets[b] : NULL));
         /* The family's budget is shared by its tasks, f32 weighted twice: it matters most. Time a
          * task leaves unused flows to the ones after it. */
         double fam_end = clf__now() + budget, weight_left = 0;
         for (int p = 0; p < nprecisions; p++)
-            weight_left += nb * (precisions[p] == CLF_F32 ? 2.0 : 1.0);
+            weight_left += nsel * (precisions[p] == CLF_F32 ? 2.0 : 1.0);
         for (int p = 0; p < nprecisions && !interrupted; p++)
             for (int b = 0; b < nb && !interrupted; b++) {
+                if (!listed(buckets, clf__bucket_name(f, f->nbuckets > 0 ? f->buckets[b] : NULL)))
+                    continue;
                 double w = precisions[p] == CLF_F32 ? 2.0 : 1.0;
                 double left = fam_end - clf__now();
                 double share = left > 0 ? left * w / weight_left : 0;
@@ -631,5 +647,5 @@ CLF_API clf_status clf_tune(clf_context *ctx, const clf_tune_options *opt, clf_t
     list[n] = NULL;
     if (n == 0)
         return clf__fail(CLF_ERR_INVALID_ARG, "clf_tune: no family to tune");
-    return clf__tune_families(ctx, list, NULL, 0, &o, report);
+    return clf__tune_families(ctx, list, NULL, 0, NULL, &o, report);
 }

@@ -21,11 +21,12 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: clforge tune [--device SEL] [--family gemm,map,copy] [--budget SECONDS]\n"
-            "                    [--precision f32,f64] [--exhaustive] [--json FILE] [--quiet]\n"
+            "                    [--precision f32,f64] [--bucket LIST] [--exhaustive] [--json FILE] [--quiet]\n"
             "       clforge tune --show [--device SEL] [--family ...]\n"
             "Searches each family's configurations on the device (budget per family, default 60 s),\n"
             "verifies every candidate against a reference, and stores the best in the tuning database.\n"
-            "--precision limits the precisions tuned (default: f32, and f64 where the device has it).\n"
+            "--precision limits the precisions tuned (default: f32, and f64 where the device has it);\n"
+            "--bucket the shape buckets (default: all; gemm has small, medium, large, skinny).\n"
             "--show prints the configuration in use now and where it comes from.\n"
             "Families:");
     for (int i = 0; clf__families[i]; i++)
@@ -57,6 +58,26 @@ static int in_list(const char *list, const char *name)
         if ((p == list || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
             return 1;
     return 0;
+}
+
+/* 1 when every name in the comma-separated list is a bucket of one of the families. */
+static int buckets_known(const clf__family *const *list, const char *buckets)
+{
+    char buf[256];
+    if (strlen(buckets) >= sizeof buf)
+        return 0;
+    strcpy(buf, buckets);
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int found = 0;
+        for (int i = 0; list[i] && !found; i++)
+            for (int b = 0; b < list[i]->nbuckets; b++)
+                found |= strcmp(list[i]->buckets[b], t) == 0;
+        if (!found) {
+            fprintf(stderr, "clforge tune: no family here has a bucket '%s'\n", t);
+            return 0;
+        }
+    }
+    return 1;
 }
 
 static int show(clf_context *ctx, const char *families)
@@ -149,7 +170,7 @@ static int write_json(const char *path, clf_context *ctx, const clf_tune_options
 
 int clf_cmd_tune(int argc, char **argv)
 {
-    const char *device = NULL, *families = NULL, *json_path = NULL, *precision = NULL;
+    const char *device = NULL, *families = NULL, *json_path = NULL, *precision = NULL, *buckets = NULL;
     clf_tune_options o;
     memset(&o, 0, sizeof o);
     o.budget_seconds = 60;
@@ -173,6 +194,8 @@ int clf_cmd_tune(int argc, char **argv)
             }
         } else if (!strcmp(a, "--precision") && has_val) {
             precision = argv[++i];
+        } else if (!strcmp(a, "--bucket") && has_val) {
+            buckets = argv[++i];
         } else if (!strcmp(a, "--exhaustive")) {
             o.exhaustive = 1;
         } else if (!strcmp(a, "--json") && has_val) {
@@ -207,6 +230,8 @@ int clf_cmd_tune(int argc, char **argv)
         if (in_list(families, clf__families[i]->name))
             list[nfam++] = clf__families[i];
     list[nfam] = NULL;
+    if (buckets && !buckets_known(list, buckets))
+        return 2;
 
     clf_context_options co;
     memset(&co, 0, sizeof co);
@@ -242,7 +267,7 @@ int clf_cmd_tune(int argc, char **argv)
     double t0 = clf__now();
     if (nprecs == 2 && !ctx->info.fp64)
         nprecs = 1;   /* f64 on a device without it: nothing to tune */
-    s = clf__tune_families(ctx, list, nprecs ? precs : NULL, nprecs, &o, r);
+    s = clf__tune_families(ctx, list, nprecs ? precs : NULL, nprecs, buckets, &o, r);
     double wall = clf__now() - t0;
     sigaction(SIGINT, &old, NULL);
 
