@@ -450,7 +450,7 @@ static pid_t spawn_tune(const char *cache, const char *family, const char *budge
         setenv("CLFORGE_CACHE_DIR", cache, 1);
         if (!freopen("/dev/null", "w", stdout) || (quiet && !freopen("/dev/null", "w", stderr)))
             _exit(126);
-        execl(cli(), cli(), "tune", "--family", family, "--budget", budget, (char *)NULL);
+        execl(cli(), cli(), "tune", "--family", family, "--precision", "f32", "--budget", budget, (char *)NULL);
         _exit(127);
     }
     return pid;
