@@ -494,6 +494,8 @@ static clf_status run_task(task *t, double budget, clf_tune_entry *e)
         return s;
     }
     t->work = t->f->bench_work(t->state);
+    t->last_draw = -1e9;
+    progress(t, 0);   /* at once: the first candidate's compile can take a while */
     seeds(t);
     t->pb = prebuild_start(t);
     if (t->opt->exhaustive)
