@@ -9,10 +9,14 @@
 #ifndef VEC
 #define VEC REAL
 #endif
+#ifndef BVEC
+#define BVEC float4
+#endif
 
-/* One float4 per work-item; n counts float4s and the guard lets the global size round up to the
- * group. (Grid-stride loops measured 8x slower on PoCL, whose work-group vectorizer dislikes them.) */
-__kernel void clf_rl_copy(__global const float4 *restrict src, __global float4 *restrict dst, uint n)
+/* One BVEC (float4, float8 or float16) per work-item; n counts BVECs and the guard lets the global size
+ * round up to the group. (Grid-stride loops measured 8x slower on PoCL, whose work-group vectorizer
+ * dislikes them.) */
+__kernel void clf_rl_copy(__global const BVEC *restrict src, __global BVEC *restrict dst, uint n)
 {
     uint i = get_global_id(0);
     if (i < n)
@@ -20,8 +24,8 @@ __kernel void clf_rl_copy(__global const float4 *restrict src, __global float4 *
 }
 
 /* STREAM's triad: a = b + s*c. */
-__kernel void clf_rl_triad(__global float4 *restrict a, __global const float4 *restrict b,
-                           __global const float4 *restrict c, float s, uint n)
+__kernel void clf_rl_triad(__global BVEC *restrict a, __global const BVEC *restrict b,
+                           __global const BVEC *restrict c, float s, uint n)
 {
     uint i = get_global_id(0);
     if (i < n)
