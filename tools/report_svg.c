@@ -199,6 +199,8 @@ int clf_rep_svg_roofline(FILE *f, const clf_rep_device *d)
     fprintf(f, "<text transform=\"translate(%.1f %.1f) rotate(%.1f)\" font-size=\"11\">%.4g GB/s</text>\n", sx(&a, lx),
             sy(&a, bw * lx) - 6, ang, bw);
 
+    double placed[64][2];
+    int nplaced = 0;
     for (size_t i = 0; i < d->count; i++) {
         const clf_rep_result *r = &d->results[i];
         if (!plottable(r)) continue;
@@ -209,9 +211,17 @@ int clf_rep_svg_roofline(FILE *f, const clf_rep_device *d)
         fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\"><title>", x, y, c);
         clf_rep_xml_text(f, r->label);
         fprintf(f, ": %.4g %s</title></circle>\n", r->value, r->unit);
-        /* Shapes sit close together; their sizes are in the tooltip and the tables. */
-        if (strcmp(r->group, "shape") != 0) {
-            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"9\" fill=\"%s\">", x + 6, y + 12, c);
+        /* Shapes sit close together; their sizes are in the tooltip and the tables. A label that would
+         * overlap one already placed is left out too. DGEMM labels go left of their points, SGEMM's
+         * right: the two often share an intensity. */
+        int left = !strcmp(r->group, "dsquare"), clash = 0;
+        double lx0 = left ? x - 6 - 6.0 * strlen(lab) : x + 6;
+        for (int j = 0; j < nplaced; j++)
+            clash |= fabs(placed[j][0] - lx0) < 6.0 * strlen(lab) + 2 && fabs(placed[j][1] - y) < 10;
+        if (strcmp(r->group, "shape") != 0 && !clash && nplaced < 64) {
+            placed[nplaced][0] = lx0, placed[nplaced][1] = y, nplaced++;
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"9\" fill=\"%s\"%s>", left ? x - 6 : x + 6, y + 12, c,
+                    left ? " text-anchor=\"end\"" : "");
             clf_rep_xml_text(f, lab);
             fputs("</text>\n", f);
         }
