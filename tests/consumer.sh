@@ -8,7 +8,7 @@ rm -rf "$CLFORGE_TEST_TMP" && mkdir -p "$CLFORGE_TEST_TMP"
 cmake --install "$CLFORGE_BUILD_DIR" --prefix "$prefix" >/dev/null
 export LD_LIBRARY_PATH=$prefix/lib:$prefix/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # Sanitized builds need the sanitizer runtime in the consumer too.
-flags=""; if nm -D "$(ls "$prefix"/lib*/libclforge.so "$prefix"/lib/*/libclforge.so 2>/dev/null | head -n 1)" 2>/dev/null | grep -q __asan_init; then flags="-fsanitize=address,undefined"; fi
+flags=""; [ "${CLFORGE_SANITIZE:-OFF}" = ON ] && flags="-fsanitize=address,undefined"
 for mode in find_package pkgconfig; do
   b=$CLFORGE_TEST_TMP/consumer-$mode
   opt=-DUSE_PKGCONFIG=OFF; [ $mode = pkgconfig ] && opt=-DUSE_PKGCONFIG=ON
