@@ -19,7 +19,9 @@ echo "== Debug build with ASan + UBSan"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCLFORGE_SANITIZE=ON -DCLFORGE_BENCH=OFF >/dev/null
 cmake --build build-asan -j"$jobs" >/dev/null
 # Leak checking is off: the OpenCL drivers (PoCL/LLVM, Mesa) keep allocations alive until exit by design.
-ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+# The sanitizers check host code, which is the same for every device: this pass uses the first device
+# only; the Release pass below runs every suite on every device.
+CLFORGE_TEST_DEVICES=0:0 ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs"
 
 if [ -x tests/fuzz/run.sh ] || [ -f tests/fuzz/run.sh ]; then

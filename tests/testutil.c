@@ -34,10 +34,18 @@ int clf_test_contexts(clf_context ***out)
     ck_assert_int_eq(clf_device_list(devs, count, &count), CLF_SUCCESS);
     char cache[1100];
     snprintf(cache, sizeof cache, "%s/cache", clf_test_tmpdir());
+    /* CLFORGE_TEST_DEVICES="0:0,1:0" limits the suites to some devices (scripts/test.sh's sanitizer pass
+     * uses it: sanitizers check host code, which is the same on every device). */
+    const char *only = getenv("CLFORGE_TEST_DEVICES");
     int n = 0;
     for (size_t i = 0; i < count; i++) {
-        char sel[32];
+        char sel[32], padded[40], list[1024];
         snprintf(sel, sizeof sel, "%d:%d", devs[i].platform_index, devs[i].device_index);
+        if (only && *only) {
+            snprintf(padded, sizeof padded, ",%s,", sel);
+            snprintf(list, sizeof list, ",%s,", only);
+            if (!strstr(list, padded)) continue;
+        }
         clf_context_options opt = {.device = sel, .cache_dir = cache};
         clf_status s = clf_context_create(&opt, &ctxs[n]);
         if (s != CLF_SUCCESS) ck_abort_msg("context on %s (%s): %s", sel, devs[i].name, clf_last_error());

@@ -9,7 +9,7 @@
 #include "clforge/clforge.h"
 
 /* Creates one context per OpenCL device present (every platform), each with the disk cache in
- * clf_test_tmpdir()/cache. Returns the count (0 fails the calling test). Free with clf_test_contexts_free. */
+ * clf_test_tmpdir()/cache; $CLFORGE_TEST_DEVICES ("P:D,P:D") limits the devices. Returns the count (0 fails the calling test). Free with clf_test_contexts_free. */
 int clf_test_contexts(clf_context ***out);
 void clf_test_contexts_free(clf_context **ctxs, int n);
 /* A directory for this suite's files: $CLFORGE_TEST_TMP, else /tmp/clforge-test-<pid>; created on first use. */
