@@ -58,7 +58,24 @@ int clf__shipped_config(clf_context *ctx, const clf__family *f, clf_dtype dt, co
 /* The bucket name used in the database: bucket, else the family's first bucket, else "all". */
 const char *clf__bucket_name(const clf__family *f, const char *bucket);
 
+/* ---- prebuild.c ---------------------------------------------------------------------------- */
+#define CLF__PREBUILD_WINDOW 32
+typedef struct clf__prebuild clf__prebuild;
+/* Builder threads for f's bench_build on state; NULL when the family has no such hook, the device is
+ * a CPU, or the host has fewer than three cores. */
+clf__prebuild *clf__prebuild_start(clf_context *ctx, const clf__family *f, void *state);
+/* The configurations to build next, in order (at most CLF__PREBUILD_WINDOW); replaces what was pending. */
+void clf__prebuild_window(clf__prebuild *p, const clf__config *list, int n);
+/* Waits for builds in flight and frees p (NULL is fine). */
+void clf__prebuild_stop(clf__prebuild *p);
+
 /* ---- search.c ------------------------------------------------------------------------------ */
+/* Searches one family/precision/bucket for budget seconds and stores the best; fills e. Returns
+ * CLF_ERR_UNSUPPORTED when the family has no benchmark for dt, CLF_ERR_IO when storing failed. */
+clf_status clf__tune_task(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
+                          const clf_tune_options *opt, double budget, uint64_t seed, clf_tune_entry *e);
+
+/* ---- tune.c -------------------------------------------------------------------------------- */
 /* Tunes the given families (NULL-terminated) for each precision and bucket, storing results in the
  * database; the entry point of clf_tune, open to the CLI and to tests' own families.
  * precisions: NULL for f32 (and f64 when the device has it), else nprecisions of them.

@@ -1,6 +1,6 @@
-/* search.c — the autotuner: searches each family's configurations for every precision and shape
- * bucket within a time budget, verifies every candidate against the family's reference before its
- * time counts, and stores the best in the tuning database. */
+/* search.c — the autotuner's search for one family, precision and shape bucket within a time budget:
+ * seeds, random sampling, local search or exhaustive enumeration; every candidate verified against
+ * the family's reference before its time counts; the best stored in the tuning database. */
 #include "autotune.h"
 
 #include <stdio.h>
@@ -11,21 +11,6 @@
 
 #define SLOWER_CUTOFF 1.5     /* a candidate whose first timed run is this much slower stops there */
 #define NEIGHBOR_CAP 512
-#define PREBUILD_MAX_THREADS 12
-#define PREBUILD_WINDOW 32
-
-/* Threads that compile the candidates the search will try next (families with bench_build, on
- * devices that are not the host CPU): on a GPU compiling takes far longer than running. */
-typedef struct prebuild {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    clf__config q[PREBUILD_WINDOW];
-    int n, next;               /* pending: q[next..n) */
-    int quit, nthreads;
-    pthread_t th[PREBUILD_MAX_THREADS];
-    const clf__family *f;
-    void *state;
-} prebuild;
 
 typedef struct memo {
     clf__config cfg;
@@ -55,7 +40,7 @@ typedef struct task {
     int drawn;                 /* tried + failed when the last line was drawn */
     char last_error[160];
     clf__rng rng;
-    prebuild *pb;              /* NULL: candidates are built when first run */
+    clf__prebuild *pb;         /* NULL: candidates are built when first run */
 } task;
 
 static int stopped(const task *t)
@@ -114,76 +99,17 @@ static memo *lookup(task *t, const clf__config *c)
     return NULL;
 }
 
-static void *prebuild_worker(void *arg)
-{
-    prebuild *p = arg;
-    pthread_mutex_lock(&p->mu);
-    for (;;) {
-        while (!p->quit && p->next >= p->n)
-            pthread_cond_wait(&p->cv, &p->mu);
-        if (p->quit)
-            break;
-        clf__config c = p->q[p->next++];
-        pthread_mutex_unlock(&p->mu);
-        p->f->bench_build(p->state, &c);   /* a failure shows again, and is counted, when it is run */
-        clf__clear_error();
-        pthread_mutex_lock(&p->mu);
-    }
-    pthread_mutex_unlock(&p->mu);
-    return NULL;
-}
-
-static prebuild *prebuild_start(task *t)
-{
-    if (!t->f->bench_build || (t->ctx->info.type & CL_DEVICE_TYPE_CPU))
-        return NULL;   /* on a CPU device, compiling would steal the cores being timed */
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int n = cores > 2 ? (int)(cores - 1) : 0;
-    if (n > PREBUILD_MAX_THREADS)
-        n = PREBUILD_MAX_THREADS;
-    if (n < 1)
-        return NULL;
-    prebuild *p = calloc(1, sizeof *p);
-    if (!p)
-        return NULL;
-    pthread_mutex_init(&p->mu, NULL);
-    pthread_cond_init(&p->cv, NULL);
-    p->f = t->f;
-    p->state = t->state;
-    for (int i = 0; i < n; i++)
-        if (pthread_create(&p->th[p->nthreads], NULL, prebuild_worker, p) == 0)
-            p->nthreads++;
-    return p;
-}
-
-static void prebuild_stop(prebuild *p)
-{
-    if (!p)
-        return;
-    pthread_mutex_lock(&p->mu);
-    p->quit = 1;
-    pthread_cond_broadcast(&p->cv);
-    pthread_mutex_unlock(&p->mu);
-    for (int i = 0; i < p->nthreads; i++)
-        pthread_join(p->th[i], NULL);   /* builds in flight finish first: the state must outlive them */
-    pthread_cond_destroy(&p->cv);
-    pthread_mutex_destroy(&p->mu);
-    free(p);
-}
-
-/* The next candidates, in the order they will be tried; replaces what was pending. */
+/* Hands the next candidates, in the order they will be tried, to the builders (new ones only). */
 static void prebuild_window(task *t, const clf__config *list, int n)
 {
-    prebuild *p = t->pb;
-    if (!p)
+    clf__config pick[CLF__PREBUILD_WINDOW];
+    int k = 0;
+    if (!t->pb)
         return;
-    pthread_mutex_lock(&p->mu);
-    p->n = p->next = 0;
-    for (int i = 0; i < n && p->n < PREBUILD_WINDOW; i++)
+    for (int i = 0; i < n && k < CLF__PREBUILD_WINDOW; i++)
         if (!lookup(t, &list[i]) && t->f->valid(&list[i], &t->ctx->info, t->dt))
-            p->q[p->n++] = list[i];
-    pthread_cond_broadcast(&p->cv);
-    pthread_mutex_unlock(&p->mu);
+            pick[k++] = list[i];
+    clf__prebuild_window(t->pb, pick, k);
 }
 
 typedef struct run_arg {
@@ -315,13 +241,13 @@ static void search_exhaustive(task *t)
 {
     clf__perm perm;
     clf__perm_init(&perm, (uint64_t)clf__space_size(t->f), &t->rng);
-    clf__config ahead[PREBUILD_WINDOW];
+    clf__config ahead[CLF__PREBUILD_WINDOW];
     int more = 1;
     while (more && !out_of_time(t)) {
         /* the next window of valid configurations, handed to the builders, then run in order */
         int n = 0;
         uint64_t idx;
-        while (n < PREBUILD_WINDOW && (more = clf__perm_next(&perm, &idx))) {
+        while (n < CLF__PREBUILD_WINDOW && (more = clf__perm_next(&perm, &idx))) {
             clf__space_decode(t->f, idx, &ahead[n]);
             if (t->f->valid(&ahead[n], &t->ctx->info, t->dt))
                 n++;
@@ -356,8 +282,8 @@ static void search_sampled(task *t)
     if ((per_eval > 0 && (t->deadline - clf__now()) / per_eval < 16) || (t->ctx->info.type & CL_DEVICE_TYPE_CPU))
         sample_until = 0;
     int samples = 0, misses = 0;
-    clf__config c, batch[PREBUILD_WINDOW];
-    int nbatch = t->pb ? PREBUILD_WINDOW : 1;
+    clf__config c, batch[CLF__PREBUILD_WINDOW];
+    int nbatch = t->pb ? CLF__PREBUILD_WINDOW : 1;
     while (!out_of_time(t) && (clf__now() < sample_until || (sample_until > 0 && samples < 2)) && misses < 200) {
         int n = 0;
         while (n < nbatch && clf__space_random(t->f, &t->ctx->info, t->dt, &t->rng, 1000, &batch[n]))
@@ -394,7 +320,7 @@ static void search_sampled(task *t)
         int n = clf__space_neighbors(t->f, &t->ctx->info, t->dt, &here, &t->rng, nb, NEIGHBOR_CAP);
         int moved = 0;
         for (int i = 0; i < n && !out_of_time(t); i++) {
-            if (i % (PREBUILD_WINDOW / 2) == 0)
+            if (i % (CLF__PREBUILD_WINDOW / 2) == 0)
                 prebuild_window(t, nb + i, n - i);
             int idx = evaluate(t, &nb[i]);
             if (idx >= 0 && t->seen[idx].seconds > 0 && t->seen[idx].seconds < here_s * 0.99) {
@@ -497,12 +423,12 @@ static clf_status run_task(task *t, double budget, clf_tune_entry *e)
     t->last_draw = -1e9;
     progress(t, 0);   /* at once: the first candidate's compile can take a while */
     seeds(t);
-    t->pb = prebuild_start(t);
+    t->pb = clf__prebuild_start(t->ctx, t->f, t->state);
     if (t->opt->exhaustive)
         search_exhaustive(t);
     else
         search_sampled(t);
-    prebuild_stop(t->pb);
+    clf__prebuild_stop(t->pb);
     t->pb = NULL;
     confirm(t);
     t->f->bench_destroy(t->state);
@@ -522,132 +448,21 @@ static clf_status run_task(task *t, double budget, clf_tune_entry *e)
     return store_entry(t, t->opt->exhaustive ? "exhaustive" : "sampled+local", e);
 }
 
-/* 1 when name is in the comma-separated list (NULL: everything is). */
-static int listed(const char *list, const char *name)
+clf_status clf__tune_task(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
+                          const clf_tune_options *opt, double budget, uint64_t seed, clf_tune_entry *e)
 {
-    if (!list)
-        return 1;
-    size_t n = strlen(name);
-    for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
-        if ((p == list || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
-            return 1;
-    return 0;
-}
-
-clf_status clf__tune_families(clf_context *ctx, const clf__family *const *families,
-                              const clf_dtype *precisions, int nprecisions, const char *buckets,
-                              const clf_tune_options *opt, clf_tune_report *report)
-{
-    if (!ctx || !families || !opt || !report)
-        return clf__fail(CLF_ERR_INVALID_ARG, "tune: NULL argument");
-    static const clf_dtype def_prec[] = {CLF_F32, CLF_F64};
-    if (!precisions) {
-        precisions = def_prec;
-        nprecisions = ctx->info.fp64 ? 2 : 1;
-    }
-    double budget = opt->budget_seconds > 0 ? opt->budget_seconds : 60;
-    double t0 = clf__now();
-    int tty = isatty(2);
-    clf__rng rng = {(uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)ctx};
-    memset(report, 0, sizeof *report);
-    snprintf(report->db_path, sizeof report->db_path, "%s", clf__tunedb_path(ctx));
-    int interrupted = 0, total_evals = 0;
-    clf_status store_err = CLF_SUCCESS;
-    for (int fi = 0; families[fi] && !interrupted; fi++) {
-        const clf__family *f = families[fi];
-        int nb = f->nbuckets > 0 ? f->nbuckets : 1, nsel = 0;
-        for (int b = 0; b < nb; b++)
-            nsel += listed(buckets, clf__bucket_name(f, f->nbuckets > 0 ? f->buckets[b] : NULL));
-        /* The family's budget is shared by its tasks, f32 weighted twice: it matters most. Time a
-         * task leaves unused flows to the ones after it. */
-        double fam_end = clf__now() + budget, weight_left = 0;
-        for (int p = 0; p < nprecisions; p++)
-            weight_left += nsel * (precisions[p] == CLF_F32 ? 2.0 : 1.0);
-        for (int p = 0; p < nprecisions && !interrupted; p++)
-            for (int b = 0; b < nb && !interrupted; b++) {
-                if (!listed(buckets, clf__bucket_name(f, f->nbuckets > 0 ? f->buckets[b] : NULL)))
-                    continue;
-                double w = precisions[p] == CLF_F32 ? 2.0 : 1.0;
-                double left = fam_end - clf__now();
-                double share = left > 0 ? left * w / weight_left : 0;
-                weight_left -= w;
-                task t;
-                memset(&t, 0, sizeof t);
-                t.ctx = ctx;
-                t.f = f;
-                t.dt = precisions[p];
-                t.bucket = clf__bucket_name(f, f->nbuckets > 0 ? f->buckets[b] : NULL);
-                t.opt = opt;
-                t.tty = tty;
-                t.last_draw = -1e9;
-                t.drawn = -1;
-                t.rng = rng;
-                clf__rng_next(&rng);
-                clf_tune_entry e;
-                clf_status s = run_task(&t, share, &e);
-                free(t.seen);
-                if (s == CLF_ERR_IO)
-                    store_err = s;
-                if (s != CLF_ERR_UNSUPPORTED && report->count < (int)(sizeof report->entries / sizeof report->entries[0]))
-                    report->entries[report->count++] = e;
-                total_evals += e.evaluations;
-                if (opt->stop && *opt->stop)
-                    interrupted = 1;
-            }
-    }
-    /* A log of runs: lets concurrent tuners (and people) see that nothing was lost. */
-    char date[32], fams[256] = "";
-    time_t now = time(NULL);
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    for (int fi = 0; families[fi]; fi++)
-        snprintf(fams + strlen(fams), sizeof fams - strlen(fams), "%s%s", fi ? "," : "", families[fi]->name);
-    json_t *run = json_pack("[{s:s,s:I,s:s,s:s,s:f,s:f,s:i,s:b}]", "date", date, "pid", (json_int_t)getpid(),
-                            "families", fams, "strategy", opt->exhaustive ? "exhaustive" : "sampled+local",
-                            "budget_seconds", budget, "wall_seconds", clf__now() - t0, "evaluations", total_evals,
-                            "interrupted", interrupted);
-    if (report->count > 0 && clf__tunedb_store(ctx, "runs", run) != CLF_SUCCESS && !opt->quiet)
-        fprintf(stderr, "clforge: could not log the run: %s\n", clf_last_error());
-    else if (report->count == 0)
-        json_decref(run);
-    if (interrupted)
-        return clf__fail(CLF_ERR_INTERRUPTED, "tuning interrupted; the best configurations found were stored");
-    if (store_err != CLF_SUCCESS)
-        return clf__fail(store_err, "tuning finished, but the results could not be stored in the tuning database "
-                         "(is the cache directory writable? see CLFORGE_CACHE_DIR)");
-    return CLF_SUCCESS;
-}
-
-CLF_API clf_status clf_tune(clf_context *ctx, const clf_tune_options *opt, clf_tune_report *report)
-{
-    if (!ctx || !report)
-        return clf__fail(CLF_ERR_INVALID_ARG, "clf_tune: ctx and report are required");
-    clf_tune_options o;
-    memset(&o, 0, sizeof o);
-    if (opt)
-        o = *opt;
-    const clf__family *list[32];
-    int n = 0;
-    if (!o.families || !*o.families) {
-        for (int i = 0; clf__families[i] && n < 31; i++)
-            list[n++] = clf__families[i];
-    } else {
-        char buf[256];
-        if (strlen(o.families) >= sizeof buf)
-            return clf__fail(CLF_ERR_INVALID_ARG, "clf_tune: family list too long");
-        strcpy(buf, o.families);
-        for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-            const clf__family *f = clf__family_find(tok);
-            if (!f)
-                return clf__fail(CLF_ERR_INVALID_ARG, "clf_tune: unknown family \"%s\"", tok);
-            int dup = 0;
-            for (int i = 0; i < n; i++)
-                dup |= list[i] == f;
-            if (!dup && n < 31)
-                list[n++] = f;
-        }
-    }
-    list[n] = NULL;
-    if (n == 0)
-        return clf__fail(CLF_ERR_INVALID_ARG, "clf_tune: no family to tune");
-    return clf__tune_families(ctx, list, NULL, 0, NULL, &o, report);
+    task t;
+    memset(&t, 0, sizeof t);
+    t.ctx = ctx;
+    t.f = f;
+    t.dt = dt;
+    t.bucket = bucket;
+    t.opt = opt;
+    t.tty = isatty(2);
+    t.last_draw = -1e9;
+    t.drawn = -1;
+    t.rng.s = seed;
+    clf_status s = run_task(&t, budget, e);
+    free(t.seen);
+    return s;
 }
