@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -85,9 +86,13 @@ static void progress(task *t, int final)
         double v = speed_of(t, t->seen[t->best].seconds);
         snprintf(best, sizeof best, v >= 100 ? "%.0f %s (%s)" : "%.3g %s (%s)", v, unit_of(t->f), cfg);
     }
-    fprintf(stderr, "%s%s %s/%s: tried %d, failed %d, of %s | best %s | %.1f s%s%s", t->tty ? "\r" : "",
-            t->f->name, clf__dtype_name(t->dt), t->bucket, t->tried, t->failed, total, best, now - t->start,
-            t->tty ? "\033[K" : "", t->tty && !final ? "" : "\n");
+    char line[512];
+    snprintf(line, sizeof line, "%s %s/%s: tried %d, failed %d, of %s | %.1f s | best %s", t->f->name,
+             clf__dtype_name(t->dt), t->bucket, t->tried, t->failed, total, now - t->start, best);
+    struct winsize ws;
+    if (t->tty && ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 && ws.ws_col < sizeof line)
+        line[ws.ws_col - 1] = '\0';   /* a wrapped line cannot be redrawn in place */
+    fprintf(stderr, "%s%s%s%s", t->tty ? "\r" : "", line, t->tty ? "\033[K" : "", t->tty && !final ? "" : "\n");
     fflush(stderr);
 }
 
