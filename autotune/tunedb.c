@@ -380,7 +380,9 @@ static void remove_leftovers(const char *dir, const char *path)
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     char prefix[300];
-    snprintf(prefix, sizeof prefix, "%s.tmp.", base);
+    int len = snprintf(prefix, sizeof prefix, "%s.tmp.", base);
+    if (len < 0 || (size_t)len >= sizeof prefix)
+        return;
     DIR *d = opendir(dir);
     if (!d)
         return;
