@@ -369,6 +369,9 @@ START_TEST(invalid_arguments)
         expect_unchanged(&e, clf_sgemm(x, R, N, N, 8, 8, 8, 1, e.a, 0, 8, e.b, 0, 8, 0, e.c, 0, 9, NULL), BAD, "padded ldc beyond buffer");
         expect_unchanged(&e, clf_sgemm(x, R, N, N, 8, 8, 8, 1, NULL, 0, 8, e.b, 0, 8, 0, e.c, 0, 8, NULL), BAD, "A NULL");
         expect_unchanged(&e, clf_sgemm(x, R, N, N, 8, 8, 8, 1, e.a, 0, 8, e.b, 0, 8, 0, NULL, 0, 8, NULL), BAD, "C NULL");
+        expect_unchanged(&e, clf_sgemm(x, R, N, N, 8, 8, 8, 1, e.a, 0, 8, NULL, 0, 8, 0, e.c, 0, 8, NULL), BAD, "B NULL");
+        expect_unchanged(&e, clf_sgemm(x, R, N, N, 8, 8, 8, 1, e.a, 0, 8, e.b, 0, 7, 0, e.c, 0, 8, NULL), BAD, "ldb < n");
+        expect_unchanged(&e, clf_sgemm(x, Cm, N, N, 8, 8, 8, 1, e.a, 0, 8, e.b, 0, 8, 0, e.c, 0, 7, NULL), BAD, "col ldc < m");
         expect_unchanged(&e, clf_sgemm(x, R, N, N, 8, 8, 8, 1, e.a, 0, 8, e.b, 0, 8, 0, e.c, H, 8, NULL), BAD, "offset overflow");
         expect_unchanged(&e, clf_sgemm(x, R, N, N, 8, 8, 8, 1, e.a, 0, H, e.b, 0, 8, 0, e.c, 0, 8, NULL), BAD, "lda overflow");
         expect_unchanged(&e, clf_sgemm(x, R, N, N, H, 8, 8, 1, e.a, 0, 8, e.b, 0, 8, 0, e.c, 0, 8, NULL), BAD, "m huge");
