@@ -272,6 +272,24 @@ static int write_report(const report *rep, const char *dir)
     md_table(md, rep, "map", "Fused elementwise maps (fp32)");
     md_table(md, rep, "copy", "Copies");
 
+    /* Where each figure came from: the file, the command, the clforge that ran it, when. */
+    fputs("\n## Runs\n\n| file | command | clforge | date | host | quick |\n|---|---|---|---|---|---|\n", md);
+    for (size_t i = 0; i < rep->ndocs; i++) {
+        const char *base = strrchr(rep->files[i], '/');
+        json_t *doc = rep->docs[i];
+        fputs("| ", md);
+        md_escape(md, base ? base + 1 : rep->files[i]);
+        fputs(" | ", md);
+        md_escape(md, str_or(doc, "command", "?"));
+        fputs(" | ", md);
+        md_escape(md, str_or(doc, "clforge_version", "?"));
+        fputs(" | ", md);
+        md_escape(md, str_or(doc, "date", "?"));
+        fputs(" | ", md);
+        md_escape(md, str_or(doc, "host", "?"));
+        fprintf(md, " | %s |\n", json_is_true(json_object_get(doc, "quick")) ? "yes" : "no");
+    }
+
     int ok = 1;
     fputs("\n## Charts\n", md);
     static const char *const gemms[] = {"sgemm", "dgemm"};
