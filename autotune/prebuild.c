@@ -39,10 +39,17 @@ static void *worker(void *arg)
 
 clf__prebuild *clf__prebuild_start(clf_context *ctx, const clf__family *f, void *state)
 {
-    if (!f->bench_build || (ctx->info.type & CL_DEVICE_TYPE_CPU))
-        return NULL;   /* on a CPU device, compiling would steal the cores being timed */
+    if (!f->bench_build)
+        return NULL;
+    /* CLFORGE_TUNE_THREADS sets the number of builders (0: none); by default one per core but one,
+     * and none on a CPU device, where compiling would steal the cores being timed. */
+    const char *env = getenv("CLFORGE_TUNE_THREADS");
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int n = cores > 2 ? (int)(cores - 1) : 0;
+    if (env && *env)
+        n = atoi(env);
+    else if (ctx->info.type & CL_DEVICE_TYPE_CPU)
+        n = 0;
     if (n > PREBUILD_MAX_THREADS)
         n = PREBUILD_MAX_THREADS;
     if (n < 1)

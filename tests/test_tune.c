@@ -116,11 +116,26 @@ static clf_status scale_check(void *p)
     return s;
 }
 
+static volatile int scale_builds;   /* bench_build calls, from the tuner's builder threads */
+
+static clf_status scale_build(void *p, const clf__config *cfg)
+{
+    scale_state *st = p;
+    char opts[256] = "";
+    clf_status s = clf__config_options(&fam_scale, cfg, opts, sizeof opts);
+    cl_kernel k;
+    if (s == CLF_SUCCESS && (s = clf__kernel(st->ctx, scale_src, opts, "scale", &k)) == CLF_SUCCESS)
+        clReleaseKernel(k);
+    __atomic_add_fetch(&scale_builds, 1, __ATOMIC_RELAXED);
+    return s;
+}
+
 static double scale_work(void *p)
 {
     return 2.0 * SCALE_N * sizeof(float);
 }
 
+static const clf__family fam_scale_prebuilt;
 static const clf__family fam_scale = {
     .name = "testscale",
     .nparams = 3,
@@ -222,6 +237,54 @@ START_TEST(exhaustive_rejects_wrong_and_unlaunchable)
         free(r);
         clf_context_destroy(ctx);
     }
+    free(devs);
+}
+END_TEST
+
+/* The same family with a bench_build hook, so that builder threads compile ahead of the search. */
+static const clf__family fam_scale_prebuilt = {
+    .name = "testscale",
+    .nparams = 3,
+    .params = {{"WG", 3, {16, 64, 8192}}, {"VW", 3, {1, 2, 4}}, {"BUG", 2, {0, 1}}},
+    .nbuckets = 1,
+    .buckets = {"all"},
+    .unit = "GB/s",
+    .default_config = scale_default,
+    .valid = scale_valid,
+    .bench_create = scale_create,
+    .bench_run = scale_run,
+    .bench_check = scale_check,
+    .bench_work = scale_work,
+    .bench_destroy = scale_destroy,
+    .bench_build = scale_build,
+};
+
+/* Builder threads (forced on here; by default they run on GPUs only) change nothing in the outcome:
+ * every configuration is still run, checked and counted once. */
+START_TEST(prebuild_threads)
+{
+    clf_device_info *devs;
+    devices(&devs);
+    char cache[1200];
+    snprintf(cache, sizeof cache, "%s/prebuild", clf_test_tmpdir());
+    clf_context *ctx = ctx_on(&devs[0], cache);
+    const clf__family *fams[] = {&fam_scale_prebuilt, NULL};
+    clf_dtype f32 = CLF_F32;
+    clf_tune_options o = {.budget_seconds = 300, .exhaustive = 1, .quiet = 1};
+    clf_tune_report *r = calloc(1, sizeof *r);
+    setenv("CLFORGE_TUNE_THREADS", "3", 1);
+    scale_builds = 0;
+    ck_assert_int_eq(clf__tune_families(ctx, fams, &f32, 1, NULL, &o, r), CLF_SUCCESS);
+    unsetenv("CLFORGE_TUNE_THREADS");
+    ck_assert_int_gt(__atomic_load_n(&scale_builds, __ATOMIC_RELAXED), 0);
+    ck_assert_int_eq(r->entries[0].evaluations, 18);
+    int expect_fail = 9 + ((size_t)8192 > devs[0].max_work_group ? 3 : 0);
+    ck_assert_int_eq(r->entries[0].failed, expect_fail);
+    clf__config best;
+    ck_assert_int_eq(clf__config_parse(&fam_scale, r->entries[0].config, &best), CLF_SUCCESS);
+    ck_assert_int_eq(best.v[P_BUG], 0);
+    free(r);
+    clf_context_destroy(ctx);
     free(devs);
 }
 END_TEST
@@ -566,6 +629,9 @@ int main(void)
 {
     Suite *s = suite_create("tune");
     /* one case per test, so that CK_RUN_CASE can pick one */
+    TCase *tc_prebuild = clf_test_tcase("prebuild_threads");
+    tcase_add_test(tc_prebuild, prebuild_threads);
+    suite_add_tcase(s, tc_prebuild);
     TCase *tc_space = clf_test_tcase("space_walks");
     tcase_add_test(tc_space, space_walks);
     suite_add_tcase(s, tc_space);
