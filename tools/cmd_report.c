@@ -41,6 +41,13 @@ static double num_or(json_t *o, const char *key, double dflt)
     return json_is_number(v) ? json_number_value(v) : dflt;
 }
 
+/* A size from JSON: negative, fractional or absurd values become 0 rather than undefined behaviour. */
+static size_t size_or(json_t *o, const char *key)
+{
+    double v = num_or(o, key, 0);
+    return v >= 1 && v <= 9007199254740992.0 ? (size_t)v : 0;
+}
+
 /* Fills r from one element of "results"; returns 0 when a required member is missing. */
 static int parse_result(json_t *j, clf_rep_result *r)
 {
@@ -52,13 +59,13 @@ static int parse_result(json_t *j, clf_rep_result *r)
     r->bound = str_or(j, "bound", "");
     r->error = str_or(j, "error", NULL);
     if (!r->workload || !r->group || !r->label || !json_is_number(json_object_get(j, "value"))) return 0;
-    r->m = (size_t)num_or(j, "m", 0), r->n = (size_t)num_or(j, "n", 0), r->k = (size_t)num_or(j, "k", 0);
+    r->m = size_or(j, "m"), r->n = size_or(j, "n"), r->k = size_or(j, "k");
     r->value = num_or(j, "value", 0);
     r->fraction = num_or(j, "fraction", 0);
     r->flops = num_or(j, "flops", 0);
     r->bytes = num_or(j, "bytes", 0);
     r->seconds = num_or(j, "seconds", 0);
-    r->intensity = num_or(j, "intensity", r->bytes > 0 ? r->flops / r->bytes : 0);
+    r->intensity = r->bytes > 0 ? r->flops / r->bytes : 0;   /* derived, so the charts never trust it blindly */
     json_t *b = json_object_get(j, "baseline");
     if (json_is_object(b) && json_is_number(json_object_get(b, "value"))) {
         r->has_base = 1;

@@ -122,9 +122,14 @@ static void frame(FILE *f, const axes *a, const char *xlabel, const char *ylabel
             ylabel);
 }
 
+/* Figures far outside anything a device does (hand-edited or corrupt files) would stretch the log axes
+ * over hundreds of decades; such points are left out. */
+static int in_range(double v, double lo, double hi) { return v >= lo && v <= hi; }
+
 static int plottable(const clf_rep_result *r)
 {
-    return !r->error && r->seconds > 0 && r->flops > 0 && r->bytes > 0;
+    return !r->error && r->seconds > 0 && r->flops > 0 && r->bytes > 0 && in_range(r->intensity, 1e-6, 1e9) &&
+           in_range(r->flops / r->seconds / 1e9, 1e-9, 1e12);
 }
 
 static const char *group_color(const char *g)
@@ -158,7 +163,7 @@ int clf_rep_svg_roofline(FILE *f, const clf_rep_device *d)
     char title[300];
     snprintf(title, sizeof title, "Roofline: %.200s", d->name);
     header(f, title);
-    if (bw <= 0 || peak <= 0) {
+    if (!in_range(bw, 1e-6, 1e9) || !in_range(peak, 1e-6, 1e12)) {
         fprintf(f, "<text x=\"%d\" y=\"%d\">no roofline in this result</text>\n</svg>\n", (int)PX0, H / 2);
         return 0;
     }
@@ -169,7 +174,8 @@ int clf_rep_svg_roofline(FILE *f, const clf_rep_device *d)
         double g = r->flops / r->seconds / 1e9;
         xlo = fmin(xlo, r->intensity), xhi = fmax(xhi, r->intensity);
         ylo = fmin(ylo, g), yhi = fmax(yhi, g);
-        if (r->has_base && r->base_seconds > 0) ylo = fmin(ylo, r->flops / r->base_seconds / 1e9);
+        if (r->has_base && in_range(r->flops / r->base_seconds / 1e9, 1e-9, 1e12))
+            ylo = fmin(ylo, r->flops / r->base_seconds / 1e9), yhi = fmax(yhi, r->flops / r->base_seconds / 1e9);
     }
     axes a = {floor(log10(xlo)), ceil(log10(xhi)), 0, 0, 0};
     ylo = fmin(ylo, bw * pow(10, a.lx0));
@@ -185,7 +191,7 @@ int clf_rep_svg_roofline(FILE *f, const clf_rep_device *d)
             sx(&a, xs), sy(&a, bw * xs), sx(&a, ridge), sy(&a, peak), sx(&a, xmax), sy(&a, peak));
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"11\">fp32 peak %.4g GFLOP/s</text>\n",
             PX1 - 4, sy(&a, peak) - 5, peak);
-    if (d->fp64_gflops > 0) {
+    if (in_range(d->fp64_gflops, 1e-6, 1e12)) {
         double r64 = d->fp64_gflops / bw;
         fprintf(f, "<polyline fill=\"none\" stroke=\"#666\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\" "
                    "points=\"%.1f,%.1f %.1f,%.1f\"/>\n",
@@ -225,7 +231,7 @@ int clf_rep_svg_roofline(FILE *f, const clf_rep_device *d)
             clf_rep_xml_text(f, lab);
             fputs("</text>\n", f);
         }
-        if (r->has_base && r->base_seconds > 0)
+        if (r->has_base && r->base_seconds > 0 && in_range(r->flops / r->base_seconds / 1e9, 1e-9, 1e12))
             fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"/>\n", x,
                     sy(&a, r->flops / r->base_seconds / 1e9), c);
     }
@@ -270,7 +276,7 @@ static const clf_rep_result *find_square(const clf_rep_device *d, const char *wo
 {
     for (size_t i = 0; i < d->count; i++) {
         const clf_rep_result *r = &d->results[i];
-        if (!r->error && r->seconds > 0 && !strcmp(r->workload, workload) && r->m == n && r->n == n && r->k == n &&
+        if (!r->error && r->seconds > 0 && in_range(r->value, 1e-9, 1e12) && !strcmp(r->workload, workload) && r->m == n && r->n == n && r->k == n &&
             (!strcmp(r->group, "square") || !strcmp(r->group, "dsquare")))
             return r;
     }
@@ -285,13 +291,13 @@ static int gemm_line(FILE *f, const axes *a, const clf_rep_device *d, const char
             base ? " stroke-dasharray=\"6 4\"" : "");
     for (size_t s = 1; s <= ((size_t)1 << 20); s *= 2) {
         const clf_rep_result *r = find_square(d, workload, s);
-        if (!r || (base && !r->has_base)) continue;
+        if (!r || (base && !(r->has_base && in_range(r->base_value, 1e-9, 1e12)))) continue;
         fprintf(f, "%s%.1f,%.1f", n++ ? " " : "", sx(a, (double)s), sy(a, base ? r->base_value : r->value));
     }
     fputs("\"/>\n", f);
     for (size_t s = 1; s <= ((size_t)1 << 20); s *= 2) {
         const clf_rep_result *r = find_square(d, workload, s);
-        if (!r || (base && !r->has_base)) continue;
+        if (!r || (base && !(r->has_base && in_range(r->base_value, 1e-9, 1e12)))) continue;
         fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" %s=\"%s\"%s/>\n", sx(a, (double)s),
                 sy(a, base ? r->base_value : r->value), base ? "stroke" : "fill", c, base ? " fill=\"white\"" : "");
     }
@@ -307,7 +313,7 @@ int clf_rep_svg_gemm(FILE *f, const clf_rep_device *devs, size_t ndevs, const ch
             if (!r) continue;
             nlo = fmin(nlo, (double)s), nhi = fmax(nhi, (double)s);
             ylo = fmin(ylo, r->value), yhi = fmax(yhi, r->value);
-            if (r->has_base) ylo = fmin(ylo, r->base_value), yhi = fmax(yhi, r->base_value);
+            if (r->has_base && in_range(r->base_value, 1e-9, 1e12)) ylo = fmin(ylo, r->base_value), yhi = fmax(yhi, r->base_value);
         }
     char title[64];
     snprintf(title, sizeof title, "%s throughput against size (square matrices)", !strcmp(workload, "dgemm") ? "DGEMM" : "SGEMM");
