@@ -35,7 +35,11 @@ __kernel void clf_rl_triad(__global BVEC *restrict a, __global const BVEC *restr
 /* Sixteen independent multiply-add chains per work-item, eight steps of each per loop trip, so the
  * pipeline never waits on a previous result. a and b come from the host so nothing folds away; the
  * sum is written so nothing is dead. FLOPs per work-item: iters * 8 * 16 * 2 * (lanes of VEC). */
-#define CLF_RL_STEP(x) x = mad(x, a, b)
+#ifdef CLF_USE_FMA
+#define CLF_RL_STEP(x) x = fma(x, a, b)   /* GPUs: native, and never split into a multiply and an add */
+#else
+#define CLF_RL_STEP(x) x = mad(x, a, b)   /* CPUs: fused where the hardware has FMA, never emulated */
+#endif
 #define CLF_RL_STEP16 \
     CLF_RL_STEP(x0); CLF_RL_STEP(x1); CLF_RL_STEP(x2); CLF_RL_STEP(x3); \
     CLF_RL_STEP(x4); CLF_RL_STEP(x5); CLF_RL_STEP(x6); CLF_RL_STEP(x7); \
