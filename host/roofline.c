@@ -147,12 +147,12 @@ done:
 }
 
 /* FMA peak for one vector width: grows the trip count until a launch takes target seconds, then takes
- * the median. CPUs need explicit vectors (PoCL ran scalar chains at a third of float8's rate). */
+ * the fastest of a few runs. CPUs need explicit vectors (PoCL ran scalar chains at a third of float8's rate). */
 static clf_status rl_fma_width(clf_context *ctx, int fp64, int width, int quick, double *gflops)
 {
     char opt[128];
     const char *real = fp64 ? "double" : "float";
-    char vec[16];
+    char vec[32];
     if (width > 1) snprintf(vec, sizeof vec, "%s%d", real, width);
     else snprintf(vec, sizeof vec, "%s", real);
     snprintf(opt, sizeof opt, "-DREAL=%s -DVEC=%s%s%s", real, vec, fp64 ? " -DCLF_FP64" : "",
