@@ -27,14 +27,18 @@ expect() {
     pass "$* -> $rc"
 }
 
-# 1. A real bench on the default device (copies and maps only, to stay fast), then its report.
-if "$CLI" bench --quick --only copy,map --json "$TMP/bench.json" >"$TMP/bench.out" 2>"$TMP/bench.err"; then
+# 1. A real bench on the default device (copies and maps only, to stay fast), then its report. With
+#    CLFORGE_PROFILE=1 the context's destruction also prints the profiler's table on stderr.
+if CLFORGE_PROFILE=1 "$CLI" bench --quick --only copy,map --json "$TMP/bench.json" >"$TMP/bench.out" 2>"$TMP/bench.err"; then
     pass "bench --quick --only copy,map"
 else
     fail "bench exited $?: $(tail -5 "$TMP/bench.err")"
 fi
 grep -q "roofline: copy" "$TMP/bench.out" || fail "bench table lacks the roofline line"
 grep -qE '^\[.* [0-9]+/[0-9]+\]' "$TMP/bench.err" || fail "bench printed no progress on stderr"
+grep -q '^clforge profile: ' "$TMP/bench.err" || fail "no profile at context destruction with CLFORGE_PROFILE=1"
+grep -qE '^copy +[0-9]+ .*(memory|-) *$' "$TMP/bench.err" || fail "profile lacks a copy row with its bound: $(grep -A4 '^clforge profile' "$TMP/bench.err")"
+grep -qE '^map +[0-9]+ ' "$TMP/bench.err" || fail "profile lacks a map row"
 python3 - "$TMP/bench.json" <<'EOF' || fail "bench JSON lacks required members"
 import json, sys
 d = json.load(open(sys.argv[1]))
