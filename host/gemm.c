@@ -363,8 +363,10 @@ clf_status clf__gemm_run(clf_context *ctx, const clf__gemm_call *call, const clf
         int ok = (!pack_a || (clf__mul(Kp, Mp, &sa) && clf__mul(sa, r.batch, &sa))) &&
                  (!pack_b || (clf__mul(Kp, Np, &sb) && clf__mul(sb, r.batch, &sb))) &&
                  clf__add(sa, sb, &total) && clf__mul(total, esz, &bytes);
-        if (!ok || (total > 0 && bytes > ctx->info.max_alloc)) {
-            direct = 1;   /* the scratch would not fit: the direct kernel needs none */
+        if (!ok || (total > 0 && (bytes > ctx->info.max_alloc || ctx->info.max_work_group < 256))) {
+            /* The scratch would not fit, or the device cannot run the pack kernel's 32x8 work-groups:
+             * the direct kernel needs neither. */
+            direct = 1;
             if (!cfg_in && (s = clf__gemm_config(ctx, r.dtype, "small", &cfg)) != CLF_SUCCESS)
                 return s;
         } else {
