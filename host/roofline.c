@@ -232,7 +232,7 @@ static void rl_memo_put(const clf_context *ctx, const clf_roofline *r, int quick
 {
     pthread_mutex_lock(&rl_memo_lock);
     int i;
-    for (i = 0; i < rl_memo_n && strcmp(rl_memo[i].id, ctx->info.id) != 0; i++) {}
+    for (i = 0; i < rl_memo_n && memcmp(rl_memo[i].id, ctx->info.id, sizeof rl_memo[i].id) != 0; i++) {}
     if (i == rl_memo_n && rl_memo_n < (int)(sizeof rl_memo / sizeof rl_memo[0])) rl_memo_n++;
     if (i < rl_memo_n) {
         memcpy(rl_memo[i].id, ctx->info.id, sizeof rl_memo[i].id);
@@ -247,7 +247,7 @@ static int rl_memo_get(const clf_context *ctx, clf_roofline *r, int *quick)
     int found = 0;
     pthread_mutex_lock(&rl_memo_lock);
     for (int i = 0; i < rl_memo_n && !found; i++)
-        if (strcmp(rl_memo[i].id, ctx->info.id) == 0) *r = rl_memo[i].r, *quick = rl_memo[i].quick, found = 1;
+        if (memcmp(rl_memo[i].id, ctx->info.id, sizeof rl_memo[i].id) == 0) *r = rl_memo[i].r, *quick = rl_memo[i].quick, found = 1;
     pthread_mutex_unlock(&rl_memo_lock);
     return found;
 }
