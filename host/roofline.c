@@ -247,7 +247,8 @@ static int rl_memo_get(const clf_context *ctx, clf_roofline *r, int *quick)
     int found = 0;
     pthread_mutex_lock(&rl_memo_lock);
     for (int i = 0; i < rl_memo_n && !found; i++)
-        if (memcmp(rl_memo[i].id, ctx->info.id, sizeof rl_memo[i].id) == 0) *r = rl_memo[i].r, *quick = rl_memo[i].quick, found = 1;
+        if (memcmp(rl_memo[i].id, ctx->info.id, sizeof rl_memo[i].id) == 0)
+            *r = rl_memo[i].r, *quick = rl_memo[i].quick, found = 1;
     pthread_mutex_unlock(&rl_memo_lock);
     return found;
 }

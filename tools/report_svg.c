@@ -276,7 +276,8 @@ static const clf_rep_result *find_square(const clf_rep_device *d, const char *wo
 {
     for (size_t i = 0; i < d->count; i++) {
         const clf_rep_result *r = &d->results[i];
-        if (!r->error && r->seconds > 0 && in_range(r->value, 1e-9, 1e12) && !strcmp(r->workload, workload) && r->m == n && r->n == n && r->k == n &&
+        if (!r->error && r->seconds > 0 && in_range(r->value, 1e-9, 1e12) && !strcmp(r->workload, workload) &&
+            r->m == n && r->n == n && r->k == n &&
             (!strcmp(r->group, "square") || !strcmp(r->group, "dsquare")))
             return r;
     }
@@ -313,10 +314,12 @@ int clf_rep_svg_gemm(FILE *f, const clf_rep_device *devs, size_t ndevs, const ch
             if (!r) continue;
             nlo = fmin(nlo, (double)s), nhi = fmax(nhi, (double)s);
             ylo = fmin(ylo, r->value), yhi = fmax(yhi, r->value);
-            if (r->has_base && in_range(r->base_value, 1e-9, 1e12)) ylo = fmin(ylo, r->base_value), yhi = fmax(yhi, r->base_value);
+            if (r->has_base && in_range(r->base_value, 1e-9, 1e12))
+                ylo = fmin(ylo, r->base_value), yhi = fmax(yhi, r->base_value);
         }
     char title[64];
-    snprintf(title, sizeof title, "%s throughput against size (square matrices)", !strcmp(workload, "dgemm") ? "DGEMM" : "SGEMM");
+    snprintf(title, sizeof title, "%s throughput against size (square matrices)",
+             !strcmp(workload, "dgemm") ? "DGEMM" : "SGEMM");
     header(f, title);
     if (nhi == 0 || ylo <= 0) {
         fprintf(f, "<text x=\"%d\" y=\"%d\">no results</text>\n</svg>\n", (int)PX0, H / 2);
