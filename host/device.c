@@ -192,12 +192,15 @@ static clf_status clf__match(const clf__devlist *l, const char *sel, int *index)
             if (t & want) { *index = i; return CLF_SUCCESS; }
             continue;
         }
-        char name[256] = "", vendor[256] = "", plat[256] = "";
+        char name[256] = "", vendor[256] = "", plat[256] = "", plat_vendor[256] = "";
         clf__str_info(l->dev[i], CL_DEVICE_NAME, name, sizeof name);
         clf__str_info(l->dev[i], CL_DEVICE_VENDOR, vendor, sizeof vendor);
         clGetPlatformInfo(l->plat[i], CL_PLATFORM_NAME, sizeof plat, plat, NULL);
-        plat[sizeof plat - 1] = '\0';
-        if (clf__icontains(name, sel) || clf__icontains(vendor, sel) || clf__icontains(plat, sel)) {
+        clGetPlatformInfo(l->plat[i], CL_PLATFORM_VENDOR, sizeof plat_vendor, plat_vendor, NULL);
+        plat[sizeof plat - 1] = plat_vendor[sizeof plat_vendor - 1] = '\0';
+        /* the platform vendor too: "pocl" names PoCL only there ("The pocl project") */
+        if (clf__icontains(name, sel) || clf__icontains(vendor, sel) || clf__icontains(plat, sel) ||
+            clf__icontains(plat_vendor, sel)) {
             *index = i;
             return CLF_SUCCESS;
         }
