@@ -261,6 +261,9 @@ static void copy_bench_destroy(void *state)
 /* Tuning problem: a copy between buffers larger than the last-level cache (dt does not matter). */
 static clf_status copy_bench_create(clf_context *ctx, clf_dtype dt, const char *bucket, void **state)
 {
+    /* Copies move bytes: one precision is tuned (f32), and its entry serves every copy and fill. */
+    if (dt != CLF_F32)
+        return clf__fail(CLF_ERR_UNSUPPORTED, "copy tuning: bytes are tuned once, as f32");
     copy_bench *b = calloc(1, sizeof *b);
     if (!b)
         return clf__fail(CLF_ERR_OUT_OF_MEMORY, "copy tuning: out of memory");

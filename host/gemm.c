@@ -192,7 +192,7 @@ static clf_status set_args(cl_kernel k, const void *const *vals, const size_t *s
 
 /* Copies an operand (R rows along K, Cn columns along M or N) into scratch, zero-padded to Rp x Cp. */
 static clf_status enqueue_pack(clf_context *ctx, clf_dtype dt, int trans, size_t R, size_t Cn, size_t Rp,
-                               size_t Cp, const operand *src, size_t batch, cl_mem dst, size_t d_off)
+                               size_t Cp, const operand *src, size_t batch, cl_mem dst, size_t d_off, int build_only)
 {
     const char *src_text;
     clf_status s = clf__source("gemm_pack.cl", &src_text);
@@ -202,8 +202,11 @@ static clf_status enqueue_pack(clf_context *ctx, clf_dtype dt, int trans, size_t
     snprintf(opts, sizeof opts, "-DPRECISION=%d -DTRANS=%d", dt == CLF_F64 ? 64 : 32, trans);
     cl_kernel k;
     s = clf__kernel(ctx, src_text, opts, "gemm_pack", &k);
-    if (s)
+    if (s || build_only) {
+        if (!s)
+            clReleaseKernel(k);
         return s;
+    }
     size_t esz = clf__dtype_size(dt);
     for (size_t b0 = 0; b0 < batch && !s; b0 += BATCH_CHUNK) {
         size_t nb = batch - b0 < BATCH_CHUNK ? batch - b0 : BATCH_CHUNK;
@@ -231,7 +234,8 @@ static clf_status enqueue_pack(clf_context *ctx, clf_dtype dt, int trans, size_t
 static clf_status enqueue_main(clf_context *ctx, clf_dtype dt, const clf__config *cfg, int direct,
                                int a_kmajor, int b_kmajor, int long_index, size_t M, size_t N, size_t K,
                                size_t flops_k, double alpha, double beta, const operand *A,
-                               const operand *B, const operand *C, size_t batch, int c_vec_ok, cl_event *done)
+                               const operand *B, const operand *C, size_t batch, int c_vec_ok, int build_only,
+                               cl_event *done)
 {
     const char *src_text;
     clf_status s = clf__source("gemm.cl", &src_text);
@@ -246,8 +250,11 @@ static clf_status enqueue_main(clf_context *ctx, clf_dtype dt, const clf__config
              dt == CLF_F64 ? 64 : 32, direct, a_kmajor, b_kmajor, long_index);
     cl_kernel k;
     s = clf__kernel(ctx, src_text, opts, "gemm_main", &k);
-    if (s)
+    if (s || build_only) {
+        if (!s)
+            clReleaseKernel(k);
         return s;
+    }
     const int *v = cfg->v;
     size_t esz = clf__dtype_size(dt);
     cl_int m = (cl_int)M, n = (cl_int)N, kk = (cl_int)K, cvec = c_vec_ok;
@@ -371,7 +378,7 @@ clf_status clf__gemm_run(clf_context *ctx, const clf__gemm_call *call, const clf
                 return s;
         } else {
             cl_mem scratch = NULL;
-            if (total > 0) {
+            if (total > 0 && !r.build_only) {
                 cl_int e;
                 scratch = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, bytes, NULL, &e);
                 if (!scratch)
@@ -382,13 +389,13 @@ clf_status clf__gemm_run(clf_context *ctx, const clf__gemm_call *call, const clf
             size_t ea0 = ea, eb0 = eb;
             s = CLF_SUCCESS;
             if (pack_a) {
-                s = enqueue_pack(ctx, r.dtype, !a_kmajor, K, M, Kp, Mp, &A, r.batch, scratch, 0);
+                s = enqueue_pack(ctx, r.dtype, !a_kmajor, K, M, Kp, Mp, &A, r.batch, scratch, 0, r.build_only);
                 A = (operand){scratch, 0, Mp, Kp * Mp};
                 ea = Kp * Mp;
                 n_launch++;
             }
             if (!s && pack_b) {
-                s = enqueue_pack(ctx, r.dtype, !b_kmajor, K, N, Kp, Np, &B, r.batch, scratch, sa);
+                s = enqueue_pack(ctx, r.dtype, !b_kmajor, K, N, Kp, Np, &B, r.batch, scratch, sa, r.build_only);
                 B = (operand){scratch, sa, Np, Kp * Np};
                 eb = Kp * Np;
                 n_launch++;
@@ -406,7 +413,7 @@ clf_status clf__gemm_run(clf_context *ctx, const clf__gemm_call *call, const clf
             int long_index = !(fits_int(ea) && fits_int(eb) && fits_int(ec));
             if (!s)
                 s = enqueue_main(ctx, r.dtype, &cfg, 0, pack_a || a_kmajor, pack_b || b_kmajor, long_index, Mb, Nb,
-                                 Kp, K, r.alpha, r.beta, &A, &B, &C, r.batch, c_vec_ok, strips ? NULL : done);
+                                 Kp, K, r.alpha, r.beta, &A, &B, &C, r.batch, c_vec_ok, r.build_only, strips ? NULL : done);
             n_launch++;
             clf__config dcfg = cfg;
             if (!s && strips && !cfg_in)
@@ -418,7 +425,7 @@ clf_status clf__gemm_run(clf_context *ctx, const clf__gemm_call *call, const clf
                 Cs.off += Mb * C.ld;
                 s = enqueue_main(ctx, r.dtype, &dcfg, 1, a_kmajor, b_kmajor, long_index, M - Mb, N, K, K, r.alpha,
                                  r.beta, &As, &B0, &Cs, r.batch, c_aligned(&Cs, &dcfg, r.batch),
-                                 Nb < N ? NULL : done);
+                                 r.build_only, Nb < N ? NULL : done);
                 n_launch++;
             }
             if (!s && Nb < N) {   /* columns Nb..N-1 of rows 0..Mb-1 */
@@ -426,7 +433,8 @@ clf_status clf__gemm_run(clf_context *ctx, const clf__gemm_call *call, const clf
                 Bs.off += b_kmajor ? Nb : Nb * B0.ld;
                 Cs.off += Nb;
                 s = enqueue_main(ctx, r.dtype, &dcfg, 1, a_kmajor, b_kmajor, long_index, Mb, N - Nb, K, K, r.alpha,
-                                 r.beta, &A0, &Bs, &Cs, r.batch, c_aligned(&Cs, &dcfg, r.batch), done);
+                                 r.beta, &A0, &Bs, &Cs, r.batch, c_aligned(&Cs, &dcfg, r.batch), r.build_only,
+                                 done);
                 n_launch++;
             }
             if (scratch)
@@ -439,7 +447,7 @@ clf_status clf__gemm_run(clf_context *ctx, const clf__gemm_call *call, const clf
     int long_index = !(fits_int(ea) && fits_int(eb) && fits_int(ec));
     c_vec_ok = c_aligned(&C, &cfg, r.batch);
     s = enqueue_main(ctx, r.dtype, &cfg, 1, a_kmajor, b_kmajor, long_index, M, N, K, K, r.alpha, r.beta, &A,
-                     &B, &C, r.batch, c_vec_ok, done);
+                     &B, &C, r.batch, c_vec_ok, r.build_only, done);
     if (launches)
         *launches = 1;
     return s;

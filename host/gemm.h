@@ -28,6 +28,7 @@ typedef struct clf__gemm_call {
     cl_mem b; size_t b_off, ldb, stride_b;
     cl_mem c; size_t c_off, ldc, stride_c;
     size_t batch;                  /* 1 for a plain GEMM */
+    int build_only;                /* 1: compile the kernels the call would run, enqueue nothing (tuner prebuild) */
 } clf__gemm_call;
 
 /* Which kernel does the work: chosen by bucket (AUTO), or forced (tests, tuner). */

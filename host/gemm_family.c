@@ -189,7 +189,7 @@ static clf_status bench_create(clf_context *ctx, clf_dtype dt, const char *bucke
     bench_shape(&ctx->info, b, &m, &n, &k);
     st->path = strcmp(b, "small") == 0 ? CLF__GEMM_DIRECT : CLF__GEMM_FAST;
     st->call = (clf__gemm_call){dt, CLF_ROW_MAJOR, CLF_NO_TRANS, CLF_NO_TRANS, m, n, k, 1.0, 0.0,
-                                NULL, 0, k, 0, NULL, 0, n, 0, NULL, 0, n, 0, 1};
+                                NULL, 0, k, 0, NULL, 0, n, 0, NULL, 0, n, 0, 1, 0};
     size_t esz = clf__dtype_size(dt);
     double *ha = malloc(m * k * sizeof(double)), *hb = malloc(k * n * sizeof(double));
     void *buf = malloc((m * k > k * n ? m * k : k * n) * esz);
@@ -277,6 +277,16 @@ static clf_status bench_run(void *p, const clf__config *cfg, cl_event *ev)
     return CLF_SUCCESS;
 }
 
+/* Compiles what bench_run would run with cfg, enqueueing nothing; called from the tuner's builder
+ * threads, so it touches no shared state but the (thread-safe) program cache. */
+static clf_status bench_build(void *p, const clf__config *cfg)
+{
+    bench_state *st = p;
+    clf__gemm_call call = st->call;
+    call.build_only = 1;
+    return clf__gemm_run(st->ctx, &call, cfg, st->path, NULL, NULL);
+}
+
 static clf_status bench_check(void *p)
 {
     bench_state *st = p;
@@ -337,6 +347,7 @@ const clf__family clf__family_gemm = {
     .bytes = gemm_bytes,
     .bench_create = bench_create,
     .bench_run = bench_run,
+    .bench_build = bench_build,
     .bench_check = bench_check,
     .bench_work = bench_work,
     .bench_destroy = bench_destroy,
