@@ -24,3 +24,5 @@ for c in shipped 60 "$long"; do
 done
 echo "== clforge bench on the GPU host's PoCL"
 timeout 200 ./clforge bench --device pocl --quick --json "$out/bench-pocl-xeon16.json" 2>/dev/null | tail -30
+echo "== PyTorch maps (eager, torch.compile)"
+timeout 90 python3 ../bench/torch_map.py --json "$out/torch-map-h200.json" 2>&1 | tail -8
