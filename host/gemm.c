@@ -467,7 +467,7 @@ static clf_status gemm_public(clf_context *ctx, const clf__gemm_call *call, cl_e
 
 #define GEMM_CALL(dt, batch_, sa, sb, sc)                                                              \
     clf__gemm_call call = {dt, layout, ta, tb, m, n, k, alpha, beta, a, a_off, lda, sa, b, b_off, ldb, sb, \
-                           c, c_off, ldc, sc, batch_}
+                           c, c_off, ldc, sc, batch_, 0}
 
 CLF_API clf_status clf_sgemm(clf_context *ctx, clf_layout layout, clf_transpose ta, clf_transpose tb,
                              size_t m, size_t n, size_t k, float alpha,

@@ -106,7 +106,7 @@ static unsigned char *clf__bin_read(const char *path, size_t *len, int *corrupt)
  * cost the cache (one warning). */
 static void clf__bin_write(const char *path, const unsigned char *data, size_t len)
 {
-    char tmp[1200];
+    char tmp[1500];
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%lx", path, (long)getpid(), (unsigned long)pthread_self());
     FILE *f = fopen(tmp, "wb");
     if (!f) { clf__warn_once("binwrite", "cannot write program cache file %s: %s", tmp, strerror(errno)); return; }
