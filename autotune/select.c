@@ -30,16 +30,6 @@ static void shipped_load(void)
     }
 }
 
-static const char *type_name(cl_device_type t)
-{
-    if (t & CL_DEVICE_TYPE_GPU)
-        return "gpu";
-    if (t & CL_DEVICE_TYPE_CPU)
-        return "cpu";
-    if (t & CL_DEVICE_TYPE_ACCELERATOR)
-        return "accelerator";
-    return "other";
-}
 
 static int str_is(json_t *doc, const char *path, const char *want)
 {
@@ -51,7 +41,7 @@ static int str_is(json_t *doc, const char *path, const char *want)
  * closer (same device name, then same platform, then same driver). */
 static int shipped_score(json_t *doc, const clf_device_info *d)
 {
-    if (!str_is(doc, "device/type", type_name(d->type)) || !str_is(doc, "device/vendor", d->vendor))
+    if (!str_is(doc, "device/type", clf__device_type_name(d->type)) || !str_is(doc, "device/vendor", d->vendor))
         return -1;
     return 4 * str_is(doc, "device/name", d->name) + 2 * str_is(doc, "device/platform", d->platform) +
            str_is(doc, "device/driver", d->driver);

@@ -292,22 +292,12 @@ clf_status clf__tunedb_fetch_stale(clf_context *ctx, const char *section, json_t
     return t ? CLF_SUCCESS : clf__fail(CLF_ERR_OUT_OF_MEMORY, "tunedb: out of memory");
 }
 
-static const char *type_name(cl_device_type t)
-{
-    if (t & CL_DEVICE_TYPE_GPU)
-        return "gpu";
-    if (t & CL_DEVICE_TYPE_CPU)
-        return "cpu";
-    if (t & CL_DEVICE_TYPE_ACCELERATOR)
-        return "accelerator";
-    return "other";
-}
 
 static json_t *new_doc(const clf_device_info *d)
 {
     json_t *dev = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:I,s:i,s:i}", "key", d->key, "id", d->id, "name",
                             d->name, "vendor", d->vendor, "platform", d->platform, "driver", d->driver,
-                            "type", type_name(d->type), "vendor_id", (json_int_t)d->vendor_id,
+                            "type", clf__device_type_name(d->type), "vendor_id", (json_int_t)d->vendor_id,
                             "compute_units", (int)d->compute_units, "clock_mhz", (int)d->clock_mhz);
     return json_pack("{s:i,s:o}", "format", CLF__TUNEDB_FORMAT, "device", dev);
 }

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "gemm.h"
+#include "timer.h"
 #ifdef CLF_HAVE_CLBLAST
 #include <clblast_c.h>
 #endif
@@ -112,40 +113,13 @@ static int run_clblast(problem *p)
 }
 #endif
 
-/* Median over `reps` of the mean time of a back-to-back group of runs between clFinish calls; the
- * group is sized to last about 20 ms so that launch latency does not dominate small sizes. */
+/* Times run on p with the shared loop (timer.h). */
+typedef struct { problem *p; int (*run)(problem *); } thunk;
+static int call_thunk(void *arg) { thunk *t = arg; return t->run(t->p); }
 static double time_runs(problem *p, int (*run)(problem *), int reps)
 {
-    for (int i = 0; i < 2; i++)   /* warm-up: compilation, caches, clocks */
-        if (!run(p))
-            return -1;
-    clf_finish(p->ctx);
-    double t0 = clf__now();
-    if (!run(p))
-        return -1;
-    clf_finish(p->ctx);
-    double one = clf__now() - t0;
-    int group = one > 0.02 ? 1 : (int)(0.02 / (one > 1e-6 ? one : 1e-6)) + 1;
-    if (group > 200)
-        group = 200;
-    double t[32];
-    if (reps > 32)
-        reps = 32;
-    for (int r = 0; r < reps; r++) {
-        t0 = clf__now();
-        for (int g = 0; g < group; g++)
-            if (!run(p))
-                return -1;
-        clf_finish(p->ctx);
-        t[r] = (clf__now() - t0) / group;
-    }
-    for (int i = 1; i < reps; i++)   /* insertion sort: reps is small */
-        for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
-            double x = t[j];
-            t[j] = t[j - 1];
-            t[j - 1] = x;
-        }
-    return t[reps / 2];
+    thunk t = {p, run};
+    return clf_bench_time(p->ctx, call_thunk, &t, reps, 200);
 }
 
 /* Checks 64 sampled entries of C (and that none is NaN among them) against a double reference. */

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "internal.h"
+#include "timer.h"
 
 typedef struct bench {
     clf_context *ctx;
@@ -62,39 +63,13 @@ static int run_scalar_ab(bench *p)
     return clf_map(p->ctx, "y = relu(a*x + b)", p->n, args, 4, NULL) == CLF_SUCCESS;
 }
 
-/* Median over reps of the mean time of back-to-back runs (a group of >= 20 ms) between clFinish calls. */
+/* Times run on p with the shared loop (timer.h). */
+typedef struct { bench *p; int (*run)(bench *); } thunk;
+static int call_thunk(void *arg) { thunk *t = arg; return t->run(t->p); }
 static double time_runs(bench *p, int (*run)(bench *), int reps)
 {
-    for (int i = 0; i < 2; i++)
-        if (!run(p))
-            return -1;
-    clf_finish(p->ctx);
-    double t0 = clf__now();
-    if (!run(p))
-        return -1;
-    clf_finish(p->ctx);
-    double one = clf__now() - t0;
-    int group = one > 0.02 ? 1 : (int)(0.02 / (one > 1e-6 ? one : 1e-6)) + 1;
-    if (group > 500)
-        group = 500;
-    double t[64];
-    if (reps > 64)
-        reps = 64;
-    for (int r = 0; r < reps; r++) {
-        t0 = clf__now();
-        for (int g = 0; g < group; g++)
-            if (!run(p))
-                return -1;
-        clf_finish(p->ctx);
-        t[r] = (clf__now() - t0) / group;
-    }
-    for (int i = 1; i < reps; i++)
-        for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
-            double x = t[j];
-            t[j] = t[j - 1];
-            t[j - 1] = x;
-        }
-    return t[reps / 2];
+    thunk t = {p, run};
+    return clf_bench_time(p->ctx, call_thunk, &t, reps, 500);
 }
 
 /* Compares a device buffer with a reference computed on the host; returns the number of mismatches. */

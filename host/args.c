@@ -44,6 +44,19 @@ clf_status clf__check_buffer(cl_mem m, const char *argname, size_t off, size_t e
     return CLF_SUCCESS;
 }
 
+cl_mem clf__mem_root(cl_mem m, size_t *base)
+{
+    cl_mem parent = NULL;
+    size_t off = 0;
+    *base = 0;
+    if (clGetMemObjectInfo(m, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) == CL_SUCCESS && parent &&
+        clGetMemObjectInfo(m, CL_MEM_OFFSET, sizeof off, &off, NULL) == CL_SUCCESS) {
+        *base = off;
+        return parent;
+    }
+    return m;
+}
+
 size_t clf__dtype_size(clf_dtype t)
 {
     switch (t) {

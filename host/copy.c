@@ -136,20 +136,6 @@ static void copy_config(clf_context *ctx, clf__config *cfg)
         clf__family_copy.default_config(&ctx->info, CLF_F32, "default", cfg);
 }
 
-/* The buffer a cl_mem lives in and its byte offset there (sub-buffers resolve to their parent). */
-static cl_mem mem_root(cl_mem m, size_t *base)
-{
-    cl_mem parent = NULL;
-    size_t off = 0;
-    *base = 0;
-    if (clGetMemObjectInfo(m, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) == CL_SUCCESS && parent &&
-        clGetMemObjectInfo(m, CL_MEM_OFFSET, sizeof off, &off, NULL) == CL_SUCCESS) {
-        *base = off;
-        return parent;
-    }
-    return m;
-}
-
 clf_status clf_copy(clf_context *ctx, cl_mem src, size_t src_off, cl_mem dst, size_t dst_off, size_t bytes,
                     cl_event *done)
 {
@@ -165,7 +151,7 @@ clf_status clf_copy(clf_context *ctx, cl_mem src, size_t src_off, cl_mem dst, si
     if (s != CLF_SUCCESS)
         return s;
     size_t sb, db;
-    if (mem_root(src, &sb) == mem_root(dst, &db)) {
+    if (clf__mem_root(src, &sb) == clf__mem_root(dst, &db)) {
         size_t s0 = sb + src_off, d0 = db + dst_off;
         if (s0 < d0 + bytes && d0 < s0 + bytes)
             return clf__fail(CLF_ERR_INVALID_ARG, "clf_copy: source bytes %zu..%zu and destination bytes %zu..%zu "

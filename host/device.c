@@ -19,6 +19,14 @@ static const char clf__no_platform_advice[] =
     "/etc/OpenCL/vendors/nvidia.icd, register it: "
     "`echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd`.";
 
+const char *clf__device_type_name(cl_device_type t)
+{
+    if (t & CL_DEVICE_TYPE_GPU) return "gpu";
+    if (t & CL_DEVICE_TYPE_CPU) return "cpu";
+    if (t & CL_DEVICE_TYPE_ACCELERATOR) return "accelerator";
+    return "other";
+}
+
 void clf__hash_hex(const void *data, size_t len, char out[17])
 {
     snprintf(out, 17, "%016llx", (unsigned long long)XXH3_64bits(data, len));

@@ -52,6 +52,8 @@ clf_status clf__source(const char *name, const char **out);
 clf_status clf__device_info(cl_platform_id p, cl_device_id d, clf_device_info *out);
 /* Resolves a selector to OpenCL handles and info. */
 clf_status clf__device_pick(const char *selector, cl_platform_id *p, cl_device_id *d, clf_device_info *info);
+/* "gpu", "cpu", "accelerator" or "other": how tuning data and results name a device type. */
+const char *clf__device_type_name(cl_device_type t);
 /* XXH3-64 of bytes as 16 lowercase hex digits (out has room for 17). */
 void clf__hash_hex(const void *data, size_t len, char out[17]);
 
@@ -98,6 +100,9 @@ int clf__add(size_t a, size_t b, size_t *out);
 clf_status clf__check_buffer(cl_mem m, const char *argname, size_t off, size_t extent, size_t elem_size);
 /* Bytes of a buffer (0 when m is not a valid buffer). */
 size_t clf__mem_size(cl_mem m);
+/* The buffer a cl_mem lives in and its byte offset there (sub-buffers resolve to their parent), for
+ * overlap checks between arguments. */
+cl_mem clf__mem_root(cl_mem m, size_t *base);
 size_t clf__dtype_size(clf_dtype t);
 const char *clf__dtype_name(clf_dtype t);   /* "f32", "f64", "f16", "bf16" */
 

@@ -165,20 +165,6 @@ static clf_status gen_source(map_plan *pl)
     return CLF_SUCCESS;
 }
 
-/* The buffer a cl_mem lives in and its byte offset there (sub-buffers resolve to their parent). */
-static cl_mem mem_root(cl_mem m, size_t *base)
-{
-    cl_mem parent = NULL;
-    size_t off = 0;
-    *base = 0;
-    if (clGetMemObjectInfo(m, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) == CL_SUCCESS && parent &&
-        clGetMemObjectInfo(m, CL_MEM_OFFSET, sizeof off, &off, NULL) == CL_SUCCESS) {
-        *base = off;
-        return parent;
-    }
-    return m;
-}
-
 /* Outputs may alias an input element for element; any other overlap with an output is an error. */
 static clf_status check_overlap(const map_plan *pl)
 {
@@ -188,14 +174,14 @@ static clf_status check_overlap(const map_plan *pl)
         if (!a->out || a->scalar)
             continue;
         size_t abase, asz = a->f64 ? 8 : 4;
-        cl_mem ar = mem_root(a->mem, &abase);
+        cl_mem ar = clf__mem_root(a->mem, &abase);
         size_t a0 = abase + a->off * asz, a1 = a0 + pl->n * asz;
         for (int j = 0; j < e->nnames; j++) {
             const map_param *b = &pl->p[j];
             if (j == i || b->scalar || (b->out && j < i))
                 continue;
             size_t bbase, bsz = b->f64 ? 8 : 4;
-            if (mem_root(b->mem, &bbase) != ar)
+            if (clf__mem_root(b->mem, &bbase) != ar)
                 continue;
             size_t b0 = bbase + b->off * bsz, b1 = b0 + pl->n * bsz;
             if (a1 <= b0 || b1 <= a0)

@@ -10,6 +10,7 @@
 #include "bench.h"
 #include "cli.h"
 #include "clforge/clforge.h"
+#include "internal.h"
 
 typedef struct progress_state {
     const char *device;
@@ -36,19 +37,11 @@ static void on_progress(void *arg, size_t i, size_t total, const char *what)
     fflush(stderr);
 }
 
-static const char *type_name(cl_device_type t)
-{
-    if (t & CL_DEVICE_TYPE_GPU) return "gpu";
-    if (t & CL_DEVICE_TYPE_CPU) return "cpu";
-    if (t & CL_DEVICE_TYPE_ACCELERATOR) return "accelerator";
-    return "other";
-}
-
 static json_t *device_json(const clf_device_info *d)
 {
     return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:b, s:s, s:s}", "name", d->name,
                      "vendor", d->vendor, "platform", d->platform, "version", d->version, "driver", d->driver,
-                     "opencl_c", d->opencl_c, "type", type_name(d->type), "compute_units", (json_int_t)d->compute_units,
+                     "opencl_c", d->opencl_c, "type", clf__device_type_name(d->type), "compute_units", (json_int_t)d->compute_units,
                      "clock_mhz", (json_int_t)d->clock_mhz, "global_mem", (json_int_t)d->global_mem, "max_alloc",
                      (json_int_t)d->max_alloc, "fp64", d->fp64, "key", d->key, "id", d->id);
 }
