@@ -76,6 +76,9 @@ clf_status clf__tune_task(clf_context *ctx, const clf__family *f, clf_dtype dt, 
                           const clf_tune_options *opt, double budget, uint64_t seed, clf_tune_entry *e);
 
 /* ---- tune.c -------------------------------------------------------------------------------- */
+/* 1 when name is in the comma-separated list (NULL: everything is). */
+int clf__listed(const char *list, const char *name);
+
 /* Tunes the given families (NULL-terminated) for each precision and bucket, storing results in the
  * database; the entry point of clf_tune, open to the CLI and to tests' own families.
  * precisions: NULL for f32 (and f64 when the device has it), else nprecisions of them.

@@ -7,8 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* 1 when name is in the comma-separated list (NULL: everything is). */
-static int listed(const char *list, const char *name)
+int clf__listed(const char *list, const char *name)
 {
     if (!list)
         return 1;
@@ -41,7 +40,7 @@ clf_status clf__tune_families(clf_context *ctx, const clf__family *const *famili
         const clf__family *f = families[fi];
         int nb = f->nbuckets > 0 ? f->nbuckets : 1, nsel = 0;
         for (int b = 0; b < nb; b++)
-            nsel += listed(buckets, clf__bucket_name(f, f->nbuckets > 0 ? f->buckets[b] : NULL));
+            nsel += clf__listed(buckets, clf__bucket_name(f, f->nbuckets > 0 ? f->buckets[b] : NULL));
         /* The family's budget is shared by its tasks, f32 weighted twice: it matters most. Time a
          * task leaves unused flows to the ones after it. */
         double fam_end = clf__now() + budget, weight_left = 0;
@@ -49,7 +48,7 @@ clf_status clf__tune_families(clf_context *ctx, const clf__family *const *famili
             weight_left += nsel * (precisions[p] == CLF_F32 ? 2.0 : 1.0);
         for (int p = 0; p < nprecisions && !interrupted; p++)
             for (int b = 0; b < nb && !interrupted; b++) {
-                if (!listed(buckets, clf__bucket_name(f, f->nbuckets > 0 ? f->buckets[b] : NULL)))
+                if (!clf__listed(buckets, clf__bucket_name(f, f->nbuckets > 0 ? f->buckets[b] : NULL)))
                     continue;
                 double w = precisions[p] == CLF_F32 ? 2.0 : 1.0;
                 double left = fam_end - clf__now();

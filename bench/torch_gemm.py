@@ -3,28 +3,13 @@
 bench_gemm.c uses, and writes every figure as JSON (the cuBLAS column of docs/gemm.md)."""
 import argparse, datetime, json, sys
 
+from torch_timing import time_ms
+
 SHAPES = [(256, 256, 256), (512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096),
           (8192, 8192, 8192), (4097, 4097, 4097), (8191, 8191, 8191), (1000, 3000, 700), (64, 4096, 4096),
           (4096, 64, 4096), (4096, 4096, 64)]
 
 
-def time_ms(fn, torch, min_ms=20.0, reps=7):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record(); fn(); end.record(); torch.cuda.synchronize()
-    group = max(1, min(200, int(min_ms / max(start.elapsed_time(end), 1e-3)) + 1))
-    times = []
-    for _ in range(reps):
-        start.record()
-        for _ in range(group):
-            fn()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end) / group)
-    times.sort()
-    return times[len(times) // 2]
 
 
 def main():

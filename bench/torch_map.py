@@ -4,24 +4,11 @@ in eager mode (three kernels) and with torch.compile (one fused kernel), timed w
 writes every figure as JSON."""
 import argparse, datetime, json, sys, time
 
+from torch_timing import time_ms as shared_time_ms
 
-def time_ms(fn, torch, min_ms=20.0, reps=9):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record(); fn(); end.record(); torch.cuda.synchronize()
-    group = max(1, min(500, int(min_ms / max(start.elapsed_time(end), 1e-3)) + 1))
-    times = []
-    for _ in range(reps):
-        start.record()
-        for _ in range(group):
-            fn()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end) / group)
-    times.sort()
-    return times[len(times) // 2]
+
+def time_ms(fn, torch):
+    return shared_time_ms(fn, torch, reps=9, max_group=500)
 
 
 def main():

@@ -49,16 +49,6 @@ static int families_known(const char *list)
     return 1;
 }
 
-static int in_list(const char *list, const char *name)
-{
-    if (!list)
-        return 1;
-    size_t n = strlen(name);
-    for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
-        if ((p == list || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
-            return 1;
-    return 0;
-}
 
 /* 1 when every name in the comma-separated list is a bucket of one of the families. */
 static int buckets_known(const clf__family *const *list, const char *buckets)
@@ -85,7 +75,7 @@ static int show(clf_context *ctx, const char *families)
     printf("%-8s %-5s %-8s %-9s %s\n", "family", "prec", "bucket", "origin", "configuration");
     for (int i = 0; clf__families[i]; i++) {
         const clf__family *f = clf__families[i];
-        if (!in_list(families, f->name))
+        if (!clf__listed(families, f->name))
             continue;
         static const char *const precs[] = {"f32", "f64"};
         for (int p = 0; p < 2; p++) {
@@ -215,9 +205,9 @@ int clf_cmd_tune(int argc, char **argv)
     clf_dtype precs[2];
     int nprecs = 0;
     if (precision) {
-        if (in_list(precision, "f32"))
+        if (clf__listed(precision, "f32"))
             precs[nprecs++] = CLF_F32;
-        if (in_list(precision, "f64"))
+        if (clf__listed(precision, "f64"))
             precs[nprecs++] = CLF_F64;
         if (nprecs == 0 || strspn(precision, "f3264,") != strlen(precision)) {
             fprintf(stderr, "clforge tune: --precision takes f32, f64 or f32,f64\n");
@@ -227,7 +217,7 @@ int clf_cmd_tune(int argc, char **argv)
     const clf__family *list[32];
     int nfam = 0;
     for (int i = 0; clf__families[i] && nfam < 31; i++)
-        if (in_list(families, clf__families[i]->name))
+        if (clf__listed(families, clf__families[i]->name))
             list[nfam++] = clf__families[i];
     list[nfam] = NULL;
     if (buckets && !buckets_known(list, buckets))
