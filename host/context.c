@@ -61,6 +61,7 @@ static clf_status clf__context_finish_setup(clf_context *ctx, const clf_context_
     ctx->progs = clf__progcache_create();
     if (!ctx->progs) return clf__fail(CLF_ERR_OUT_OF_MEMORY, "program cache");
     pthread_mutex_init(&ctx->lock, NULL);
+    pthread_mutex_init(&ctx->scratch_lock, NULL);
     return CLF_SUCCESS;
 }
 
@@ -144,6 +145,8 @@ void clf_context_destroy(clf_context *ctx)
     }
     clf__tuning_release(ctx);
     clf__progcache_destroy(ctx->progs);
+    if (ctx->scratch) clReleaseMemObject(ctx->scratch);
+    pthread_mutex_destroy(&ctx->scratch_lock);
     clReleaseCommandQueue(ctx->queue);
     clReleaseDevice(ctx->dev);
     clReleaseContext(ctx->cl);

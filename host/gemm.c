@@ -377,12 +377,26 @@ clf_status clf__gemm_run(clf_context *ctx, const clf__gemm_call *call, const clf
             if (!cfg_in && (s = clf__gemm_config(ctx, r.dtype, "small", &cfg)) != CLF_SUCCESS)
                 return s;
         } else {
+            /* The context's scratch buffer is reused by every call; the lock keeps another thread's packs
+             * from landing between this call's packs and the kernels that read them (one in-order queue
+             * orders everything else). */
             cl_mem scratch = NULL;
-            if (total > 0 && !r.build_only) {
-                cl_int e;
-                scratch = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, bytes, NULL, &e);
-                if (!scratch)
-                    return clf__fail_cl(e, "clCreateBuffer", "gemm scratch of %zu bytes", bytes);
+            int locked = total > 0 && !r.build_only;
+            if (locked) {
+                pthread_mutex_lock(&ctx->scratch_lock);
+                if (ctx->scratch_bytes < bytes) {
+                    cl_int e;
+                    cl_mem grown = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, bytes, NULL, &e);
+                    if (!grown) {
+                        pthread_mutex_unlock(&ctx->scratch_lock);
+                        return clf__fail_cl(e, "clCreateBuffer", "gemm scratch of %zu bytes", bytes);
+                    }
+                    if (ctx->scratch)
+                        clReleaseMemObject(ctx->scratch);   /* freed by the driver once pending kernels are done */
+                    ctx->scratch = grown;
+                    ctx->scratch_bytes = bytes;
+                }
+                scratch = ctx->scratch;
             }
             int n_launch = 0;
             const operand A0 = A, B0 = B;
@@ -437,8 +451,8 @@ clf_status clf__gemm_run(clf_context *ctx, const clf__gemm_call *call, const clf
                                  done);
                 n_launch++;
             }
-            if (scratch)
-                clReleaseMemObject(scratch);   /* freed by the driver once the kernels are done */
+            if (locked)
+                pthread_mutex_unlock(&ctx->scratch_lock);
             if (launches)
                 *launches = n_launch;
             return s;

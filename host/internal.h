@@ -28,6 +28,10 @@ struct clf_context {
     struct clf__progcache *progs;
     struct clf__profile *profile;  /* NULL unless CLFORGE_PROFILE=1 */
     pthread_mutex_t lock;        /* guards lazily loaded state below */
+    pthread_mutex_t scratch_lock;  /* held by one GEMM call from its first pack to its last launch */
+    cl_mem scratch;              /* GEMM packing space, grown on demand and reused: allocating it per call
+                                  * cost more than a 544^3 SGEMM on the H200 */
+    size_t scratch_bytes;
     void *tuning;                /* autotune's per-context state (tunedb view), owned by autotune */
     void (*tuning_free)(void *);
 };

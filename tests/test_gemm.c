@@ -2,6 +2,7 @@
  * transpose, padded ld, offset, alpha/beta, NaN in C with beta 0, batches, both kernel paths and
  * several configurations), plus every invalid-argument path with C checked unchanged. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -453,11 +454,79 @@ START_TEST(buckets)
 END_TEST
 
 
+/* Threads sharing one context share its GEMM scratch buffer: each call must still read its own packed
+ * operands. Sizes are off the tile grid so that every call packs. */
+typedef struct { clf_context *ctx; size_t m, n, k; float *a, *b; double err; clf_status s; } thread_case;
+
+static void *gemm_thread(void *arg)
+{
+    thread_case *t = arg;
+    size_t m = t->m, n = t->n, k = t->k;
+    cl_int e;
+    cl_context cl = clf_context_cl(t->ctx);
+    cl_mem a = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, m * k * 4, t->a, &e);
+    cl_mem b = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, k * n * 4, t->b, &e);
+    cl_mem c = clCreateBuffer(cl, CL_MEM_READ_WRITE, m * n * 4, NULL, &e);
+    float *hc = malloc(m * n * 4);
+    t->s = CLF_SUCCESS;
+    for (int rep = 0; rep < 3 && t->s == CLF_SUCCESS; rep++)
+        t->s = clf_sgemm(t->ctx, CLF_ROW_MAJOR, CLF_NO_TRANS, CLF_NO_TRANS, m, n, k, 1.0f, a, 0, k, b, 0, n, 0.0f, c,
+                         0, n, NULL);
+    if (t->s == CLF_SUCCESS)
+        t->s = clEnqueueReadBuffer(clf_context_queue(t->ctx), c, CL_TRUE, 0, m * n * 4, hc, 0, NULL, NULL);
+    t->err = 0;
+    for (size_t i = 0; i < m && t->s == CLF_SUCCESS; i += 7)
+        for (size_t j = 0; j < n; j += 5) {
+            double ref = 0;
+            for (size_t p = 0; p < k; p++)
+                ref += (double)t->a[i * k + p] * t->b[p * n + j];
+            double d = fabs(ref - hc[i * n + j]);
+            if (d > t->err)
+                t->err = d;
+        }
+    free(hc);
+    clReleaseMemObject(a);
+    clReleaseMemObject(b);
+    clReleaseMemObject(c);
+    return NULL;
+}
+
+START_TEST(threads_share_scratch)
+{
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    ck_assert_int_gt(nctx, 0);
+    for (int d = 0; d < nctx; d++) {
+        thread_case t[4];
+        pthread_t th[4];
+        uint64_t seed = 77;
+        for (int i = 0; i < 4; i++) {
+            size_t m = 530 + 37 * (size_t)i, n = 541 + 29 * (size_t)i, k = 519 + 13 * (size_t)i;
+            t[i] = (thread_case){ctxs[d], m, n, k, malloc(m * k * 4), malloc(k * n * 4), 0, -1};
+            clf_test_rand_f32(t[i].a, m * k, &seed);
+            clf_test_rand_f32(t[i].b, k * n, &seed);
+            ck_assert_str_ne(clf__gemm_bucket(m, n, k), "small");   /* the packing path */
+        }
+        for (int i = 0; i < 4; i++)
+            pthread_create(&th[i], NULL, gemm_thread, &t[i]);
+        for (int i = 0; i < 4; i++) {
+            pthread_join(th[i], NULL);
+            ck_assert_msg(t[i].s == CLF_SUCCESS, "thread %d: %s", i, clf_status_name(t[i].s));
+            ck_assert_msg(t[i].err < 1e-3 * sqrt((double)t[i].k), "thread %d: error %g", i, t[i].err);
+            free(t[i].a);
+            free(t[i].b);
+        }
+    }
+    clf_test_contexts_free(ctxs, nctx);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gemm");
     TCase *tc = clf_test_tcase("random");
     tcase_add_test(tc, random_cases);
+    tcase_add_test(tc, threads_share_scratch);
     suite_add_tcase(s, tc);
     TCase *ta = clf_test_tcase("arguments");
     tcase_add_test(ta, invalid_arguments);
