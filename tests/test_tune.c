@@ -135,7 +135,6 @@ static double scale_work(void *p)
     return 2.0 * SCALE_N * sizeof(float);
 }
 
-static const clf__family fam_scale_prebuilt;
 static const clf__family fam_scale = {
     .name = "testscale",
     .nparams = 3,
@@ -241,23 +240,6 @@ START_TEST(exhaustive_rejects_wrong_and_unlaunchable)
 }
 END_TEST
 
-/* The same family with a bench_build hook, so that builder threads compile ahead of the search. */
-static const clf__family fam_scale_prebuilt = {
-    .name = "testscale",
-    .nparams = 3,
-    .params = {{"WG", 3, {16, 64, 8192}}, {"VW", 3, {1, 2, 4}}, {"BUG", 2, {0, 1}}},
-    .nbuckets = 1,
-    .buckets = {"all"},
-    .unit = "GB/s",
-    .default_config = scale_default,
-    .valid = scale_valid,
-    .bench_create = scale_create,
-    .bench_run = scale_run,
-    .bench_check = scale_check,
-    .bench_work = scale_work,
-    .bench_destroy = scale_destroy,
-    .bench_build = scale_build,
-};
 
 /* Builder threads (forced on here; by default they run on GPUs only) change nothing in the outcome:
  * every configuration is still run, checked and counted once. */
@@ -268,6 +250,9 @@ START_TEST(prebuild_threads)
     char cache[1200];
     snprintf(cache, sizeof cache, "%s/prebuild", clf_test_tmpdir());
     clf_context *ctx = ctx_on(&devs[0], cache);
+    /* The same family with a bench_build hook, so that builder threads compile ahead of the search. */
+    clf__family fam_scale_prebuilt = fam_scale;
+    fam_scale_prebuilt.bench_build = scale_build;
     const clf__family *fams[] = {&fam_scale_prebuilt, NULL};
     clf_dtype f32 = CLF_F32;
     clf_tune_options o = {.budget_seconds = 300, .exhaustive = 1, .quiet = 1};
