@@ -268,7 +268,7 @@ int main(int argc, char **argv)
         }
         problem p;
         problem_init(&p, ctx, f64, s);
-        const char *bucket = clf__gemm_bucket(s.m, s.n, s.k);
+        const char *bucket = clf__gemm_bucket(dev, s.m, s.n, s.k);
         for (int li = 0; li < nlines; li++) {
             if (lines[li])
                 setenv("CLFORGE_GEMM_CONFIG", lines[li], 1);

@@ -324,7 +324,7 @@ clf_status clf__gemm_run(clf_context *ctx, const clf__gemm_call *call, const clf
     int scale_only = r.alpha == 0.0 || K == 0;   /* C = beta*C; A and B are not referenced */
     if (scale_only)
         K = 0;
-    const char *bucket = clf__gemm_bucket(M, N, K);
+    const char *bucket = clf__gemm_bucket(&ctx->info, M, N, K);
     if (scale_only || path == CLF__GEMM_DIRECT)
         bucket = "small";
     else if (path == CLF__GEMM_FAST && strcmp(bucket, "small") == 0)

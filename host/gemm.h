@@ -13,9 +13,10 @@ enum {
     CLF__GEMM_VWN, CLF__GEMM_KWI, CLF__GEMM_PADA, CLF__GEMM_PADB, CLF__GEMM_DBUF, CLF__GEMM_NPARAMS
 };
 
-/* The shape bucket of one m x n x k product (see docs/gemm.md): "small" when m*n*k <= 2^27,
- * else "skinny" when min(m, n) < 512, else "medium" when m*n <= 2^21, else "large". Static strings. */
-const char *clf__gemm_bucket(size_t m, size_t n, size_t k);
+/* The shape bucket of one m x n x k product on dev (see docs/gemm.md): "small" when m*n*k <= 2^27
+ * (2^18 on CPU devices), else "skinny" when min(m, n) < 512, else "medium" when m*n <= 2^21, else
+ * "large". dev NULL: the GPU rules. Static strings. */
+const char *clf__gemm_bucket(const clf_device_info *dev, size_t m, size_t n, size_t k);
 
 /* One call, exactly as the public API takes it (offsets, leading dimensions, strides in elements). */
 typedef struct clf__gemm_call {

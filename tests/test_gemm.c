@@ -427,15 +427,19 @@ END_TEST
 
 START_TEST(buckets)
 {
-    ck_assert_str_eq(clf__gemm_bucket(1, 1, 1), "small");
-    ck_assert_str_eq(clf__gemm_bucket(512, 512, 512), "small");
-    ck_assert_str_eq(clf__gemm_bucket(513, 512, 512), "medium");
-    ck_assert_str_eq(clf__gemm_bucket(1024, 2048, 2048), "medium");
-    ck_assert_str_eq(clf__gemm_bucket(1025, 2048, 2048), "large");
-    ck_assert_str_eq(clf__gemm_bucket(64, 4096, 4096), "skinny");
-    ck_assert_str_eq(clf__gemm_bucket(4096, 64, 4096), "skinny");
-    ck_assert_str_eq(clf__gemm_bucket(4096, 4096, 64), "large");
-    ck_assert_str_eq(clf__gemm_bucket((size_t)1 << 40, (size_t)1 << 40, (size_t)1 << 40), "large");
+    ck_assert_str_eq(clf__gemm_bucket(NULL, 1, 1, 1), "small");
+    clf_device_info cpu = {.type = CL_DEVICE_TYPE_CPU};
+    ck_assert_str_eq(clf__gemm_bucket(&cpu, 64, 64, 64), "small");
+    ck_assert_str_eq(clf__gemm_bucket(&cpu, 65, 64, 64), "skinny");
+    ck_assert_str_eq(clf__gemm_bucket(&cpu, 512, 512, 512), "medium");
+    ck_assert_str_eq(clf__gemm_bucket(NULL, 512, 512, 512), "small");
+    ck_assert_str_eq(clf__gemm_bucket(NULL, 513, 512, 512), "medium");
+    ck_assert_str_eq(clf__gemm_bucket(NULL, 1024, 2048, 2048), "medium");
+    ck_assert_str_eq(clf__gemm_bucket(NULL, 1025, 2048, 2048), "large");
+    ck_assert_str_eq(clf__gemm_bucket(NULL, 64, 4096, 4096), "skinny");
+    ck_assert_str_eq(clf__gemm_bucket(NULL, 4096, 64, 4096), "skinny");
+    ck_assert_str_eq(clf__gemm_bucket(NULL, 4096, 4096, 64), "large");
+    ck_assert_str_eq(clf__gemm_bucket(NULL, (size_t)1 << 40, (size_t)1 << 40, (size_t)1 << 40), "large");
     /* Every bucket's default is valid on every device present, in both precisions it offers. */
     clf_context **ctxs;
     int nctx = clf_test_contexts(&ctxs);
@@ -505,7 +509,7 @@ START_TEST(threads_share_scratch)
             t[i] = (thread_case){ctxs[d], m, n, k, malloc(m * k * 4), malloc(k * n * 4), 0, -1};
             clf_test_rand_f32(t[i].a, m * k, &seed);
             clf_test_rand_f32(t[i].b, k * n, &seed);
-            ck_assert_str_ne(clf__gemm_bucket(m, n, k), "small");   /* the packing path */
+            ck_assert_str_ne(clf__gemm_bucket(clf_context_device(ctxs[d]), m, n, k), "small");   /* the packing path */
         }
         for (int i = 0; i < 4; i++)
             pthread_create(&th[i], NULL, gemm_thread, &t[i]);

@@ -441,7 +441,7 @@ START_TEST(tiny_gemm_tune_is_used)
         clf_tune_options o = {.budget_seconds = 0.5, .quiet = 1};
         clf_tune_report *r = calloc(1, sizeof *r);
         size_t m = 521, n = 530, k = 499;   /* no tile size divides these */
-        const char *bucket = clf__gemm_bucket(m, n, k);
+        const char *bucket = clf__gemm_bucket(clf_context_device(ctx), m, n, k);
         ck_assert_int_eq(clf__tune_families(ctx, fams, &f32, 1, bucket, &o, r), CLF_SUCCESS);
         ck_assert_int_eq(r->count, 1);
         ck_assert_str_eq(r->entries[0].bucket, bucket);
