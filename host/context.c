@@ -61,7 +61,8 @@ static clf_status clf__context_finish_setup(clf_context *ctx, const clf_context_
     ctx->progs = clf__progcache_create();
     if (!ctx->progs) return clf__fail(CLF_ERR_OUT_OF_MEMORY, "program cache");
     pthread_mutex_init(&ctx->lock, NULL);
-    pthread_mutex_init(&ctx->scratch_lock, NULL);
+    pthread_mutex_init(&ctx->pack.lock, NULL);
+    pthread_mutex_init(&ctx->partial.lock, NULL);
     return CLF_SUCCESS;
 }
 
@@ -135,6 +136,26 @@ clf_status clf_context_wrap(cl_context context, cl_device_id device, cl_command_
     return CLF_SUCCESS;
 }
 
+clf_status clf__scratch_take(clf_context *ctx, clf__scratch *sc, size_t bytes, cl_mem *buf)
+{
+    pthread_mutex_lock(&sc->lock);
+    if (sc->bytes < bytes) {
+        cl_int e;
+        cl_mem grown = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, bytes, NULL, &e);
+        if (!grown) {
+            pthread_mutex_unlock(&sc->lock);
+            return clf__fail_cl(e, "clCreateBuffer", "scratch of %zu bytes", bytes);
+        }
+        if (sc->buf) clReleaseMemObject(sc->buf);   /* freed by the driver once pending kernels are done */
+        sc->buf = grown;
+        sc->bytes = bytes;
+    }
+    *buf = sc->buf;
+    return CLF_SUCCESS;
+}
+
+void clf__scratch_give(clf__scratch *sc) { pthread_mutex_unlock(&sc->lock); }
+
 void clf_context_destroy(clf_context *ctx)
 {
     if (!ctx) return;
@@ -145,8 +166,11 @@ void clf_context_destroy(clf_context *ctx)
     }
     clf__tuning_release(ctx);
     clf__progcache_destroy(ctx->progs);
-    if (ctx->scratch) clReleaseMemObject(ctx->scratch);
-    pthread_mutex_destroy(&ctx->scratch_lock);
+    clf__scratch *sc[] = {&ctx->pack, &ctx->partial};
+    for (int i = 0; i < 2; i++) {
+        if (sc[i]->buf) clReleaseMemObject(sc[i]->buf);
+        pthread_mutex_destroy(&sc[i]->lock);
+    }
     clReleaseCommandQueue(ctx->queue);
     clReleaseDevice(ctx->dev);
     clReleaseContext(ctx->cl);

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #define BATCH_CHUNK 65535   /* work-groups per launch along dimension 2 that every driver takes */
+#define SPLIT_K_WAVES 2     /* split-K aims at this many work-groups per compute unit */
+#define SPLIT_K_MAX 32
 
 /* ---- argument checks ---------------------------------------------------------------------- */
 
@@ -297,6 +299,125 @@ static int c_aligned(const operand *c, const clf__config *cfg, size_t batch)
     return c->ld % w == 0 && c->off % w == 0 && (batch == 1 || c->stride % w == 0);
 }
 
+/* ---- split-K ----------------------------------------------------------------------------------- */
+
+#define SPLIT_K_GRAIN 256   /* K slices are multiples of this: long enough to amortise the partials'
+                             * traffic, and any KWG and vector width divides it (aligned slices) */
+
+/* How many slices of K a product with too few output tiles to fill the device should be cut into; 1
+ * for no split. $CLFORGE_GEMM_SPLIT_K=N forces N (1: never), for sweeps. CPU devices have few compute
+ * units, which the tiles already fill. */
+static size_t split_k_parts(const clf_context *ctx, const clf__config *cfg, size_t M, size_t N, size_t K)
+{
+    size_t most = K / SPLIT_K_GRAIN;
+    const char *env = getenv("CLFORGE_GEMM_SPLIT_K");
+    if (env && *env) {
+        long want = strtol(env, NULL, 10);
+        return want > 1 ? ((size_t)want < most ? (size_t)want : most) : 1;
+    }
+    if (ctx->info.type & CL_DEVICE_TYPE_CPU)
+        return 1;
+    size_t cus = ctx->info.compute_units ? ctx->info.compute_units : 1;
+    size_t mt = (M + (size_t)cfg->v[CLF__GEMM_MWG] - 1) / (size_t)cfg->v[CLF__GEMM_MWG];
+    size_t nt = (N + (size_t)cfg->v[CLF__GEMM_NWG] - 1) / (size_t)cfg->v[CLF__GEMM_NWG], tiles;
+    if (!clf__mul(mt, nt, &tiles) || tiles >= cus)
+        return 1;
+    size_t parts = (SPLIT_K_WAVES * cus + tiles - 1) / tiles;
+    if (parts > most)
+        parts = most;
+    return parts > SPLIT_K_MAX ? SPLIT_K_MAX : parts;
+}
+
+static clf_status enqueue_reduce(clf_context *ctx, const clf__gemm_call *r, cl_mem partial, size_t planes,
+                                 int build_only, cl_event *done)
+{
+    const char *src_text;
+    clf_status s = clf__source("gemm_reduce.cl", &src_text);
+    if (s)
+        return s;
+    cl_kernel k;
+    s = clf__kernel(ctx, src_text, r->dtype == CLF_F64 ? "-DPRECISION=64" : "-DPRECISION=32", "gemm_reduce", &k);
+    if (s || build_only) {
+        if (!s)
+            clReleaseKernel(k);
+        return s;
+    }
+    size_t esz = clf__dtype_size(r->dtype);
+    cl_long m = (cl_long)r->m, n = (cl_long)r->n, ldc = (cl_long)r->ldc;
+    cl_int np = (cl_int)planes;
+    cl_ulong plane = r->m * r->n, coff = r->c_off;
+    float fa = (float)r->alpha, fb = (float)r->beta;
+    const void *pa = r->dtype == CLF_F64 ? (const void *)&r->alpha : (const void *)&fa;
+    const void *pb = r->dtype == CLF_F64 ? (const void *)&r->beta : (const void *)&fb;
+    const void *vals[] = {&m, &n, &np, pa, pb, &partial, &plane, &r->c, &coff, &ldc};
+    size_t z[] = {8, 8, 4, esz, esz, sizeof(cl_mem), 8, sizeof(cl_mem), 8, 8};
+    s = set_args(k, vals, z, 10);
+    if (!s) {
+        size_t global = round_up(r->m * r->n, 64), local = 64;
+        clf__work w = {r->dtype == CLF_F64 ? "dgemm_reduce" : "sgemm_reduce", (double)planes * (double)plane,
+                       ((double)planes + (r->beta != 0.0 ? 2.0 : 1.0)) * (double)plane * (double)esz};
+        s = clf__enqueue(ctx, k, 1, &global, &local, &w, done);
+    }
+    clReleaseKernel(k);
+    return s;
+}
+
+/* Split-K for row-major r (one matrix): K is cut into slices of kc (a multiple of SPLIT_K_GRAIN) and a
+ * shorter remainder; each slice's product goes to its own M x N plane of the context's partial buffer
+ * (the whole slices as one batched call over A and B strided along K), and gemm_reduce sums the
+ * planes into C with alpha and beta. More work-groups, each with a shorter K loop: for outputs too
+ * small to fill the device, such as skinny products and the edge strips of e.g. 4097^3. */
+static clf_status run_split_k(clf_context *ctx, const clf__gemm_call *r, const clf__config *cfg_in,
+                              clf__gemm_path path, size_t parts, int *launches, cl_event *done)
+{
+    size_t M = r->m, N = r->n, K = r->k, esz = clf__dtype_size(r->dtype);
+    size_t kc = K / parts / SPLIT_K_GRAIN * SPLIT_K_GRAIN;
+    size_t whole = K / kc, rest = K - whole * kc, planes = whole + (rest > 0), plane = M * N, bytes;
+    if (!clf__mul(plane, planes, &bytes) || !clf__mul(bytes, esz, &bytes) || bytes > ctx->info.max_alloc) {
+        clf__gemm_call one = *r;
+        one.no_split = 1;   /* the partials would not fit: no split */
+        return clf__gemm_run(ctx, &one, cfg_in, path, launches, done);
+    }
+    int a_kmajor = r->ta == CLF_TRANS, b_kmajor = r->tb == CLF_NO_TRANS;
+    size_t step_a = a_kmajor ? r->lda : 1, step_b = b_kmajor ? r->ldb : 1;   /* one step along K */
+    cl_mem partial = NULL;
+    clf_status s;
+    if (!r->build_only && (s = clf__scratch_take(ctx, &ctx->partial, bytes, &partial)) != CLF_SUCCESS)
+        return s;
+    clf__gemm_call sub = *r;
+    sub.layout = CLF_ROW_MAJOR;
+    sub.alpha = 1.0;
+    sub.beta = 0.0;
+    sub.c = partial;
+    sub.c_off = 0;
+    sub.ldc = N;
+    sub.stride_c = plane;
+    sub.no_split = 1;
+    sub.k = kc;
+    sub.batch = whole;
+    sub.stride_a = kc * step_a;
+    sub.stride_b = kc * step_b;
+    int n1 = 0, n2 = 0;
+    if (r->build_only)
+        sub.c = r->c;   /* nothing is enqueued: any buffer will do */
+    s = clf__gemm_run(ctx, &sub, cfg_in, path, &n1, NULL);
+    if (!s && rest) {
+        sub.k = rest;
+        sub.batch = 1;
+        sub.a_off = r->a_off + whole * kc * step_a;
+        sub.b_off = r->b_off + whole * kc * step_b;
+        sub.c_off = whole * plane;
+        s = clf__gemm_run(ctx, &sub, cfg_in, path, &n2, NULL);
+    }
+    if (!s)
+        s = enqueue_reduce(ctx, r, partial, planes, r->build_only, done);
+    if (partial)
+        clf__scratch_give(&ctx->partial);
+    if (launches)
+        *launches = n1 + n2 + 1;
+    return s;
+}
+
 clf_status clf__gemm_run(clf_context *ctx, const clf__gemm_call *call, const clf__config *cfg_in,
                          clf__gemm_path path, int *launches, cl_event *done)
 {
@@ -339,6 +460,9 @@ clf_status clf__gemm_run(clf_context *ctx, const clf__gemm_call *call, const clf
     } else if ((s = clf__gemm_config(ctx, r.dtype, bucket, &cfg)) != CLF_SUCCESS) {
         return s;
     }
+    size_t parts = r.batch == 1 && !scale_only && !r.no_split ? split_k_parts(ctx, &cfg, M, N, K) : 1;
+    if (parts > 1)
+        return run_split_k(ctx, &r, cfg_in, path, parts, launches, done);
     const int *v = cfg.v;
     size_t mwg = (size_t)v[CLF__GEMM_MWG], nwg = (size_t)v[CLF__GEMM_NWG], kwg = (size_t)v[CLF__GEMM_KWG];
     size_t vwm = (size_t)v[CLF__GEMM_VWM], vwn = (size_t)v[CLF__GEMM_VWN];
@@ -377,30 +501,13 @@ clf_status clf__gemm_run(clf_context *ctx, const clf__gemm_call *call, const clf
             if (!cfg_in && (s = clf__gemm_config(ctx, r.dtype, "small", &cfg)) != CLF_SUCCESS)
                 return s;
         } else {
-            /* The context's scratch buffer is reused by every call; the lock keeps another thread's packs
-             * from landing between this call's packs and the kernels that read them (one in-order queue
-             * orders everything else). */
+            /* The context's pack scratch is reused by every call; holding it keeps another thread's packs
+             * from landing between this call's packs and the kernel that reads them. */
             cl_mem scratch = NULL;
             int locked = total > 0 && !r.build_only;
-            if (locked) {
-                pthread_mutex_lock(&ctx->scratch_lock);
-                if (ctx->scratch_bytes < bytes) {
-                    cl_int e;
-                    cl_mem grown = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, bytes, NULL, &e);
-                    if (!grown) {
-                        pthread_mutex_unlock(&ctx->scratch_lock);
-                        return clf__fail_cl(e, "clCreateBuffer", "gemm scratch of %zu bytes", bytes);
-                    }
-                    if (ctx->scratch)
-                        clReleaseMemObject(ctx->scratch);   /* freed by the driver once pending kernels are done */
-                    ctx->scratch = grown;
-                    ctx->scratch_bytes = bytes;
-                }
-                scratch = ctx->scratch;
-            }
+            if (locked && (s = clf__scratch_take(ctx, &ctx->pack, bytes, &scratch)) != CLF_SUCCESS)
+                return s;
             int n_launch = 0;
-            const operand A0 = A, B0 = B;
-            size_t ea0 = ea, eb0 = eb;
             s = CLF_SUCCESS;
             if (pack_a) {
                 s = enqueue_pack(ctx, r.dtype, !a_kmajor, K, M, Kp, Mp, &A, r.batch, scratch, 0, r.build_only);
@@ -429,30 +536,31 @@ clf_status clf__gemm_run(clf_context *ctx, const clf__gemm_call *call, const clf
                 s = enqueue_main(ctx, r.dtype, &cfg, 0, pack_a || a_kmajor, pack_b || b_kmajor, long_index, Mb, Nb,
                                  Kp, K, r.alpha, r.beta, &A, &B, &C, r.batch, c_vec_ok, r.build_only, strips ? NULL : done);
             n_launch++;
-            clf__config dcfg = cfg;
-            if (!s && strips && !cfg_in)
-                s = clf__gemm_config(ctx, r.dtype, "small", &dcfg);
-            long_index = !(fits_int(ea0) && fits_int(eb0) && fits_int(ec));
+            if (locked)
+                clf__scratch_give(&ctx->pack);   /* the strips read the caller's operands, not the packs */
+            /* The strips are thin, K-long products: the direct kernel, split along K when that fills
+             * the device (see split_k_parts). */
+            clf__gemm_call strip = r;
+            strip.layout = CLF_ROW_MAJOR;
             if (!s && Mb < M) {   /* rows Mb..M-1, every column */
-                operand As = A0, Cs = C;
-                As.off += a_kmajor ? Mb : Mb * A0.ld;
-                Cs.off += Mb * C.ld;
-                s = enqueue_main(ctx, r.dtype, &dcfg, 1, a_kmajor, b_kmajor, long_index, M - Mb, N, K, K, r.alpha,
-                                 r.beta, &As, &B0, &Cs, r.batch, c_aligned(&Cs, &dcfg, r.batch),
-                                 r.build_only, Nb < N ? NULL : done);
-                n_launch++;
+                strip.m = M - Mb;
+                strip.a_off += a_kmajor ? Mb : Mb * r.lda;
+                strip.c_off += Mb * r.ldc;
+                int n = 0;
+                s = clf__gemm_run(ctx, &strip, NULL, CLF__GEMM_DIRECT, &n, Nb < N ? NULL : done);
+                n_launch += n;
             }
             if (!s && Nb < N) {   /* columns Nb..N-1 of rows 0..Mb-1 */
-                operand Bs = B0, Cs = C;
-                Bs.off += b_kmajor ? Nb : Nb * B0.ld;
-                Cs.off += Nb;
-                s = enqueue_main(ctx, r.dtype, &dcfg, 1, a_kmajor, b_kmajor, long_index, Mb, N - Nb, K, K, r.alpha,
-                                 r.beta, &A0, &Bs, &Cs, r.batch, c_aligned(&Cs, &dcfg, r.batch), r.build_only,
-                                 done);
-                n_launch++;
+                strip = r;
+                strip.layout = CLF_ROW_MAJOR;
+                strip.m = Mb;
+                strip.n = N - Nb;
+                strip.b_off += b_kmajor ? Nb : Nb * r.ldb;
+                strip.c_off += Nb;
+                int n = 0;
+                s = clf__gemm_run(ctx, &strip, NULL, CLF__GEMM_DIRECT, &n, done);
+                n_launch += n;
             }
-            if (locked)
-                pthread_mutex_unlock(&ctx->scratch_lock);
             if (launches)
                 *launches = n_launch;
             return s;
@@ -481,7 +589,7 @@ static clf_status gemm_public(clf_context *ctx, const clf__gemm_call *call, cl_e
 
 #define GEMM_CALL(dt, batch_, sa, sb, sc)                                                              \
     clf__gemm_call call = {dt, layout, ta, tb, m, n, k, alpha, beta, a, a_off, lda, sa, b, b_off, ldb, sb, \
-                           c, c_off, ldc, sc, batch_, 0}
+                           c, c_off, ldc, sc, batch_, 0, 0}
 
 CLF_API clf_status clf_sgemm(clf_context *ctx, clf_layout layout, clf_transpose ta, clf_transpose tb,
                              size_t m, size_t n, size_t k, float alpha,

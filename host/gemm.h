@@ -30,6 +30,7 @@ typedef struct clf__gemm_call {
     cl_mem c; size_t c_off, ldc, stride_c;
     size_t batch;                  /* 1 for a plain GEMM */
     int build_only;                /* 1: compile the kernels the call would run, enqueue nothing (tuner prebuild) */
+    int no_split;                  /* 1: never split K (the slices of a split call) */
 } clf__gemm_call;
 
 /* Which kernel does the work: chosen by bucket (AUTO), or forced (tests, tuner). */

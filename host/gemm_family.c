@@ -193,7 +193,7 @@ static clf_status bench_create(clf_context *ctx, clf_dtype dt, const char *bucke
     bench_shape(&ctx->info, b, &m, &n, &k);
     st->path = strcmp(b, "small") == 0 ? CLF__GEMM_DIRECT : CLF__GEMM_FAST;
     st->call = (clf__gemm_call){dt, CLF_ROW_MAJOR, CLF_NO_TRANS, CLF_NO_TRANS, m, n, k, 1.0, 0.0,
-                                NULL, 0, k, 0, NULL, 0, n, 0, NULL, 0, n, 0, 1, 0};
+                                NULL, 0, k, 0, NULL, 0, n, 0, NULL, 0, n, 0, 1, 0, 0};
     size_t esz = clf__dtype_size(dt);
     double *ha = malloc(m * k * sizeof(double)), *hb = malloc(k * n * sizeof(double));
     void *buf = malloc((m * k > k * n ? m * k : k * n) * esz);

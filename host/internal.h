@@ -16,6 +16,15 @@
 struct clf__progcache;  /* program.c */
 struct clf__profile;    /* profile.c */
 
+/* A device buffer grown on demand and reused by every call of a context: allocating per call cost
+ * more than a 544^3 SGEMM on the H200. The lock is held from the first command that writes it to the
+ * last that reads it; the context's one in-order queue orders everything after that. */
+typedef struct clf__scratch {
+    pthread_mutex_t lock;
+    cl_mem buf;
+    size_t bytes;
+} clf__scratch;
+
 struct clf_context {
     cl_context cl;
     cl_device_id dev;
@@ -28,13 +37,16 @@ struct clf_context {
     struct clf__progcache *progs;
     struct clf__profile *profile;  /* NULL unless CLFORGE_PROFILE=1 */
     pthread_mutex_t lock;        /* guards lazily loaded state below */
-    pthread_mutex_t scratch_lock;  /* held by one GEMM call from its first pack to its last launch */
-    cl_mem scratch;              /* GEMM packing space, grown on demand and reused: allocating it per call
-                                  * cost more than a 544^3 SGEMM on the H200 */
-    size_t scratch_bytes;
+    clf__scratch pack;           /* GEMM: packed operands */
+    clf__scratch partial;        /* GEMM: split-K partial products (taken before `pack` when both are) */
     void *tuning;                /* autotune's per-context state (tunedb view), owned by autotune */
     void (*tuning_free)(void *);
 };
+
+/* ---- contexts (context.c) ------------------------------------------------------------------ */
+/* Locks sc and makes it at least `bytes` long; *buf gets the buffer. On failure sc is unlocked. */
+clf_status clf__scratch_take(clf_context *ctx, clf__scratch *sc, size_t bytes, cl_mem *buf);
+void clf__scratch_give(clf__scratch *sc);
 
 /* ---- errors (error.c) ---------------------------------------------------------------------- */
 /* Sets this thread's error message and returns s. */

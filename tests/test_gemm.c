@@ -94,7 +94,8 @@ typedef struct gcase {
     int nan_c;
 } gcase;
 
-static void make_case(uint64_t *s, int f64, gcase *g)
+/* min_k > 0: K from min_k to 2*min_k, with m and n shrunk instead (split-K cases). */
+static void make_case(uint64_t *s, int f64, size_t min_k, gcase *g)
 {
     memset(g, 0, sizeof *g);
     clf__gemm_call *c = &g->call;
@@ -112,8 +113,14 @@ static void make_case(uint64_t *s, int f64, gcase *g)
         c->n = 64 * (1 + rnd(s) % 4);
         c->k = 64 * (1 + rnd(s) % 4);
     }
-    while (c->m * c->n * c->k > 3000000)   /* keeps the CPU reference and the device time short */
-        c->k = c->k / 2 + 1;
+    if (min_k)
+        c->k = min_k + rnd(s) % (min_k + 1);
+    while (c->m * c->n * c->k > 3000000) {   /* keeps the CPU reference and the device time short */
+        if (min_k)
+            c->m > c->n ? (c->m = c->m / 2 + 1) : (c->n = c->n / 2 + 1);
+        else
+            c->k = c->k / 2 + 1;
+    }
     c->batch = 1;
     if (rnd(s) % 8 == 0) {
         g->batched = 1;
@@ -296,7 +303,7 @@ START_TEST(random_cases)
         int n = cases_for(ctxs[d]);
         for (int t = 0; t < n && failures < 5; t++) {
             gcase g;
-            make_case(&seed, fp64 && t % 4 == 3, &g);
+            make_case(&seed, fp64 && t % 4 == 3, 0, &g);
             failures += run_case(&p, &g, &seed);
             total++;
         }
@@ -458,6 +465,36 @@ START_TEST(buckets)
 END_TEST
 
 
+/* Split-K (forced through CLFORGE_GEMM_SPLIT_K; the automatic rule never splits on CPU devices): K from
+ * 512 to 1024, so that there are whole slices and a remainder, over every layout, path and scalar. */
+START_TEST(split_k_cases)
+{
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    ck_assert_int_gt(nctx, 0);
+    int failures = 0;
+    for (int d = 0; d < nctx; d++) {
+        pool p;
+        pool_init(&p, ctxs[d]);
+        uint64_t seed = 0x13198a2e03707344ull ^ (uint64_t)d;
+        int fp64 = clf_context_device(ctxs[d])->fp64;
+        int n = cases_for(ctxs[d]) / 10;
+        for (int t = 0; t < n && failures < 5; t++) {
+            gcase g;
+            make_case(&seed, fp64 && t % 4 == 3, 512, &g);
+            char parts[8];
+            snprintf(parts, sizeof parts, "%d", 2 + t % 4);
+            setenv("CLFORGE_GEMM_SPLIT_K", parts, 1);
+            failures += run_case(&p, &g, &seed);
+        }
+        unsetenv("CLFORGE_GEMM_SPLIT_K");
+        pool_free(&p);
+    }
+    clf_test_contexts_free(ctxs, nctx);
+    ck_assert_int_eq(failures, 0);
+}
+END_TEST
+
 /* Threads sharing one context share its GEMM scratch buffer: each call must still read its own packed
  * operands. Sizes are off the tile grid so that every call packs. */
 typedef struct { clf_context *ctx; size_t m, n, k; float *a, *b; double err; clf_status s; } thread_case;
@@ -500,17 +537,23 @@ START_TEST(threads_share_scratch)
     clf_context **ctxs;
     int nctx = clf_test_contexts(&ctxs);
     ck_assert_int_gt(nctx, 0);
-    for (int d = 0; d < nctx; d++) {
+    for (int d = 0; d < 2 * nctx; d++) {
+        /* the second round splits K in half the threads: they take the partial buffer, then the packs */
         thread_case t[4];
         pthread_t th[4];
         uint64_t seed = 77;
         for (int i = 0; i < 4; i++) {
             size_t m = 530 + 37 * (size_t)i, n = 541 + 29 * (size_t)i, k = 519 + 13 * (size_t)i;
-            t[i] = (thread_case){ctxs[d], m, n, k, malloc(m * k * 4), malloc(k * n * 4), 0, -1};
+            t[i] = (thread_case){ctxs[d % nctx], m, n, d < nctx ? k : i % 2 ? k + 600 : k - 100, NULL, NULL, 0, -1};
+            k = t[i].k;
+            t[i].a = malloc(m * k * 4);
+            t[i].b = malloc(k * n * 4);
             clf_test_rand_f32(t[i].a, m * k, &seed);
             clf_test_rand_f32(t[i].b, k * n, &seed);
-            ck_assert_str_ne(clf__gemm_bucket(clf_context_device(ctxs[d]), m, n, k), "small");   /* the packing path */
+            ck_assert_str_ne(clf__gemm_bucket(clf_context_device(ctxs[d % nctx]), m, n, k), "small");   /* the packing path */
         }
+        if (d >= nctx)
+            setenv("CLFORGE_GEMM_SPLIT_K", "2", 1);   /* K below 512 has one slice only: no split there */
         for (int i = 0; i < 4; i++)
             pthread_create(&th[i], NULL, gemm_thread, &t[i]);
         for (int i = 0; i < 4; i++) {
@@ -520,6 +563,7 @@ START_TEST(threads_share_scratch)
             free(t[i].a);
             free(t[i].b);
         }
+        unsetenv("CLFORGE_GEMM_SPLIT_K");
     }
     clf_test_contexts_free(ctxs, nctx);
 }
@@ -530,6 +574,7 @@ int main(void)
     Suite *s = suite_create("gemm");
     TCase *tc = clf_test_tcase("random");
     tcase_add_test(tc, random_cases);
+    tcase_add_test(tc, split_k_cases);
     tcase_add_test(tc, threads_share_scratch);
     suite_add_tcase(s, tc);
     TCase *ta = clf_test_tcase("arguments");
