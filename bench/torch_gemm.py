@@ -17,6 +17,8 @@ def main():
     ap.add_argument("--json", help="write results here")
     ap.add_argument("--f64", action="store_true", help="DGEMM instead of SGEMM")
     ap.add_argument("--quick", action="store_true", help="only shapes up to 1024")
+    ap.add_argument("--shape", action="append", default=[], metavar="MxNxK",
+                    help="time this shape instead of the default list (repeatable)")
     args = ap.parse_args()
     import torch
     if not torch.cuda.is_available():
@@ -26,7 +28,8 @@ def main():
     torch.backends.cudnn.allow_tf32 = False
     torch.set_float32_matmul_precision("highest")
     dtype = torch.float64 if args.f64 else torch.float32
-    shapes = [s for s in SHAPES if not args.quick or max(s) <= 1024]
+    shapes = [tuple(int(x) for x in s.split("x")) for s in args.shape] or \
+        [s for s in SHAPES if not args.quick or max(s) <= 1024]
     rows = []
     for m, n, k in shapes:
         a = torch.rand(m, k, device="cuda", dtype=dtype) * 2 - 1
