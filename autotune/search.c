@@ -10,7 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SLOWER_CUTOFF 1.5     /* a candidate whose first timed run is this much slower stops there */
+#define SLOWER_CUTOFF 1.5     /* a candidate whose first timed sample is this much slower stops there */
+#define HOPELESS 4.0          /* ... and one whose first (host-timed, unverified) run is this much slower */
+#define WINDOW (CLF__PREBUILD_WINDOW / 2)   /* local search: neighbours evaluated before choosing a move */
 #define NEIGHBOR_CAP 512
 
 typedef struct memo {
@@ -20,6 +22,8 @@ typedef struct memo {
     double at;                 /* seconds into the task when it was measured */
     int eval;                  /* as which evaluation */
     int group;                 /* runs per timed sample */
+    double lone;               /* host time of its first run after the build (unverified) */
+    int verified;              /* its output passed bench_check */
 } memo;
 
 /* One (family, precision, bucket) search. */
@@ -208,17 +212,27 @@ static int evaluate(task *t, const clf__config *c)
     m->seconds = -1;
     m->explored = 0;
     m->group = 1;
+    m->lone = 0;
+    m->verified = 0;
     t->tried++;
     m->eval = t->tried;
     m->at = clf__now() - t->start;
 
     run_arg ra = {t->f, t->state, c, 1};
     cl_event ev = NULL;
-    /* First run: builds the program and produces the output that is checked. */
+    /* Build first (or wait for the builder thread that has it), so that the first run's time is the
+     * run's alone: a candidate whose first run is hopelessly slow is dropped without verifying it (its
+     * time never counts). Some configurations run hundreds of times slower than their neighbours (the
+     * H200's 60 s trace had 0.1 TFLOP/s kernels next to 46), and those runs were most of the budget. */
     double t0 = clf__now();
-    clf_status s = t->f->bench_run(t->state, c, &ev);
+    clf_status s = t->f->bench_build ? t->f->bench_build(t->state, c) : CLF_SUCCESS;
+    double r0 = clf__now(), first_run = r0 - t0;
+    /* First run: produces the output that is checked. */
+    if (s == CLF_SUCCESS)
+        s = t->f->bench_run(t->state, c, &ev);
     cl_int err = clFinish(t->ctx->queue);
-    double first_run = clf__now() - t0;
+    double lone = clf__now() - r0;
+    first_run += lone;
     if (ev) {
         cl_int st = CL_COMPLETE;
         clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
@@ -228,8 +242,19 @@ static int evaluate(task *t, const clf__config *c)
     }
     if (s == CLF_SUCCESS && err != CL_SUCCESS)
         s = clf__fail_cl(err, "clFinish", "after a tuning run");
+    m->lone = lone;
+    /* Compared with the best's first run, measured the same way; --exhaustive (validation) verifies all. */
+    double best_lone = t->best >= 0 ? t->seen[t->best].lone : 0;
+    if (s == CLF_SUCCESS && !t->opt->exhaustive && best_lone > 0 && lone > HOPELESS * best_lone + 0.002) {
+        m->seconds = lone;
+        t->slow++;
+        trace(t, m, "hopeless", first_run);
+        progress(t, 0);
+        return idx;
+    }
     if (s == CLF_SUCCESS)
         s = t->f->bench_check(t->state);
+    m->verified = s == CLF_SUCCESS;
     /* One run sizes the group; the first sample is then grouped (at most like the best's) so that
      * the two compare. */
     double first = 0;
@@ -279,26 +304,38 @@ static int evaluate(task *t, const clf__config *c)
     return idx;
 }
 
-/* Seeds: the configuration stored for this device, the shipped default, the heuristic. */
+/* Seeds: the configuration stored for this device, the shipped default, the heuristic for this bucket,
+ * then the heuristics of the family's other buckets (a cheap portfolio of shapes that work somewhere),
+ * handed to the builders together. */
 static void seeds(task *t)
 {
-    clf__config c;
+    clf__config list[8], c;
+    int n = 0;
     char section[160];
     clf__tunedb_entry_path(t->f->name, clf__dtype_name(t->dt), t->bucket, section, sizeof section);
     json_t *e = NULL;
     if (!t->ctx->no_tuning && clf__tunedb_fetch(t->ctx, section, &e) == CLF_SUCCESS && e) {
         json_t *cfg = json_object_get(e, "config");
         if (json_is_string(cfg) && clf__config_parse(t->f, json_string_value(cfg), &c) == CLF_SUCCESS)
-            evaluate(t, &c);
+            list[n++] = c;
         clf__clear_error();
     }
     json_decref(e);
-    if (!stopped(t) && clf__shipped_config(t->ctx, t->f, t->dt, t->bucket, &c))
-        evaluate(t, &c);
+    if (clf__shipped_config(t->ctx, t->f, t->dt, t->bucket, &c))
+        list[n++] = c;
     memset(&c, 0, sizeof c);
     t->f->default_config(&t->ctx->info, t->dt, t->bucket, &c);
-    if (!stopped(t) && (t->nseen == 0 || !out_of_time(t)))
-        evaluate(t, &c);
+    list[n++] = c;
+    for (int b = 0; b < t->f->nbuckets && n < (int)(sizeof list / sizeof list[0]); b++) {
+        if (strcmp(t->f->buckets[b], t->bucket) == 0)
+            continue;
+        memset(&c, 0, sizeof c);
+        t->f->default_config(&t->ctx->info, t->dt, t->f->buckets[b], &c);
+        list[n++] = c;
+    }
+    prebuild_window(t, list, n);
+    for (int i = 0; i < n && !stopped(t) && (t->nseen == 0 || !out_of_time(t)); i++)
+        evaluate(t, &list[i]);
 }
 
 /* Every valid configuration once, in random order: the same set as odometer order when it completes,
@@ -329,14 +366,15 @@ static int next_unexplored(const task *t)
 {
     int pick = -1;
     for (int i = 0; i < t->nseen; i++)
-        if (t->seen[i].seconds > 0 && !t->seen[i].explored &&
+        if (t->seen[i].seconds > 0 && t->seen[i].verified && !t->seen[i].explored &&
             (pick < 0 || t->seen[i].seconds < t->seen[pick].seconds))
             pick = i;
     return pick;
 }
 
-/* Random sampling for a share of the budget, then first-improvement local search from the best
- * point, restarting from the next-best unexplored point (or a fresh random one) at a local optimum. */
+/* Random sampling for a share of the budget, then local search from the best point (steepest move
+ * within each window of neighbours), restarting from the next-best unexplored point (or a fresh
+ * random one) at a local optimum. */
 static void search_sampled(task *t)
 {
     double sample_until = t->start + 0.2 * (t->deadline - t->start);
@@ -349,7 +387,7 @@ static void search_sampled(task *t)
         sample_until = 0;
     int samples = 0, misses = 0;
     clf__config c, batch[CLF__PREBUILD_WINDOW];
-    int nbatch = t->pb ? CLF__PREBUILD_WINDOW : 1;
+    int nbatch = t->pb ? WINDOW : 1;
     while (!out_of_time(t) && (clf__now() < sample_until || (sample_until > 0 && samples < 2)) && misses < 200) {
         int n = 0;
         while (n < nbatch && clf__space_random(t->f, &t->ctx->info, t->dt, &t->rng, 1000, &batch[n]))
@@ -377,7 +415,7 @@ static void search_sampled(task *t)
                 int idx = evaluate(t, &c);
                 if (idx < 0 && ++misses > 1000)
                     break;   /* everything reachable has been seen */
-                cur = idx >= 0 && t->seen[idx].seconds > 0 ? idx : -1;
+                cur = idx >= 0 && t->seen[idx].seconds > 0 && t->seen[idx].verified ? idx : -1;
                 continue;
             }
         }
@@ -385,14 +423,21 @@ static void search_sampled(task *t)
         double here_s = t->seen[cur].seconds;
         int n = clf__space_neighbors(t->f, &t->ctx->info, t->dt, &here, &t->rng, nb, NEIGHBOR_CAP);
         int moved = 0;
-        for (int i = 0; i < n && !out_of_time(t); i++) {
-            if (i % (CLF__PREBUILD_WINDOW / 2) == 0)
-                prebuild_window(t, nb + i, n - i);
-            int idx = evaluate(t, &nb[i]);
-            if (idx >= 0 && t->seen[idx].seconds > 0 && t->seen[idx].seconds < here_s * 0.99) {
-                cur = idx;   /* first improvement: move and search around the new point */
+        /* A window of neighbours at a time, all of them built ahead in parallel, then a move to the
+         * window's best if it beats this point: the builders' work ahead is never thrown away by a move
+         * in the middle of a window (compiling is what a GPU search spends its time on). */
+        for (int w = 0; w < n && !moved && !out_of_time(t); w += WINDOW) {
+            prebuild_window(t, nb + w, n - w);
+            int pick = -1;
+            for (int i = w; i < w + WINDOW && i < n && !out_of_time(t); i++) {
+                int idx = evaluate(t, &nb[i]);
+                if (idx >= 0 && t->seen[idx].verified && t->seen[idx].seconds > 0 && t->seen[idx].seconds < here_s * 0.99 &&
+                    (pick < 0 || t->seen[idx].seconds < t->seen[pick].seconds))
+                    pick = idx;
+            }
+            if (pick >= 0) {
+                cur = pick;
                 moved = 1;
-                break;
             }
         }
         memo *m = lookup(t, &here);
@@ -411,7 +456,7 @@ static void confirm(task *t)
     enum { TOP = 3 };
     int top[TOP], n = 0;
     for (int i = 0; i < t->nseen; i++) {
-        if (!(t->seen[i].seconds > 0))
+        if (!(t->seen[i].seconds > 0) || !t->seen[i].verified)
             continue;
         int pos = n < TOP ? n++ : TOP;
         while (pos > 0 && t->seen[top[pos - 1]].seconds > t->seen[i].seconds) {
@@ -488,8 +533,8 @@ static clf_status run_task(task *t, double budget, clf_tune_entry *e)
     t->work = t->f->bench_work(t->state);
     t->last_draw = -1e9;
     progress(t, 0);   /* at once: the first candidate's compile can take a while */
-    seeds(t);
     t->pb = clf__prebuild_start(t->ctx, t->f, t->state);
+    seeds(t);
     if (t->opt->exhaustive)
         search_exhaustive(t);
     else

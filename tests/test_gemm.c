@@ -544,8 +544,13 @@ START_TEST(threads_share_scratch)
         uint64_t seed = 77;
         for (int i = 0; i < 4; i++) {
             size_t m = 530 + 37 * (size_t)i, n = 541 + 29 * (size_t)i, k = 519 + 13 * (size_t)i;
-            t[i] = (thread_case){ctxs[d % nctx], m, n, d < nctx ? k : i % 2 ? k + 600 : k - 100, NULL, NULL, 0, -1};
-            k = t[i].k;
+            if (d >= nctx && i % 2 == 0) {
+                m += 300;   /* K below 512 is one slice only (no split); the larger m keeps it out of "small" */
+                k -= 100;
+            } else if (d >= nctx) {
+                k += 600;
+            }
+            t[i] = (thread_case){ctxs[d % nctx], m, n, k, NULL, NULL, 0, -1};
             t[i].a = malloc(m * k * 4);
             t[i].b = malloc(k * n * 4);
             clf_test_rand_f32(t[i].a, m * k, &seed);
@@ -553,7 +558,7 @@ START_TEST(threads_share_scratch)
             ck_assert_str_ne(clf__gemm_bucket(clf_context_device(ctxs[d % nctx]), m, n, k), "small");   /* the packing path */
         }
         if (d >= nctx)
-            setenv("CLFORGE_GEMM_SPLIT_K", "2", 1);   /* K below 512 has one slice only: no split there */
+            setenv("CLFORGE_GEMM_SPLIT_K", "2", 1);
         for (int i = 0; i < 4; i++)
             pthread_create(&th[i], NULL, gemm_thread, &t[i]);
         for (int i = 0; i < 4; i++) {
