@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #define SLOWER_CUTOFF 1.5     /* a candidate whose first timed sample is this much slower stops there */
-#define HOPELESS 4.0          /* ... and one whose first (host-timed, unverified) run is this much slower */
+#define SAMPLE_MIN_BUDGET 60.0   /* seconds a task needs before random sampling is worth its share */
 #define WINDOW (CLF__PREBUILD_WINDOW / 2)   /* local search: neighbours evaluated before choosing a move */
 #define NEIGHBOR_CAP 512
 
@@ -22,7 +22,6 @@ typedef struct memo {
     double at;                 /* seconds into the task when it was measured */
     int eval;                  /* as which evaluation */
     int group;                 /* runs per timed sample */
-    double lone;               /* host time of its first run after the build (unverified) */
     int verified;              /* its output passed bench_check */
 } memo;
 
@@ -212,7 +211,6 @@ static int evaluate(task *t, const clf__config *c)
     m->seconds = -1;
     m->explored = 0;
     m->group = 1;
-    m->lone = 0;
     m->verified = 0;
     t->tried++;
     m->eval = t->tried;
@@ -220,19 +218,13 @@ static int evaluate(task *t, const clf__config *c)
 
     run_arg ra = {t->f, t->state, c, 1};
     cl_event ev = NULL;
-    /* Build first (or wait for the builder thread that has it), so that the first run's time is the
-     * run's alone: a candidate whose first run is hopelessly slow is dropped without verifying it (its
-     * time never counts). Some configurations run hundreds of times slower than their neighbours (the
-     * H200's 60 s trace had 0.1 TFLOP/s kernels next to 46), and those runs were most of the budget. */
+    /* First run: builds the program (or waits for the builder thread that has it) and produces the
+     * output that is checked. Its time is no measure of the kernel: NVIDIA's driver finishes compiling
+     * at the first launch, which made good H200 candidates look 20x slower than they are. */
     double t0 = clf__now();
-    clf_status s = t->f->bench_build ? t->f->bench_build(t->state, c) : CLF_SUCCESS;
-    double r0 = clf__now(), first_run = r0 - t0;
-    /* First run: produces the output that is checked. */
-    if (s == CLF_SUCCESS)
-        s = t->f->bench_run(t->state, c, &ev);
+    clf_status s = t->f->bench_run(t->state, c, &ev);
     cl_int err = clFinish(t->ctx->queue);
-    double lone = clf__now() - r0;
-    first_run += lone;
+    double first_run = clf__now() - t0;
     if (ev) {
         cl_int st = CL_COMPLETE;
         clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
@@ -242,16 +234,6 @@ static int evaluate(task *t, const clf__config *c)
     }
     if (s == CLF_SUCCESS && err != CL_SUCCESS)
         s = clf__fail_cl(err, "clFinish", "after a tuning run");
-    m->lone = lone;
-    /* Compared with the best's first run, measured the same way; --exhaustive (validation) verifies all. */
-    double best_lone = t->best >= 0 ? t->seen[t->best].lone : 0;
-    if (s == CLF_SUCCESS && !t->opt->exhaustive && best_lone > 0 && lone > HOPELESS * best_lone + 0.002) {
-        m->seconds = lone;
-        t->slow++;
-        trace(t, m, "hopeless", first_run);
-        progress(t, 0);
-        return idx;
-    }
     if (s == CLF_SUCCESS)
         s = t->f->bench_check(t->state);
     m->verified = s == CLF_SUCCESS;
@@ -384,6 +366,11 @@ static void search_sampled(task *t)
      * whose neighbours of the default build in 2 s), so there the search stays local. */
     double per_eval = t->nseen ? (clf__now() - t->start) / t->nseen : 0;
     if ((per_eval > 0 && (t->deadline - clf__now()) / per_eval < 16) || (t->ctx->info.type & CL_DEVICE_TYPE_CPU))
+        sample_until = 0;
+    /* Nor in a short task: on the H200 not one of 40 random GEMM draws in two 30 s tasks beat the
+     * seeds, and their slow compiles (up to 12 s) stalled the local search that followed; the 300 s
+     * search's best also descends from a seed. Random restarts remain for budgets that can afford them. */
+    if (t->deadline - t->start < SAMPLE_MIN_BUDGET)
         sample_until = 0;
     int samples = 0, misses = 0;
     clf__config c, batch[CLF__PREBUILD_WINDOW];
