@@ -62,8 +62,9 @@ const char *clf__bucket_name(const clf__family *f, const char *bucket);
 #define CLF__PREBUILD_WINDOW 32
 typedef struct clf__prebuild clf__prebuild;
 /* Builder threads for f's bench_build on state; NULL when the family has no such hook, the device is
- * a CPU, or the host has fewer than three cores ($CLFORGE_TUNE_THREADS overrides the count). */
-clf__prebuild *clf__prebuild_start(clf_context *ctx, const clf__family *f, void *state);
+ * a CPU, or the host has fewer than three cores ($CLFORGE_TUNE_THREADS overrides the count). No build
+ * starts that would end after deadline (clf__now() seconds) at the average build time so far. */
+clf__prebuild *clf__prebuild_start(clf_context *ctx, const clf__family *f, void *state, double deadline);
 /* The configurations to build next, in order (at most CLF__PREBUILD_WINDOW); replaces what was pending. */
 void clf__prebuild_window(clf__prebuild *p, const clf__config *list, int n);
 /* Waits for builds in flight and frees p (NULL is fine). */

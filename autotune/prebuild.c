@@ -16,28 +16,42 @@ struct clf__prebuild {
     pthread_t th[PREBUILD_MAX_THREADS];
     const clf__family *f;
     void *state;
+    double deadline;           /* no build starts that would, on the average so far, end after this */
+    double build_sum;          /* seconds spent in builds, and how many */
+    int builds;
 };
+
+/* Called with mu held. A build that cannot finish before the task ends only delays its end: stopping
+ * waits for builds in flight (up to 12 s each for some H200 GEMM candidates). */
+static int too_late(const clf__prebuild *p)
+{
+    return clf__now() + (p->builds ? p->build_sum / p->builds : 0) > p->deadline;
+}
 
 static void *worker(void *arg)
 {
     clf__prebuild *p = arg;
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (!p->quit && p->next >= p->n)
+        while (!p->quit && (p->next >= p->n || too_late(p)))
             pthread_cond_wait(&p->cv, &p->mu);
         if (p->quit)
             break;
         clf__config c = p->q[p->next++];
         pthread_mutex_unlock(&p->mu);
+        double t0 = clf__now();
         p->f->bench_build(p->state, &c);   /* a failure shows again, and is counted, when it is run */
         clf__clear_error();
+        double took = clf__now() - t0;
         pthread_mutex_lock(&p->mu);
+        p->build_sum += took;
+        p->builds++;
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;
 }
 
-clf__prebuild *clf__prebuild_start(clf_context *ctx, const clf__family *f, void *state)
+clf__prebuild *clf__prebuild_start(clf_context *ctx, const clf__family *f, void *state, double deadline)
 {
     if (!f->bench_build)
         return NULL;
@@ -61,6 +75,7 @@ clf__prebuild *clf__prebuild_start(clf_context *ctx, const clf__family *f, void 
     pthread_cond_init(&p->cv, NULL);
     p->f = f;
     p->state = state;
+    p->deadline = deadline;
     for (int i = 0; i < n; i++)
         if (pthread_create(&p->th[p->nthreads], NULL, worker, p) == 0)
             p->nthreads++;

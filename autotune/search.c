@@ -520,7 +520,7 @@ static clf_status run_task(task *t, double budget, clf_tune_entry *e)
     t->work = t->f->bench_work(t->state);
     t->last_draw = -1e9;
     progress(t, 0);   /* at once: the first candidate's compile can take a while */
-    t->pb = clf__prebuild_start(t->ctx, t->f, t->state);
+    t->pb = clf__prebuild_start(t->ctx, t->f, t->state, t->deadline);
     seeds(t);
     if (t->opt->exhaustive)
         search_exhaustive(t);
