@@ -446,6 +446,14 @@ START_TEST(buckets)
     ck_assert_str_eq(clf__gemm_bucket(NULL, 64, 4096, 4096), "skinny");
     ck_assert_str_eq(clf__gemm_bucket(NULL, 4096, 64, 4096), "skinny");
     ck_assert_str_eq(clf__gemm_bucket(NULL, 4096, 4096, 64), "large");
+    ck_assert_str_eq(clf__gemm_bucket(NULL, 127, 4096, 4096), "skinny");
+    ck_assert_str_eq(clf__gemm_bucket(NULL, 128, 4096, 4096), "medium");
+    ck_assert_str_eq(clf__gemm_bucket(&cpu, 511, 4096, 4096), "skinny");
+    clf_device_info gpu = {0};
+    gpu.type = CL_DEVICE_TYPE_GPU;
+    gpu.compute_units = 132;
+    ck_assert_str_eq(clf__gemm_bucket(&gpu, 1000, 3000, 700), "medium");   /* 183 tiles of 128^2 */
+    ck_assert_str_eq(clf__gemm_bucket(&gpu, 2048, 2048, 2048), "large");   /* 256 */
     ck_assert_str_eq(clf__gemm_bucket(NULL, (size_t)1 << 40, (size_t)1 << 40, (size_t)1 << 40), "large");
     /* Every bucket's default is valid on every device present, in both precisions it offers. */
     clf_context **ctxs;
