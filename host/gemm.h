@@ -34,6 +34,9 @@ typedef struct clf__gemm_call {
     int no_split;                  /* 1: never split K (the slices of a split call) */
 } clf__gemm_call;
 
+/* Element extent of one stored matrix of `outer` rows of `inner` elements, ld apart; 0 on overflow. */
+int clf__gemm_extent(size_t outer, size_t inner, size_t ld, size_t *out);
+
 /* Which kernel does the work: chosen by bucket (AUTO), or forced (tests, tuner). */
 typedef enum { CLF__GEMM_AUTO, CLF__GEMM_DIRECT, CLF__GEMM_FAST } clf__gemm_path;
 

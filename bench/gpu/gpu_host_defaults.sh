@@ -2,12 +2,8 @@
 # gpu_host_defaults.sh — run on the GPU host: tunes map and copy on the H200 and every family on the host's
 # PoCL (16 Xeon cores) from empty caches, and leaves the tuning databases in $OUT, from which the shipped
 # defaults in autotune/defaults/ are made.
-set -u
-out=${OUT:-$PWD/gpu-out}; mkdir -p "$out"
-. .gpu/gpu-env.sh .gpu/debs
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCLFORGE_TESTS=OFF >/dev/null &&
-  cmake --build build-gpu -j16 --target clforge_cli >/dev/null 2>&1 || { echo "build failed"; exit 1; }
-cd build-gpu
+. bench/gpu/common.sh
+gpu_build clforge_cli
 date -u
 rm -rf /tmp/h200 /tmp/xeon
 CLFORGE_CACHE_DIR=/tmp/h200 timeout 120 ./clforge tune --device nvidia --family map,copy --precision f32 --budget 25 \

@@ -3,13 +3,9 @@
 # the test suites on the H200, then every bench with its baselines in this one script: `clforge bench`
 # (clforge vs CLBlast, calibrated roofline), cuBLAS through PyTorch, maps vs clEnqueueCopyBuffer, PyTorch
 # eager and torch.compile. Results go to $OUT (JSON). Needs the .gpu/ dependency folder (see DEVELOPERS).
-set -u
-out=${OUT:-$PWD/gpu-out}; mkdir -p "$out"
-. .gpu/gpu-env.sh .gpu/debs
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build-gpu -j16 >/dev/null 2>&1 ||
-  { echo "build failed"; exit 1; }
-cd build-gpu
-export CLFORGE_CACHE_DIR=/tmp/clf-cache PYTHONUNBUFFERED=1
+. bench/gpu/common.sh
+gpu_build
+export CLFORGE_CACHE_DIR=/tmp/clf-cache
 date -u
 ./clforge devices | grep -E "^ +[0-9]|key|id "
 echo "== tests on the H200"

@@ -2,12 +2,8 @@
 # h200_config_sweep.sh — on the GPU host, from the repository root: which of the shipped H200 GEMM
 # configurations (medium 64x128, large 128x128, skinny 32x64) is fastest for shapes near the bucket
 # boundaries, each pinned through CLFORGE_GEMM_CONFIG. Decides the bucket rules in host/gemm_family.c.
-set -u
-out=${OUT:-$PWD/gpu-out}; mkdir -p "$out"
-. .gpu/gpu-env.sh .gpu/debs
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build-gpu -j16 >/dev/null 2>&1 ||
-  { echo "build failed"; exit 1; }
-cd build-gpu
+. bench/gpu/common.sh
+gpu_build
 export CLFORGE_CACHE_DIR=/tmp/clf-cache
 M="MWG=64 NWG=128 KWG=16 MDIMC=8 NDIMC=32 VWM=4 VWN=4 KWI=16 PADA=4 PADB=0 DBUF=1"
 L="MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=8 VWM=4 VWN=2 KWI=8 PADA=4 PADB=0 DBUF=1"

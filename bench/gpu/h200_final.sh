@@ -3,14 +3,10 @@
 # result goes to the shipped defaults), then in one cache directory and one script: test_gemm, the full
 # `clforge bench` (clforge and CLBlast in one process), and cuBLAS through PyTorch on the same shapes
 # plus the shapes near the bucket boundaries (bench_gemm vs CLBlast, torch_gemm.py).
-set -u
-out=${OUT:-$PWD/gpu-out}; mkdir -p "$out"; r=/tmp/results; rm -rf $r; mkdir -p $r
-trap 'tar -C /tmp -czf "$out/results.tgz" results' EXIT
-. .gpu/gpu-env.sh .gpu/debs
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build-gpu -j16 >/dev/null 2>&1 ||
-  { echo "build failed"; exit 1; }
-cd build-gpu
-export CLFORGE_CACHE_DIR=/tmp/clf-cache PYTHONUNBUFFERED=1
+. bench/gpu/common.sh
+gpu_results
+gpu_build
+export CLFORGE_CACHE_DIR=/tmp/clf-cache
 date -u
 echo "== clforge tune --bucket skinny --budget 90"
 ./clforge tune --device nvidia --family gemm --precision f32 --bucket skinny --budget 90 --json $r/tune-skinny-h200.json 2>&1 | grep -v "^gemm f32"

@@ -7,14 +7,10 @@
 #     tuned (empty cache, CLFORGE_SHIPPED=off), with the evaluation trace, and that result measured
 #     at 1024^3 and 4096^3.
 # Everything lands in $OUT as one tarball (the device tool brings back few files).
-set -u
-out=${OUT:-$PWD/gpu-out}; mkdir -p "$out"; r=/tmp/results; rm -rf $r; mkdir -p $r
-trap 'tar -C /tmp -czf "$out/results.tgz" results' EXIT
-. .gpu/gpu-env.sh .gpu/debs
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build-gpu -j16 >/dev/null 2>&1 ||
-  { echo "build failed"; exit 1; }
-cd build-gpu
-export CLFORGE_CACHE_DIR=/tmp/clf-cache PYTHONUNBUFFERED=1
+. bench/gpu/common.sh
+gpu_results
+gpu_build
+export CLFORGE_CACHE_DIR=/tmp/clf-cache
 date -u
 echo "== test_gemm on the H200"
 CLFORGE_TEST_DEVICES=0:0 CLFORGE_GEMM_TEST_CASES=1000 timeout 120 tests/test_gemm > $r/test_gemm-h200.log 2>&1

@@ -1,14 +1,10 @@
 #!/usr/bin/env bash
-# h200_tune.sh — run on the GPU host after h200_bench.sh (reuses build-gpu): tunes GEMM f32 on the H200
+# h200_tune.sh — run on the GPU host: tunes GEMM f32 on the H200
 # from an empty cache with a 60 s budget and with a longer one, measures each result at 1024 and 4096
 # next to the shipped default, and benches the host's PoCL (16 Xeon cores). Results go to $OUT.
-set -u
-out=${OUT:-$PWD/gpu-out}; mkdir -p "$out"
+. bench/gpu/common.sh
 long=${LONG_BUDGET:-180}
-. .gpu/gpu-env.sh .gpu/debs
-cmake --build build-gpu -j16 >/dev/null 2>&1 || { echo "build failed"; exit 1; }
-cd build-gpu
-export PYTHONUNBUFFERED=1
+gpu_build
 date -u
 for b in 60 "$long"; do
   rm -rf "/tmp/tune$b"

@@ -3,14 +3,9 @@
 # medium and large buckets from empty caches with the shipped defaults off and NVIDIA's own kernel cache
 # off (CUDA_CACHE_DISABLE=1, so that neither run profits from the other's compiles), each measured at
 # 1024^3 and 4096^3; then `clforge bench --quick` on the host's PoCL (16 Xeon cores).
-set -u
-out=${OUT:-$PWD/gpu-out}; mkdir -p "$out"; r=/tmp/results; rm -rf $r; mkdir -p $r
-trap 'tar -C /tmp -czf "$out/results.tgz" results' EXIT
-. .gpu/gpu-env.sh .gpu/debs
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build-gpu -j16 >/dev/null 2>&1 ||
-  { echo "build failed"; exit 1; }
-cd build-gpu
-export PYTHONUNBUFFERED=1
+. bench/gpu/common.sh
+gpu_results
+gpu_build
 date -u
 for run in 2 3; do
   echo "== run $run: clforge tune --family gemm --budget 60 (medium, large)"

@@ -7,14 +7,9 @@
 #  2. the GEMM shapes around the small/medium boundary and the irregular ones, clforge vs CLBlast
 #     (bench_gemm) and cuBLAS (PyTorch) in this one script;
 #  3. every test suite on the H200.
-set -u
-out=${OUT:-$PWD/gpu-out}; mkdir -p "$out"; r=/tmp/results; rm -rf $r; mkdir -p $r
-trap 'tar -C /tmp -czf "$out/results.tgz" results' EXIT
-. .gpu/gpu-env.sh .gpu/debs
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build-gpu -j16 >/dev/null 2>&1 ||
-  { echo "build failed"; exit 1; }
-cd build-gpu
-export PYTHONUNBUFFERED=1
+. bench/gpu/common.sh
+gpu_results
+gpu_build
 date -u
 echo "== clforge tune --family gemm --budget 60 (medium, large), empty cache, shipped defaults off"
 rm -rf /tmp/tune60

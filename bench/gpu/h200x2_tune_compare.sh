@@ -7,14 +7,10 @@
 #   GPU 1: the reference search of the large bucket (300 s) at the same time, then test_gemm and the
 #          full `clforge bench` (clforge vs CLBlast, roofline, maps) for the report.
 # Results go to $OUT as one tarball.
-set -u
-out=${OUT:-$PWD/gpu-out}; mkdir -p "$out"; r=/tmp/results; rm -rf $r; mkdir -p $r
-trap 'tar -C /tmp -czf "$out/results.tgz" results' EXIT
-. .gpu/gpu-env.sh .gpu/debs
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build-gpu -j32 >/dev/null 2>&1 ||
-  { echo "build failed"; exit 1; }
-cd build-gpu
-export PYTHONUNBUFFERED=1 CLFORGE_SHIPPED=off
+. bench/gpu/common.sh
+gpu_results
+gpu_build
+export CLFORGE_SHIPPED=off
 ./clforge devices | grep -E "^ +[0-9]"
 tune() {   # tune DEVICE BUDGET BUCKETS NAME
   rm -rf /tmp/$4

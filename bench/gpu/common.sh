@@ -1,0 +1,18 @@
+# common.sh — what the GPU-host scripts share; sourced from the repository root.
+#   $out          the folder the device tool brings back ($OUT there, else ./gpu-out)
+#   gpu_results   makes $r (/tmp/results), packed into $out/results.tgz when the script exits
+#                 (the tool brings back at most 8 files)
+#   gpu_build [T] unpacks the dependencies in .gpu/, builds Release (or target T) in build-gpu, enters it
+set -u
+out=${OUT:-$PWD/gpu-out}; mkdir -p "$out"
+export PYTHONUNBUFFERED=1
+gpu_results() {
+  r=/tmp/results; rm -rf "$r"; mkdir -p "$r"
+  trap 'tar -C /tmp -czf "$out/results.tgz" results' EXIT
+}
+gpu_build() {
+  . .gpu/gpu-env.sh .gpu/debs
+  cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release >/dev/null &&
+    cmake --build build-gpu -j"$(nproc)" ${1:+--target "$1"} >/dev/null 2>&1 || { echo "build failed"; exit 1; }
+  cd build-gpu
+}
