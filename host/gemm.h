@@ -1,4 +1,4 @@
-/* gemm.h — GEMM internals shared by the gemm op (gemm.c), its kernel-family descriptor
+/* gemm.h — GEMM internals shared by the gemm op (gemm.c, gemm_run.c), its kernel-family descriptor
  * (gemm_family.c), and the tests and benches that drive a configuration or a path directly. */
 #ifndef CLFORGE_GEMM_H
 #define CLFORGE_GEMM_H
