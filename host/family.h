@@ -26,6 +26,7 @@ typedef struct clf__problem {
     clf_dtype dtype;
     size_t m, n, k, batch;         /* gemm: sizes and batch count; map/copy: n = elements, m = element size */
     int reads, writes;             /* map: buffers read and written per element */
+    double beta;                   /* gemm: C is read only when beta is not 0 */
 } clf__problem;
 
 typedef struct clf__family {

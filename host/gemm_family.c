@@ -117,7 +117,8 @@ static double gemm_flops(const clf__problem *p)
 static double gemm_bytes(const clf__problem *p)
 {
     double e = (double)clf__dtype_size(p->dtype);
-    double one = (double)p->m * (double)p->k + (double)p->k * (double)p->n + 2.0 * (double)p->m * (double)p->n;
+    double c_rw = p->beta != 0.0 ? 2.0 : 1.0;   /* beta == 0: C is written, never read */
+    double one = (double)p->m * (double)p->k + (double)p->k * (double)p->n + c_rw * (double)p->m * (double)p->n;
     return one * e * (double)(p->batch ? p->batch : 1);
 }
 

@@ -119,10 +119,8 @@ static clf_status enqueue_main(clf_context *ctx, clf_dtype dt, const clf__config
                             (M + (size_t)v[CLF__GEMM_MWG] - 1) / (size_t)v[CLF__GEMM_MWG] * (size_t)v[CLF__GEMM_MDIMC],
                             nb};
         size_t local[3] = {(size_t)v[CLF__GEMM_NDIMC], (size_t)v[CLF__GEMM_MDIMC], 1};
-        double c_rw = beta != 0.0 ? 2.0 : 1.0;
-        clf__work w = {dt == CLF_F64 ? "dgemm" : "sgemm", 2.0 * (double)M * (double)N * (double)flops_k * (double)nb,
-                       (double)nb * ((double)M * (double)flops_k + (double)flops_k * (double)N +
-                                     c_rw * (double)M * (double)N) * (double)esz};
+        clf__problem pr = {.dtype = dt, .m = M, .n = N, .k = flops_k, .batch = nb, .beta = beta};
+        clf__work w = {dt == CLF_F64 ? "dgemm" : "sgemm", clf__family_gemm.flops(&pr), clf__family_gemm.bytes(&pr)};
         int last = b0 + nb >= batch;
         s = clf__enqueue(ctx, k, 3, global, local, &w, last ? done : NULL);
     }
