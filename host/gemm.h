@@ -14,9 +14,9 @@ enum {
 };
 
 /* The shape bucket of one m x n x k product on dev (see docs/gemm.md): "small" when m*n*k <= 2^27
- * (2^18 on CPU devices), else "skinny" when min(m, n) < 128 (512 on CPU devices), else "medium" when
- * m*n <= 2^21 or, on a GPU, m*n < 1.75 * 128^2 * compute units, else "large". dev NULL: the GPU rules
- * without the compute-unit term. Static strings. */
+ * (2^18 on CPU devices), else "skinny" when min(m, n) < 128 (512 on CPU devices), else on GPUs "thin"
+ * when min(m, n) < 512 and k >= 2048, else "medium" when m*n <= 2^21 or, on a GPU, m*n < 1.75 * 128^2
+ * * compute units, else "large". dev NULL: the GPU rules without the compute-unit term. Static strings. */
 const char *clf__gemm_bucket(const clf_device_info *dev, size_t m, size_t n, size_t k);
 
 /* One call, exactly as the public API takes it (offsets, leading dimensions, strides in elements). */

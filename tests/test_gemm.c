@@ -447,7 +447,10 @@ START_TEST(buckets)
     ck_assert_str_eq(clf__gemm_bucket(NULL, 4096, 64, 4096), "skinny");
     ck_assert_str_eq(clf__gemm_bucket(NULL, 4096, 4096, 64), "large");
     ck_assert_str_eq(clf__gemm_bucket(NULL, 127, 4096, 4096), "skinny");
-    ck_assert_str_eq(clf__gemm_bucket(NULL, 128, 4096, 4096), "medium");
+    ck_assert_str_eq(clf__gemm_bucket(NULL, 128, 4096, 4096), "thin");
+    ck_assert_str_eq(clf__gemm_bucket(NULL, 511, 4096, 2048), "thin");
+    ck_assert_str_eq(clf__gemm_bucket(NULL, 511, 4096, 2047), "medium");
+    ck_assert_str_eq(clf__gemm_bucket(NULL, 512, 4096, 4096), "medium");
     ck_assert_str_eq(clf__gemm_bucket(&cpu, 511, 4096, 4096), "skinny");
     clf_device_info gpu = {0};
     gpu.type = CL_DEVICE_TYPE_GPU;

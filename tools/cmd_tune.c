@@ -26,7 +26,7 @@ static void usage(FILE *out)
             "Searches each family's configurations on the device (budget per family, default 60 s),\n"
             "verifies every candidate against a reference, and stores the best in the tuning database.\n"
             "--precision limits the precisions tuned (default: f32, and f64 where the device has it);\n"
-            "--bucket the shape buckets (default: all; gemm has small, medium, large, skinny).\n"
+            "--bucket the shape buckets (default: all; gemm has small, medium, large, thin, skinny).\n"
             "--show prints the configuration in use now and where it comes from.\n"
             "Families:");
     for (int i = 0; clf__families[i]; i++)
