@@ -42,7 +42,8 @@ static int is_nvidia(const clf_device_info *d)
 }
 
 /* Heuristic defaults by vendor and device type: {MWG NWG KWG MDIMC NDIMC VWM VWN KWI PADA PADB DBUF}.
- * The NVIDIA GPU rows are the best of sweeps on an H200 (docs/gemm.md, bench/results/gemm-h200-*.json);
+ * The NVIDIA GPU rows are the best of sweeps on an H200 (docs/gemm.md, bench/results/gemm-h200-*.json;
+ * thin: the shipped large entry, best in bench/results/config-sweep-h200.json);
  * the CPU rows the best of a sweep on PoCL; other GPUs get moderate tiles that fit 32 KiB of local
  * memory and 256 work-items. */
 typedef struct default_row {
@@ -56,7 +57,7 @@ static const default_row defaults[] = {
     {1, 0, CLF_F32, "small",  {32, 32, 32, 8, 8, 4, 4, 8, 4, 4, 1}},
     {1, 0, CLF_F32, "medium", {64, 64, 16, 8, 8, 4, 4, 8, 4, 0, 1}},
     {1, 0, CLF_F32, "large",  {128, 128, 16, 8, 16, 4, 4, 8, 4, 0, 1}},
-    {1, 0, CLF_F32, "thin",   {128, 128, 16, 8, 16, 4, 4, 8, 4, 0, 1}},
+    {1, 0, CLF_F32, "thin",   {128, 128, 16, 16, 8, 4, 2, 8, 4, 0, 1}},
     {1, 0, CLF_F32, "skinny", {32, 64, 32, 8, 16, 4, 4, 8, 4, 4, 1}},
     {1, 0, CLF_F64, "small",  {32, 32, 16, 8, 8, 2, 2, 4, 2, 2, 1}},
     {1, 0, CLF_F64, "medium", {64, 64, 16, 8, 8, 2, 2, 8, 2, 0, 1}},
