@@ -32,23 +32,33 @@ static clf_status set_args(cl_kernel k, const void *const *vals, const size_t *s
     return CLF_SUCCESS;
 }
 
+/* Kernel `name` of cl/<file> built with opts through the program cache. *k is NULL when build_only:
+ * compiling was all that was asked (the tuner's builder threads). */
+static clf_status gemm_kernel(clf_context *ctx, const char *file, const char *opts, const char *name, int build_only,
+                              cl_kernel *k)
+{
+    *k = NULL;
+    const char *src;
+    clf_status s = clf__source(file, &src);
+    if (!s)
+        s = clf__kernel(ctx, src, opts, name, k);
+    if (!s && build_only) {
+        clReleaseKernel(*k);
+        *k = NULL;
+    }
+    return s;
+}
+
 /* Copies an operand (R rows along K, Cn columns along M or N) into scratch, zero-padded to Rp x Cp. */
 static clf_status enqueue_pack(clf_context *ctx, clf_dtype dt, int trans, size_t R, size_t Cn, size_t Rp,
                                size_t Cp, const operand *src, size_t batch, cl_mem dst, size_t d_off, int build_only)
 {
-    const char *src_text;
-    clf_status s = clf__source("gemm_pack.cl", &src_text);
-    if (s)
-        return s;
     char opts[96];
     snprintf(opts, sizeof opts, "-DPRECISION=%d -DTRANS=%d", dt == CLF_F64 ? 64 : 32, trans);
     cl_kernel k;
-    s = clf__kernel(ctx, src_text, opts, "gemm_pack", &k);
-    if (s || build_only) {
-        if (!s)
-            clReleaseKernel(k);
+    clf_status s = gemm_kernel(ctx, "gemm_pack.cl", opts, "gemm_pack", build_only, &k);
+    if (s || !k)
         return s;
-    }
     size_t esz = clf__dtype_size(dt);
     for (size_t b0 = 0; b0 < batch && !s; b0 += BATCH_CHUNK) {
         size_t nb = batch - b0 < BATCH_CHUNK ? batch - b0 : BATCH_CHUNK;
@@ -79,24 +89,17 @@ static clf_status enqueue_main(clf_context *ctx, clf_dtype dt, const clf__config
                                const operand *B, const operand *C, size_t batch, int c_vec_ok, int build_only,
                                cl_event *done)
 {
-    const char *src_text;
-    clf_status s = clf__source("gemm.cl", &src_text);
-    if (s)
-        return s;
     char opts[512] = "";
-    s = clf__config_options(&clf__family_gemm, cfg, opts, sizeof opts);
+    clf_status s = clf__config_options(&clf__family_gemm, cfg, opts, sizeof opts);
     if (s)
         return s;
     size_t len = strlen(opts);
     snprintf(opts + len, sizeof opts - len, " -DPRECISION=%d -DDIRECT=%d -DA_KMAJOR=%d -DB_KMAJOR=%d -DLONG_INDEX=%d",
              dt == CLF_F64 ? 64 : 32, direct, a_kmajor, b_kmajor, long_index);
     cl_kernel k;
-    s = clf__kernel(ctx, src_text, opts, "gemm_main", &k);
-    if (s || build_only) {
-        if (!s)
-            clReleaseKernel(k);
+    s = gemm_kernel(ctx, "gemm.cl", opts, "gemm_main", build_only, &k);
+    if (s || !k)
         return s;
-    }
     const int *v = cfg->v;
     size_t esz = clf__dtype_size(dt);
     cl_int m = (cl_int)M, n = (cl_int)N, kk = (cl_int)K, cvec = c_vec_ok;
@@ -184,17 +187,11 @@ static int underfilled(const clf_context *ctx, const clf__config *cfg, size_t M,
 static clf_status enqueue_reduce(clf_context *ctx, const clf__gemm_call *r, cl_mem partial, size_t planes,
                                  int build_only, cl_event *done)
 {
-    const char *src_text;
-    clf_status s = clf__source("gemm_reduce.cl", &src_text);
-    if (s)
-        return s;
     cl_kernel k;
-    s = clf__kernel(ctx, src_text, r->dtype == CLF_F64 ? "-DPRECISION=64" : "-DPRECISION=32", "gemm_reduce", &k);
-    if (s || build_only) {
-        if (!s)
-            clReleaseKernel(k);
+    clf_status s = gemm_kernel(ctx, "gemm_reduce.cl", r->dtype == CLF_F64 ? "-DPRECISION=64" : "-DPRECISION=32",
+                               "gemm_reduce", build_only, &k);
+    if (s || !k)
         return s;
-    }
     size_t esz = clf__dtype_size(r->dtype);
     cl_long m = (cl_long)r->m, n = (cl_long)r->n, ldc = (cl_long)r->ldc;
     cl_int np = (cl_int)planes;
