@@ -1,6 +1,8 @@
 /* testutil.c — helpers shared by the Check suites (see testutil.h). */
 #include "testutil.h"
 
+#include "autotune.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,4 +119,13 @@ void clf_test_read(clf_context *ctx, cl_mem buf, size_t bytes, void *host)
 {
     cl_int err = clEnqueueReadBuffer(clf_context_queue(ctx), buf, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
     ck_assert_msg(err == CL_SUCCESS, "clEnqueueReadBuffer: %d", err);
+}
+
+json_t *clf_test_load_tunedb(clf_context *ctx)
+{
+    json_error_t err;
+    json_t *doc = json_load_file(clf__tunedb_path(ctx), 0, &err);
+    ck_assert_msg(doc != NULL, "database does not parse: line %d: %s", err.line, err.text);
+    ck_assert_int_eq(json_integer_value(json_object_get(doc, "format")), CLF__TUNEDB_FORMAT);
+    return doc;
 }

@@ -4,6 +4,7 @@
 #define CLFORGE_TESTUTIL_H
 
 #include <check.h>
+#include <jansson.h>
 #include <stdint.h>
 
 #include "clforge/clforge.h"
@@ -24,6 +25,8 @@ TCase *clf_test_tcase(const char *name);
 int clf_test_run(Suite *s);
 /* Buffer helpers: create a buffer initialised from host data (NULL: zeroed), read it back. Abort the test on failure. */
 cl_mem clf_test_buffer(clf_context *ctx, size_t bytes, const void *host);
+/* ctx's tuning database, parsed; fails the calling test unless it parses and has the current format. */
+json_t *clf_test_load_tunedb(clf_context *ctx);
 void clf_test_read(clf_context *ctx, cl_mem buf, size_t bytes, void *host);
 
 #endif

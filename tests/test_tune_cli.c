@@ -1,0 +1,150 @@
+/* test_tune_cli.c — `clforge tune` as users run it: eight concurrent tuners (one of them killed
+ * mid-run) leave one valid database holding all their entries, Ctrl-C keeps the best so far, and bad
+ * usage exits with 2. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "autotune.h"
+#include "testutil.h"
+
+/* ---- helpers --------------------------------------------------------------------------------- */
+
+static const char *cli(void)
+{
+    const char *p = getenv("CLFORGE_CLI");
+    ck_assert_msg(p && *p, "CLFORGE_CLI is not set (ctest sets it)");
+    return p;
+}
+
+/* The cheapest family registered: copy when present. */
+static const char *quick_family(void)
+{
+    return clf__family_find("copy") ? "copy" : "map";
+}
+
+static pid_t spawn_tune(const char *cache, const char *family, const char *budget, int quiet)
+{
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        setenv("CLFORGE_CACHE_DIR", cache, 1);
+        if (!freopen("/dev/null", "w", stdout) || (quiet && !freopen("/dev/null", "w", stderr)))
+            _exit(126);
+        execl(cli(), cli(), "tune", "--family", family, "--precision", "f32", "--budget", budget, (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+static int wait_exit(pid_t pid)
+{
+    int st;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* The default device's context on cache, without wiping it. */
+static clf_context *default_ctx(const char *cache)
+{
+    clf_context_options opt = {.cache_dir = cache};
+    clf_context *ctx = NULL;
+    ck_assert_msg(clf_context_create(&opt, &ctx) == CLF_SUCCESS, "%s", clf_last_error());
+    return ctx;
+}
+
+START_TEST(cli_concurrent_tuners)
+{
+    char cache[1200], cmd[2600];
+    snprintf(cache, sizeof cache, "%s/cli-concurrent", clf_test_tmpdir());
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", cache, cache);
+    ck_assert_int_eq(system(cmd), 0);
+    const char *fam = quick_family();
+    enum { PROCS = 8 };
+    pid_t pids[PROCS + 1];
+    for (int i = 0; i < PROCS; i++)
+        pids[i] = spawn_tune(cache, fam, "0.3", 1);
+    /* and one more that is killed while the others write */
+    pids[PROCS] = spawn_tune(cache, fam, "30", 1);
+    usleep(1500000);
+    kill(pids[PROCS], SIGKILL);
+    ck_assert_int_eq(wait_exit(pids[PROCS]), 128 + SIGKILL);
+    for (int i = 0; i < PROCS; i++)
+        ck_assert_msg(wait_exit(pids[i]) == 0, "clforge tune process %d failed", i);
+
+    clf_context *ctx = default_ctx(cache);
+    json_t *doc = clf_test_load_tunedb(ctx);
+    /* every process logged its run, and nothing was lost between them */
+    json_t *runs = json_object_get(doc, "runs");
+    ck_assert_int_eq(json_array_size(runs), PROCS);
+    for (size_t i = 0; i < PROCS; i++)
+        for (size_t j = i + 1; j < PROCS; j++)
+            ck_assert_int_ne(json_integer_value(json_object_get(json_array_get(runs, i), "pid")),
+                             json_integer_value(json_object_get(json_array_get(runs, j), "pid")));
+    /* each bucket of the family has an entry that the ops use */
+    const clf__family *f = clf__family_find(fam);
+    for (int b = 0; b < (f->nbuckets ? f->nbuckets : 1); b++) {
+        char cfg[256], origin[16];
+        const char *bucket = clf__bucket_name(f, f->nbuckets ? f->buckets[b] : NULL);
+        ck_assert_int_eq(clf_config_in_use(ctx, fam, "f32", bucket, cfg, sizeof cfg, origin, sizeof origin),
+                         CLF_SUCCESS);
+        ck_assert_msg(strcmp(origin, "tuned") == 0, "%s/%s: origin %s", fam, bucket, origin);
+    }
+    json_decref(doc);
+    clf_context_destroy(ctx);
+}
+END_TEST
+
+START_TEST(cli_interrupt_keeps_best)
+{
+    char cache[1200], cmd[2600];
+    snprintf(cache, sizeof cache, "%s/cli-int", clf_test_tmpdir());
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", cache, cache);
+    ck_assert_int_eq(system(cmd), 0);
+    pid_t pid = spawn_tune(cache, quick_family(), "120", 1);
+    usleep(4000000);
+    double t0 = clf__now();
+    kill(pid, SIGINT);
+    ck_assert_int_eq(wait_exit(pid), 130);
+    ck_assert_msg(clf__now() - t0 < 30, "took %.1f s to stop", clf__now() - t0);
+    clf_context *ctx = default_ctx(cache);
+    json_t *doc = clf_test_load_tunedb(ctx);
+    json_t *runs = json_object_get(doc, "runs");
+    ck_assert_int_eq(json_array_size(runs), 1);
+    ck_assert(json_is_true(json_object_get(json_array_get(runs, 0), "interrupted")));
+    ck_assert_int_ge(json_object_size(json_object_get(doc, "tuned")), 1);
+    json_decref(doc);
+    clf_context_destroy(ctx);
+}
+END_TEST
+
+START_TEST(cli_usage_errors)
+{
+    char cmd[1400];
+    static const char *const bad[] = {"--budget -1", "--budget x", "--family nosuch", "--frobnicate", "--json", "--bucket huge", "--precision f16"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(cmd, sizeof cmd, "'%s' tune %s >/dev/null 2>&1", cli(), bad[i]);
+        int st = system(cmd);
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 2, "`clforge tune %s` exit %d, expected 2", bad[i],
+                      WEXITSTATUS(st));
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("tune_cli");
+    TCase *tc_usage = clf_test_tcase("cli_usage_errors");
+    tcase_add_test(tc_usage, cli_usage_errors);
+    suite_add_tcase(s, tc_usage);
+    TCase *tc_concurrent = clf_test_tcase("cli_concurrent_tuners");
+    tcase_add_test(tc_concurrent, cli_concurrent_tuners);
+    suite_add_tcase(s, tc_concurrent);
+    TCase *tc_interrupt = clf_test_tcase("cli_interrupt_keeps_best");
+    tcase_add_test(tc_interrupt, cli_interrupt_keeps_best);
+    suite_add_tcase(s, tc_interrupt);
+    return clf_test_run(s);
+}
