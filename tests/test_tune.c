@@ -480,29 +480,13 @@ int main(void)
 {
     Suite *s = suite_create("tune");
     /* one case per test, so that CK_RUN_CASE can pick one */
-    TCase *tc_prebuild = clf_test_tcase("prebuild_threads");
-    tcase_add_test(tc_prebuild, prebuild_threads);
-    suite_add_tcase(s, tc_prebuild);
-    TCase *tc_space = clf_test_tcase("space_walks");
-    tcase_add_test(tc_space, space_walks);
-    suite_add_tcase(s, tc_space);
-    TCase *tc_no_cache = clf_test_tcase("no_cache_dir_reports_io");
-    tcase_add_test(tc_no_cache, no_cache_dir_reports_io);
-    suite_add_tcase(s, tc_no_cache);
-    TCase *tc_bad_arguments = clf_test_tcase("bad_arguments");
-    tcase_add_test(tc_bad_arguments, bad_arguments);
-    suite_add_tcase(s, tc_bad_arguments);
-    TCase *tc_stop_keeps_best = clf_test_tcase("stop_keeps_best");
-    tcase_add_test(tc_stop_keeps_best, stop_keeps_best);
-    suite_add_tcase(s, tc_stop_keeps_best);
-    TCase *tc_exhaustive_rejects_wrong_and_unlaunchable = clf_test_tcase("exhaustive_rejects_wrong_and_unlaunchable");
-    tcase_add_test(tc_exhaustive_rejects_wrong_and_unlaunchable, exhaustive_rejects_wrong_and_unlaunchable);
-    suite_add_tcase(s, tc_exhaustive_rejects_wrong_and_unlaunchable);
-    TCase *tc_sampled_within_budget = clf_test_tcase("sampled_within_budget");
-    tcase_add_test(tc_sampled_within_budget, sampled_within_budget);
-    suite_add_tcase(s, tc_sampled_within_budget);
-    TCase *tc_tiny_gemm_tune_is_used = clf_test_tcase("tiny_gemm_tune_is_used");
-    tcase_add_test(tc_tiny_gemm_tune_is_used, tiny_gemm_tune_is_used);
-    suite_add_tcase(s, tc_tiny_gemm_tune_is_used);
+    CLF_TEST_ALONE(s, prebuild_threads);
+    CLF_TEST_ALONE(s, space_walks);
+    CLF_TEST_ALONE(s, no_cache_dir_reports_io);
+    CLF_TEST_ALONE(s, bad_arguments);
+    CLF_TEST_ALONE(s, stop_keeps_best);
+    CLF_TEST_ALONE(s, exhaustive_rejects_wrong_and_unlaunchable);
+    CLF_TEST_ALONE(s, sampled_within_budget);
+    CLF_TEST_ALONE(s, tiny_gemm_tune_is_used);
     return clf_test_run(s);
 }

@@ -137,14 +137,8 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("tune_cli");
-    TCase *tc_usage = clf_test_tcase("cli_usage_errors");
-    tcase_add_test(tc_usage, cli_usage_errors);
-    suite_add_tcase(s, tc_usage);
-    TCase *tc_concurrent = clf_test_tcase("cli_concurrent_tuners");
-    tcase_add_test(tc_concurrent, cli_concurrent_tuners);
-    suite_add_tcase(s, tc_concurrent);
-    TCase *tc_interrupt = clf_test_tcase("cli_interrupt_keeps_best");
-    tcase_add_test(tc_interrupt, cli_interrupt_keeps_best);
-    suite_add_tcase(s, tc_interrupt);
+    CLF_TEST_ALONE(s, cli_usage_errors);
+    CLF_TEST_ALONE(s, cli_concurrent_tuners);
+    CLF_TEST_ALONE(s, cli_interrupt_keeps_best);
     return clf_test_run(s);
 }

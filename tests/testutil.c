@@ -91,6 +91,13 @@ TCase *clf_test_tcase(const char *name)
     return tc;
 }
 
+void clf_test_add_alone(Suite *s, const char *name, const TTest *t)
+{
+    TCase *tc = clf_test_tcase(name);
+    tcase_add_test(tc, t);
+    suite_add_tcase(s, tc);
+}
+
 int clf_test_run(Suite *s)
 {
     SRunner *r = srunner_create(s);

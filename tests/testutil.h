@@ -21,6 +21,9 @@ void clf_test_rand_f32(float *x, size_t n, uint64_t *state);
 void clf_test_rand_f64(double *x, size_t n, uint64_t *state);
 /* A test case with a timeout fit for slow CPU devices. */
 TCase *clf_test_tcase(const char *name);
+/* Adds test t to s in a case of its own, named after it (so that CK_RUN_CASE can pick one test). */
+#define CLF_TEST_ALONE(s, t) clf_test_add_alone((s), #t, (t))
+void clf_test_add_alone(Suite *s, const char *name, const TTest *t);
 /* Runs the suite (fork mode unless CK_FORK=no) and returns the process exit code. */
 int clf_test_run(Suite *s);
 /* Buffer helpers: create a buffer initialised from host data (NULL: zeroed), read it back. Abort the test on failure. */
