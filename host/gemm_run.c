@@ -145,6 +145,13 @@ static int c_aligned(const operand *c, const clf__config *cfg, size_t batch)
 #define SPLIT_K_GRAIN 256   /* K slices are multiples of this: long enough to amortise the partials'
                              * traffic, and any KWG and vector width divides it (aligned slices) */
 
+/* Work-groups of cfg's tiles over an M x N output (double: no overflow). */
+static double tile_count(const clf__config *cfg, size_t M, size_t N)
+{
+    return (double)((M + (size_t)cfg->v[CLF__GEMM_MWG] - 1) / (size_t)cfg->v[CLF__GEMM_MWG]) *
+           (double)((N + (size_t)cfg->v[CLF__GEMM_NWG] - 1) / (size_t)cfg->v[CLF__GEMM_NWG]);
+}
+
 /* How many slices of K a product with too few output tiles to fill the device should be cut into; 1
  * for no split. $CLFORGE_GEMM_SPLIT_K=N forces N (1: never), for sweeps. CPU devices have few compute
  * units, which the tiles already fill. */
@@ -162,11 +169,10 @@ static size_t split_k_parts(const clf_context *ctx, const clf__config *cfg, size
     if (ctx->info.type & CL_DEVICE_TYPE_CPU)
         return 1;
     size_t cus = ctx->info.compute_units ? ctx->info.compute_units : 1;
-    size_t mt = (M + (size_t)cfg->v[CLF__GEMM_MWG] - 1) / (size_t)cfg->v[CLF__GEMM_MWG];
-    size_t nt = (N + (size_t)cfg->v[CLF__GEMM_NWG] - 1) / (size_t)cfg->v[CLF__GEMM_NWG], tiles;
-    if (!clf__mul(mt, nt, &tiles) || tiles >= cus)
+    double tiles = tile_count(cfg, M, N);   /* >= 1: M and N are not 0 here */
+    if (tiles >= (double)cus)
         return 1;
-    size_t parts = (SPLIT_K_WAVES * cus + tiles - 1) / tiles;
+    size_t tl = (size_t)tiles, parts = (SPLIT_K_WAVES * cus + tl - 1) / tl;
     if (parts > most)
         parts = most;
     return parts > SPLIT_K_MAX ? SPLIT_K_MAX : parts;
@@ -179,9 +185,7 @@ static int underfilled(const clf_context *ctx, const clf__config *cfg, size_t M,
 {
     if (ctx->info.type & CL_DEVICE_TYPE_CPU || K >= 2 * SPLIT_K_MIN_SLICE)
         return 0;
-    double tiles = (double)((M + (size_t)cfg->v[CLF__GEMM_MWG] - 1) / (size_t)cfg->v[CLF__GEMM_MWG]) *
-                   (double)((N + (size_t)cfg->v[CLF__GEMM_NWG] - 1) / (size_t)cfg->v[CLF__GEMM_NWG]) * (double)batch;
-    return 2 * tiles < (double)(ctx->info.compute_units ? ctx->info.compute_units : 1);
+    return 2 * tile_count(cfg, M, N) * (double)batch < (double)(ctx->info.compute_units ? ctx->info.compute_units : 1);
 }
 
 static clf_status enqueue_reduce(clf_context *ctx, const clf__gemm_call *r, cl_mem partial, size_t planes,
