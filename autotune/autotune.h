@@ -52,6 +52,9 @@ int clf__space_neighbors(const clf__family *f, const clf_device_info *dev, clf_d
 long clf__space_count_valid(const clf__family *f, const clf_device_info *dev, clf_dtype dt, long limit);
 
 /* ---- select.c ------------------------------------------------------------------------------ */
+/* The configuration tuned for ctx's device (its database, exact key), or 0 when there is none, it does
+ * not pass the family's validity check, or CLFORGE_TUNING=off. */
+int clf__tuned_config(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket, clf__config *out);
 /* The shipped default for ctx's device, or 0 when no shipped file matches or it lacks the entry. */
 int clf__shipped_config(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
                         clf__config *out);

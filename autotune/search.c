@@ -286,50 +286,24 @@ static int evaluate(task *t, const clf__config *c)
     return idx;
 }
 
-/* The configuration stored in this device's database for a bucket, if any. */
-static int stored_config(task *t, const char *bucket, clf__config *out)
-{
-    char section[160];
-    clf__tunedb_entry_path(t->f->name, clf__dtype_name(t->dt), bucket, section, sizeof section);
-    json_t *e = NULL, *cfg;
-    int ok = !t->ctx->no_tuning && clf__tunedb_fetch(t->ctx, section, &e) == CLF_SUCCESS && e &&
-             json_is_string(cfg = json_object_get(e, "config")) &&
-             clf__config_parse(t->f, json_string_value(cfg), out) == CLF_SUCCESS;
-    json_decref(e);
-    clf__clear_error();
-    return ok;
-}
-
 /* Seeds, handed to the builders together: for this bucket, then (with builder threads) for each of
- * the family's other buckets, the configuration stored for this device, the shipped default and the
- * heuristic. The
- * other buckets' are a cheap portfolio of shapes known to be good somewhere on this device: the H200's
- * thin-bucket tune, seeded with heuristics only, ended 10% below the large bucket's shipped entry. */
+ * the family's other buckets, the configuration tuned for this device, the shipped default and the
+ * heuristic. The other buckets' are a cheap portfolio of shapes known to be good somewhere on this
+ * device: the H200's thin-bucket tune, seeded with heuristics only, ended 10% below the large bucket's
+ * shipped entry. Duplicates cost nothing: evaluate() skips configurations already seen. */
 static void seeds(task *t)
 {
-    clf__config list[3 * 8], c;
-    int n = 0;
+    clf__config list[3 * 8];
+    int n = 0, cap = (int)(sizeof list / sizeof list[0]);
     /* Without builder threads (CPU devices) each seed compiles in turn, seconds each: this bucket's only. */
-    for (int b = -1; b < (t->pb ? t->f->nbuckets : 0); b++) {
+    for (int b = -1; b < (t->pb ? t->f->nbuckets : 0) && n + 3 <= cap; b++) {
         const char *bucket = b < 0 ? t->bucket : t->f->buckets[b];
         if (b >= 0 && strcmp(bucket, t->bucket) == 0)
             continue;
-        clf__config found[3];
-        int k = 0;
-        if (stored_config(t, bucket, &c))
-            found[k++] = c;
-        if (clf__shipped_config(t->ctx, t->f, t->dt, bucket, &c))
-            found[k++] = c;
-        memset(&c, 0, sizeof c);
-        t->f->default_config(&t->ctx->info, t->dt, bucket, &c);
-        found[k++] = c;
-        for (int i = 0; i < k && n < (int)(sizeof list / sizeof list[0]); i++) {
-            int dup = 0;
-            for (int j = 0; j < n && !dup; j++)
-                dup = memcmp(&list[j], &found[i], sizeof c) == 0;
-            if (!dup)
-                list[n++] = found[i];
-        }
+        n += clf__tuned_config(t->ctx, t->f, t->dt, bucket, &list[n]);
+        n += clf__shipped_config(t->ctx, t->f, t->dt, bucket, &list[n]);
+        memset(&list[n], 0, sizeof list[n]);
+        t->f->default_config(&t->ctx->info, t->dt, bucket, &list[n++]);
     }
     prebuild_window(t, list, n);
     for (int i = 0; i < n && !stopped(t) && (t->nseen == 0 || !out_of_time(t)); i++)

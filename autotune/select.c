@@ -69,6 +69,19 @@ static int entry_config(json_t *entry, const clf__family *f, const clf_device_in
     return 1;
 }
 
+int clf__tuned_config(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket, clf__config *out)
+{
+    if (ctx->no_tuning)
+        return 0;
+    char section[160];
+    clf__tunedb_entry_path(f->name, clf__dtype_name(dt), clf__bucket_name(f, bucket), section, sizeof section);
+    json_t *e = NULL;
+    int ok = clf__tunedb_fetch(ctx, section, &e) == CLF_SUCCESS && e && entry_config(e, f, &ctx->info, dt, out);
+    json_decref(e);
+    clf__clear_error();
+    return ok;
+}
+
 int clf__shipped_config(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
                         clf__config *out)
 {
@@ -102,18 +115,14 @@ clf_status clf__config_select(clf_context *ctx, const clf__family *f, clf_dtype 
         origin = &dummy;
     char section[160];
     clf__tunedb_entry_path(f->name, clf__dtype_name(dt), clf__bucket_name(f, bucket), section, sizeof section);
+    if (clf__tuned_config(ctx, f, dt, bucket, out)) {
+        *origin = "tuned";
+        return CLF_SUCCESS;
+    }
     if (!ctx->no_tuning) {
+        const char *driver = NULL;
         json_t *e = NULL;
         int ok = 0;
-        if (clf__tunedb_fetch(ctx, section, &e) == CLF_SUCCESS && e)
-            ok = entry_config(e, f, &ctx->info, dt, out);
-        json_decref(e);
-        if (ok) {
-            *origin = "tuned";
-            return CLF_SUCCESS;
-        }
-        const char *driver = NULL;
-        e = NULL;
         if (clf__tunedb_fetch_stale(ctx, section, &e, &driver) == CLF_SUCCESS && e)
             ok = entry_config(e, f, &ctx->info, dt, out);
         json_decref(e);
