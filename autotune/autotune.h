@@ -1,25 +1,12 @@
-/* autotune.h — what the autotuner's modules (space, search, select, tunedb) share; internal. */
+/* autotune.h — what the autotuner's modules (space, search, prebuild, tune) share; internal. The
+ * tuner sits above the ops: it drives them through their family descriptors and stores results through
+ * the configuration layer (host/config/config.h). */
 #ifndef CLFORGE_AUTOTUNE_H
 #define CLFORGE_AUTOTUNE_H
 
 #include <stdint.h>
 
-#include "family.h"
-#include "tunedb.h"
-
-#define CLF__TUNEDB_FORMAT 1   /* files with a higher "format" come from a newer clforge: moved aside */
-
-/* ---- tunedb.c ------------------------------------------------------------------------------ */
-/* "tuned/<family>/<precision>/<bucket>": where an entry lives in a database file. */
-void clf__tunedb_entry_path(const char *family, const char *precision, const char *bucket, char *out,
-                            size_t cap);
-/* Like clf__tunedb_fetch, but from the newest database of a device with the same name and another
- * driver (a "stale" result). *driver (may be NULL) gets that file's driver version, valid until ctx
- * is destroyed. *value = NULL when there is none. */
-clf_status clf__tunedb_fetch_stale(clf_context *ctx, const char *section, json_t **value,
-                                   const char **driver);
-/* Member `section` ("a/b/c") of a parsed database document; borrowed reference or NULL. */
-json_t *clf__tunedb_get(json_t *doc, const char *section);
+#include "config.h"
 
 /* ---- space.c ------------------------------------------------------------------------------- */
 typedef struct clf__rng { uint64_t s; } clf__rng;
@@ -50,16 +37,6 @@ int clf__space_neighbors(const clf__family *f, const clf_device_info *dev, clf_d
                          clf__rng *r, clf__config *out, int cap);
 /* Counts valid configurations, stopping at limit (the space can be large). */
 long clf__space_count_valid(const clf__family *f, const clf_device_info *dev, clf_dtype dt, long limit);
-
-/* ---- select.c ------------------------------------------------------------------------------ */
-/* The configuration tuned for ctx's device (its database, exact key), or 0 when there is none, it does
- * not pass the family's validity check, or CLFORGE_TUNING=off. */
-int clf__tuned_config(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket, clf__config *out);
-/* The shipped default for ctx's device, or 0 when no shipped file matches or it lacks the entry. */
-int clf__shipped_config(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
-                        clf__config *out);
-/* The bucket name used in the database: bucket, else the family's first bucket, else "all". */
-const char *clf__bucket_name(const clf__family *f, const char *bucket);
 
 /* ---- prebuild.c ---------------------------------------------------------------------------- */
 #define CLF__PREBUILD_WINDOW 32

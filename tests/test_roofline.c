@@ -6,7 +6,7 @@
 
 #include "family.h"
 #include "testutil.h"
-#include "tunedb.h"
+#include "config.h"
 
 /* Two measurements on a shared 2-core machine differ by load; a factor of two still catches a broken
  * calibration (wrong byte or FLOP accounting is off by 2x-16x, a dead kernel by orders of magnitude). */

@@ -369,18 +369,7 @@ clf_status clf__map_plan_launch(clf_context *ctx, const map_plan *pl, const clf_
 
 static clf_status map_config(clf_context *ctx, int f64, clf__config *cfg)
 {
-    clf_dtype dt = f64 ? CLF_F64 : CLF_F32;
-    /* CLFORGE_MAP_CONFIG="VW=4 EPT=2 WG=256" overrides the selection (benchmark sweeps, experiments). */
-    const char *env = getenv("CLFORGE_MAP_CONFIG");
-    if (env && *env) {
-        if (clf__config_parse(&clf__family_map, env, cfg) == CLF_SUCCESS && clf__family_map.valid(cfg, &ctx->info, dt))
-            return CLF_SUCCESS;
-        clf__warn_once("map-config-env", "CLFORGE_MAP_CONFIG='%s' is not a valid map configuration here; ignored", env);
-    }
-    clf_status s = clf__config_select(ctx, &clf__family_map, dt, "default", cfg, NULL);
-    if (s != CLF_SUCCESS || !clf__family_map.valid(cfg, &ctx->info, dt))
-        clf__family_map.default_config(&ctx->info, dt, "default", cfg);
-    return CLF_SUCCESS;
+    return clf__config_resolve(ctx, &clf__family_map, f64 ? CLF_F64 : CLF_F32, "default", cfg, NULL);
 }
 
 /* Nothing to compute: still hand back an event when one was asked for. */
@@ -405,8 +394,9 @@ clf_status clf_map(clf_context *ctx, const char *expr, size_t n, const clf_map_a
         s = marker(ctx, done);
     } else {
         clf__config cfg;
-        map_config(ctx, pl.f64, &cfg);
-        s = clf__map_plan_launch(ctx, &pl, &cfg, done);
+        s = map_config(ctx, pl.f64, &cfg);
+        if (s == CLF_SUCCESS)
+            s = clf__map_plan_launch(ctx, &pl, &cfg, done);
     }
     clf__map_plan_free(&pl);
     return s;

@@ -3,7 +3,7 @@
 #ifndef CLFORGE_GEMM_H
 #define CLFORGE_GEMM_H
 
-#include "family.h"
+#include "config.h"
 
 extern const clf__family clf__family_gemm;
 

@@ -1,5 +1,6 @@
 /* profile.c — the built-in profiler: with CLFORGE_PROFILE=1 every launch's event is kept and, at context
- * destruction or on clf_profile_report(), summarised per kernel against the device's calibrated roofline. */
+ * destruction or on clf_profile_report(), summarised per kernel against a roofline the caller supplies (the
+ * runtime does not measure one: host/api/context.c decides when that may happen). */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -96,9 +97,8 @@ static void clf__row_roof(const clf__row *r, const clf_roofline *roof, double *f
     *bound = mem_roof < peak ? "memory" : "compute";
 }
 
-clf_status clf_profile_report(clf_context *ctx, FILE *out)
+clf_status clf__profile_print(clf_context *ctx, FILE *out, const clf_roofline *roof_in)
 {
-    if (!ctx || !out) return clf__fail(CLF_ERR_INVALID_ARG, "clf_profile_report: ctx and out must be non-NULL");
     struct clf__profile *p = ctx->profile;
     if (!p) {
         fprintf(out, "clforge profile: off (set CLFORGE_PROFILE=1 before creating the context)\n");
@@ -118,7 +118,7 @@ clf_status clf_profile_report(clf_context *ctx, FILE *out)
         }
         /* Durations under 100 ns are not real (rusticl 22.3 reports 1 ns for everything); nor are any once
          * timing found this driver's events insane. */
-        double t = ctx->event_timing == 0 ? -1 : clf__event_seconds(l->ev);
+        double t = clf__event_timing(ctx) == 0 ? -1 : clf__event_seconds(l->ev);
         rows[r].calls++;
         if (t > 1e-7) {
             rows[r].timed++;
@@ -129,10 +129,9 @@ clf_status clf_profile_report(clf_context *ctx, FILE *out)
     }
     pthread_mutex_unlock(&p->lock);
 
-    /* The stored roofline, or a quick calibration stored for next time (launches it makes are not profiled). */
     clf_roofline roof;
-    int have_roof = nrows > 0 && clf_roofline_get(ctx, 1, 0, &roof) == CLF_SUCCESS;
-    if (!have_roof) clf__clear_error();
+    int have_roof = nrows > 0 && roof_in;
+    if (have_roof) roof = *roof_in;
     fprintf(out, "clforge profile: %s\n", ctx->info.name);
     if (have_roof)
         fprintf(out, "roofline: %.1f GB/s, fp32 %.1f GFLOP/s, fp64 %.1f GFLOP/s (measured %s)\n",

@@ -122,18 +122,9 @@ static clf_status marker(clf_context *ctx, cl_event *done)
     return err == CL_SUCCESS ? CLF_SUCCESS : clf__fail_cl(err, "clEnqueueMarkerWithWaitList", "empty copy/fill");
 }
 
-static void copy_config(clf_context *ctx, clf__config *cfg)
+static clf_status copy_config(clf_context *ctx, clf__config *cfg)
 {
-    /* CLFORGE_COPY_CONFIG="VW=4 EPT=2 WG=256" overrides the selection (benchmark sweeps, experiments). */
-    const char *env = getenv("CLFORGE_COPY_CONFIG");
-    if (env && *env) {
-        if (clf__config_parse(&clf__family_copy, env, cfg) == CLF_SUCCESS && clf__family_copy.valid(cfg, &ctx->info, CLF_F32))
-            return;
-        clf__warn_once("copy-config-env", "CLFORGE_COPY_CONFIG='%s' is not a valid copy configuration here; ignored", env);
-    }
-    if (clf__config_select(ctx, &clf__family_copy, CLF_F32, "default", cfg, NULL) != CLF_SUCCESS ||
-        !clf__family_copy.valid(cfg, &ctx->info, CLF_F32))
-        clf__family_copy.default_config(&ctx->info, CLF_F32, "default", cfg);
+    return clf__config_resolve(ctx, &clf__family_copy, CLF_F32, "default", cfg, NULL);
 }
 
 clf_status clf_copy(clf_context *ctx, cl_mem src, size_t src_off, cl_mem dst, size_t dst_off, size_t bytes,
@@ -158,7 +149,9 @@ clf_status clf_copy(clf_context *ctx, cl_mem src, size_t src_off, cl_mem dst, si
                              "overlap in the same buffer", s0, s0 + bytes - 1, d0, d0 + bytes - 1);
     }
     clf__config cfg;
-    copy_config(ctx, &cfg);
+    s = copy_config(ctx, &cfg);
+    if (s != CLF_SUCCESS)
+        return s;
     return enqueue_copy(ctx, &cfg, src, src_off, dst, dst_off, bytes, done);
 }
 
@@ -188,7 +181,8 @@ clf_status clf_fill(clf_context *ctx, cl_mem dst, size_t dst_off, const void *pa
         es *= 2;
     }
     clf__config cfg;
-    copy_config(ctx, &cfg);
+    if ((s = copy_config(ctx, &cfg)) != CLF_SUCCESS)
+        return s;
     cl_kernel k;
     geom g;
     s = build(ctx, "clf_fill", es, &cfg, bytes / es, dst_off / es, dst_off / es, &k, &g);

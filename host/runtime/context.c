@@ -59,7 +59,11 @@ static clf_status clf__context_finish_setup(clf_context *ctx, const clf_context_
     const char *prof = getenv("CLFORGE_PROFILE");
     if (prof && *prof && strcmp(prof, "0") != 0) ctx->profile = clf__profile_create();
     ctx->progs = clf__progcache_create();
-    if (!ctx->progs) return clf__fail(CLF_ERR_OUT_OF_MEMORY, "program cache");
+    if (!ctx->progs) {
+        clf__profile_destroy(ctx->profile);   /* the caller frees only ctx itself */
+        ctx->profile = NULL;
+        return clf__fail(CLF_ERR_OUT_OF_MEMORY, "program cache");
+    }
     pthread_mutex_init(&ctx->lock, NULL);
     pthread_mutex_init(&ctx->pack.lock, NULL);
     pthread_mutex_init(&ctx->partial.lock, NULL);
@@ -156,15 +160,16 @@ clf_status clf__scratch_take(clf_context *ctx, clf__scratch *sc, size_t bytes, c
 
 void clf__scratch_give(clf__scratch *sc) { pthread_mutex_unlock(&sc->lock); }
 
-void clf_context_destroy(clf_context *ctx)
+int clf__event_timing(const clf_context *ctx) { return ctx->event_timing; }
+void clf__set_event_timing(clf_context *ctx, int v) { ctx->event_timing = v; }
+
+void clf__context_free(clf_context *ctx)
 {
     if (!ctx) return;
     clFinish(ctx->queue);
-    if (ctx->profile) {
-        clf_profile_report(ctx, stderr);
-        clf__profile_destroy(ctx->profile);
-    }
-    clf__tuning_release(ctx);
+    clf__profile_destroy(ctx->profile);
+    if (ctx->tuning_free) ctx->tuning_free(ctx->tuning);
+    if (ctx->configs_free) ctx->configs_free(ctx->configs);
     clf__progcache_destroy(ctx->progs);
     clf__scratch *sc[] = {&ctx->pack, &ctx->partial};
     for (int i = 0; i < 2; i++) {

@@ -109,8 +109,17 @@ const char *clf_last_error(void) { return clf__errmsg; }
 
 void clf__clear_error(void) { clf__errmsg[0] = '\0'; }
 
+/* Depth of quiet sections on this thread: failures inside one are expected and handled (a lookup that
+ * falls back), so they must not replace the message of the caller's last real failure. */
+static _Thread_local int clf__quiet_depth;
+
+void clf__quiet_begin(void) { clf__quiet_depth++; }
+void clf__quiet_end(void) { clf__quiet_depth--; }
+
 clf_status clf__fail(clf_status s, const char *fmt, ...)
 {
+    if (clf__quiet_depth > 0)
+        return s;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(clf__errmsg, sizeof clf__errmsg, fmt, ap);
@@ -120,6 +129,8 @@ clf_status clf__fail(clf_status s, const char *fmt, ...)
 
 clf_status clf__fail_cl(cl_int err, const char *call, const char *fmt, ...)
 {
+    if (clf__quiet_depth > 0)
+        return (clf_status)err;
     int n = snprintf(clf__errmsg, sizeof clf__errmsg, "%s: %s (%d)", call, clf_status_name(err), (int)err);
     if (fmt && n > 0 && (size_t)n < sizeof clf__errmsg - 2) {
         va_list ap;
@@ -134,6 +145,8 @@ clf_status clf__fail_cl(cl_int err, const char *call, const char *fmt, ...)
 
 void clf__error_append(const char *text)
 {
+    if (clf__quiet_depth > 0)
+        return;
     size_t used = strlen(clf__errmsg);
     if (text && used < sizeof clf__errmsg - 1)
         snprintf(clf__errmsg + used, sizeof clf__errmsg - used, "%s", text);

@@ -31,7 +31,8 @@ struct clf_context {
     cl_command_queue queue;
     clf_device_info info;
     int queue_profiling;         /* the queue has CL_QUEUE_PROFILING_ENABLE */
-    int event_timing;            /* -1 unknown, 0 events report nonsense (host timers), 1 sane */
+    _Atomic int event_timing;    /* -1 unknown, 0 events report nonsense (host timers), 1 sane; read and
+                                  * written by every thread that times on this context */
     int no_tuning;
     char cache_dir[1024];        /* "" when the disk cache is off */
     struct clf__progcache *progs;
@@ -39,11 +40,20 @@ struct clf_context {
     pthread_mutex_t lock;        /* guards lazily loaded state below */
     clf__scratch pack;           /* GEMM: packed operands */
     clf__scratch partial;        /* GEMM: split-K partial products (taken before `pack` when both are) */
-    void *tuning;                /* autotune's per-context state (tunedb view), owned by autotune */
+    /* State of the layers above, owned by them and freed through their hook at destruction. */
+    void *tuning;                /* config layer: the tuning database view (tunedb.c) */
     void (*tuning_free)(void *);
+    void *configs;               /* config layer: memoised resolved configurations (config.c) */
+    void (*configs_free)(void *);
 };
 
 /* ---- contexts (context.c) ------------------------------------------------------------------ */
+/* Frees everything the context owns (the layers' state through their hooks); the public
+ * clf_context_destroy (host/api/context.c) reports the profile first. */
+void clf__context_free(clf_context *ctx);
+/* ctx->event_timing, and setting it (-1 unknown, 0 host timers, 1 events are sane). */
+int clf__event_timing(const clf_context *ctx);
+void clf__set_event_timing(clf_context *ctx, int v);
 /* Locks sc and makes it at least `bytes` long; *buf gets the buffer. On failure sc is unlocked. */
 clf_status clf__scratch_take(clf_context *ctx, clf__scratch *sc, size_t bytes, cl_mem *buf);
 void clf__scratch_give(clf__scratch *sc);
@@ -56,6 +66,10 @@ clf_status clf__fail_cl(cl_int err, const char *call, const char *fmt, ...) CLF_
 /* Appends text (e.g. a build log) to this thread's current message. */
 void clf__error_append(const char *text);
 void clf__clear_error(void);
+/* Between these, failures set no message: for lookups that fail by design and fall back, so that
+ * clf_last_error() keeps describing the caller's last real failure. Sections nest. */
+void clf__quiet_begin(void);
+void clf__quiet_end(void);
 /* Prints a warning to stderr once per process per key (e.g. unwritable cache directory). */
 void clf__warn_once(const char *key, const char *fmt, ...) CLF__PRINTF(2, 3);
 
@@ -129,8 +143,7 @@ void clf__profile_destroy(struct clf__profile *p);
 void clf__profile_record(clf_context *ctx, const clf__work *work, cl_event ev);
 /* Calls, FLOPs and bytes recorded so far for kernels named name (for tests). */
 clf_status clf__profile_totals(clf_context *ctx, const char *name, unsigned long *calls, double *flops, double *bytes);
-
-/* ---- tuning hooks (autotune/, set when the context is created) --------------------------- */
-void clf__tuning_release(clf_context *ctx);
+/* Writes the per-kernel table of everything recorded on ctx; roof (may be NULL) adds the roofline columns. */
+clf_status clf__profile_print(clf_context *ctx, FILE *out, const clf_roofline *roof);
 
 #endif

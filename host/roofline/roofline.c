@@ -1,7 +1,8 @@
 /* roofline.c — measures a device's roofline (copy and triad bandwidth, fp32/fp64 FMA peak) and keeps it
  * in the device's tuning database ("roofline" section) so that bench, the profiler and tune reuse it. */
 #include "internal.h"
-#include "tunedb.h"
+#include "config.h"
+#include "roofline.h"
 
 #include <string.h>
 #include <time.h>
@@ -259,12 +260,17 @@ static int rl_lookup(clf_context *ctx, int quick, clf_roofline *out)
     int stored_quick = 1;
     if (rl_memo_get(ctx, out, &stored_quick) && (quick || !stored_quick)) return 1;
     json_t *j = NULL;
-    if (clf__tunedb_fetch(ctx, "roofline", &j) != CLF_SUCCESS) { clf__clear_error(); return 0; }
+    clf__quiet_begin();
+    clf_status s = clf__tunedb_fetch(ctx, "roofline", &j);
+    clf__quiet_end();
+    if (s != CLF_SUCCESS) return 0;
     int ok = j && rl_from_json(j, out, &stored_quick) && (quick || !stored_quick);
     json_decref(j);
     if (ok) rl_memo_put(ctx, out, stored_quick);
     return ok;
 }
+
+int clf__roofline_stored(clf_context *ctx, clf_roofline *out) { return rl_lookup(ctx, 1, out); }
 
 clf_status clf_roofline_get(clf_context *ctx, int quick, int remeasure, clf_roofline *out)
 {

@@ -4,7 +4,7 @@
 #define CLFORGE_MAP_H
 
 #include "expr.h"
-#include "family.h"
+#include "config.h"
 
 extern const clf__family clf__family_map, clf__family_copy;
 

@@ -2,7 +2,6 @@
  * override, and the public clf_[sd]gemm[_batched_strided] entry points. The launch is gemm_run.c. */
 #include "gemm.h"
 
-#include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,70 +102,9 @@ clf_status clf__gemm_check(clf_context *ctx, const clf__gemm_call *c)
 
 /* ---- configuration -------------------------------------------------------------------------- */
 
-/* Applies "NAME=V NAME=V" from CLFORGE_GEMM_CONFIG on top of cfg (parameters not named keep their
- * value); a sweep or a user pins any subset of the parameters this way. */
-static clf_status apply_override(const char *text, clf__config *cfg)
-{
-    const clf__family *f = &clf__family_gemm;
-    const char *s = text;
-    for (;;) {
-        while (isspace((unsigned char)*s) || *s == ',')
-            s++;
-        if (!*s)
-            return CLF_SUCCESS;
-        char name[32];
-        size_t n = 0;
-        while (s[n] && s[n] != '=' && !isspace((unsigned char)s[n]) && n + 1 < sizeof name)
-            n++;
-        memcpy(name, s, n);
-        name[n] = '\0';
-        if (s[n] != '=')
-            return clf__fail(CLF_ERR_INVALID_ARG, "CLFORGE_GEMM_CONFIG \"%s\": expected NAME=VALUE", text);
-        int idx = -1;
-        for (int i = 0; i < f->nparams; i++)
-            if (strcmp(f->params[i].name, name) == 0)
-                idx = i;
-        char *end;
-        long v = strtol(s + n + 1, &end, 10);
-        if (idx < 0 || end == s + n + 1)
-            return clf__fail(CLF_ERR_INVALID_ARG, "CLFORGE_GEMM_CONFIG \"%s\": bad parameter \"%s\"", text, name);
-        int ok = 0;
-        for (int i = 0; i < f->params[idx].nvalues; i++)
-            ok |= f->params[idx].values[i] == v;
-        if (!ok)
-            return clf__fail(CLF_ERR_INVALID_ARG, "CLFORGE_GEMM_CONFIG: %s=%ld is not an allowed value", name, v);
-        cfg->v[idx] = (int)v;
-        s = end;
-    }
-}
-
 clf_status clf__gemm_config(clf_context *ctx, clf_dtype dt, const char *bucket, clf__config *out)
 {
-    const clf__family *f = &clf__family_gemm;
-    const char *origin = NULL;
-    clf_status s = clf__config_select(ctx, f, dt, bucket, out, &origin);
-    if (s)
-        return s;
-    if (!f->valid(out, &ctx->info, dt)) {
-        /* A stored configuration this device rejects (another driver's limits): use the heuristic. */
-        memset(out, 0, sizeof *out);
-        f->default_config(&ctx->info, dt, bucket, out);
-    }
-    const char *env = getenv("CLFORGE_GEMM_CONFIG");
-    if (env && *env) {
-        s = apply_override(env, out);
-        if (s)
-            return s;
-        if (!f->valid(out, &ctx->info, dt)) {
-            char text[256];
-            clf__config_format(f, out, text, sizeof text);
-            return clf__fail(CLF_ERR_INVALID_ARG, "CLFORGE_GEMM_CONFIG gives a configuration that is not valid "
-                             "on this device: %s", text);
-        }
-    } else if (!f->valid(out, &ctx->info, dt)) {
-        return clf__fail(CLF_ERR_UNSUPPORTED, "gemm: no valid configuration for device \"%s\"", ctx->info.name);
-    }
-    return CLF_SUCCESS;
+    return clf__config_resolve(ctx, &clf__family_gemm, dt, bucket, out, NULL);
 }
 
 /* ---- public entry points ------------------------------------------------------------------ */

@@ -1,9 +1,12 @@
-/* select.c — which configuration the ops use for a family, precision and shape bucket: the tuning
+/* config.c — which configuration the ops use for a family, precision and shape bucket: the tuning
  * database (this device, then the same device under another driver), the shipped defaults compiled
  * into the library, and finally the family's heuristic. Every candidate must parse and pass the
- * family's validity check on this device before it is used. */
-#include "autotune.h"
+ * family's validity check on this device before it is used. The $CLFORGE_<FAMILY>_CONFIG override
+ * applies on top, and the result is memoised per context: an op costs no file-system call. */
+#include "config.h"
 
+#include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,11 +63,12 @@ static int entry_config(json_t *entry, const clf__family *f, const clf_device_in
 {
     json_t *cfg = json_object_get(entry, "config");
     clf__config c;
-    if (!json_is_string(cfg) || clf__config_parse(f, json_string_value(cfg), &c) != CLF_SUCCESS ||
-        !f->valid(&c, dev, dt)) {
-        clf__clear_error();
+    clf__quiet_begin();
+    int ok = json_is_string(cfg) && clf__config_parse(f, json_string_value(cfg), &c) == CLF_SUCCESS &&
+             f->valid(&c, dev, dt);
+    clf__quiet_end();
+    if (!ok)
         return 0;
-    }
     *out = c;
     return 1;
 }
@@ -76,9 +80,10 @@ int clf__tuned_config(clf_context *ctx, const clf__family *f, clf_dtype dt, cons
     char section[160];
     clf__tunedb_entry_path(f->name, clf__dtype_name(dt), clf__bucket_name(f, bucket), section, sizeof section);
     json_t *e = NULL;
+    clf__quiet_begin();
     int ok = clf__tunedb_fetch(ctx, section, &e) == CLF_SUCCESS && e && entry_config(e, f, &ctx->info, dt, out);
+    clf__quiet_end();
     json_decref(e);
-    clf__clear_error();
     return ok;
 }
 
@@ -123,8 +128,10 @@ clf_status clf__config_select(clf_context *ctx, const clf__family *f, clf_dtype 
         const char *driver = NULL;
         json_t *e = NULL;
         int ok = 0;
+        clf__quiet_begin();
         if (clf__tunedb_fetch_stale(ctx, section, &e, &driver) == CLF_SUCCESS && e)
             ok = entry_config(e, f, &ctx->info, dt, out);
+        clf__quiet_end();
         json_decref(e);
         if (ok) {
             clf__warn_once("tuning-stale", "tuning for %s was measured with driver %s, not %s: using it; "
@@ -133,7 +140,6 @@ clf_status clf__config_select(clf_context *ctx, const clf__family *f, clf_dtype 
             *origin = "stale";
             return CLF_SUCCESS;
         }
-        clf__clear_error();
     }
     if (clf__shipped_config(ctx, f, dt, bucket, out)) {
         *origin = "shipped";
@@ -179,11 +185,180 @@ CLF_API clf_status clf_config_in_use(clf_context *ctx, const char *family, const
     }
     clf__config c;
     const char *o;
-    clf_status s = clf__config_select(ctx, f, dt, bucket, &c, &o);
+    clf_status s = clf__config_resolve(ctx, f, dt, bucket, &c, &o);
     if (s != CLF_SUCCESS)
         return s;
     clf__config_format(f, &c, config, config_cap);
     if (origin && origin_cap)
         snprintf(origin, origin_cap, "%s", o);
+    return CLF_SUCCESS;
+}
+
+/* ---- the override and the memo ------------------------------------------------------------- */
+
+/* "CLFORGE_GEMM_CONFIG" for family "gemm". */
+static void override_name(const clf__family *f, char *out, size_t cap)
+{
+    int n = snprintf(out, cap, "CLFORGE_%s_CONFIG", f->name);
+    for (int i = 8; i < n && (size_t)i < cap; i++)
+        out[i] = (char)toupper((unsigned char)out[i]);
+}
+
+/* Applies "NAME=V NAME=V" on top of cfg: parameters not named keep their value, so a sweep or a user
+ * pins any subset of them. */
+static clf_status apply_override(const clf__family *f, const char *var, const char *text, clf__config *cfg)
+{
+    const char *s = text;
+    for (;;) {
+        while (isspace((unsigned char)*s) || *s == ',')
+            s++;
+        if (!*s)
+            return CLF_SUCCESS;
+        char name[32];
+        size_t n = 0;
+        while (s[n] && s[n] != '=' && !isspace((unsigned char)s[n]) && n + 1 < sizeof name)
+            n++;
+        memcpy(name, s, n);
+        name[n] = '\0';
+        if (s[n] != '=')
+            return clf__fail(CLF_ERR_INVALID_ARG, "%s \"%s\": expected NAME=VALUE", var, text);
+        int idx = clf__param_index(f, name);
+        char *end;
+        long v = strtol(s + n + 1, &end, 10);
+        if (idx < 0 || end == s + n + 1)
+            return clf__fail(CLF_ERR_INVALID_ARG, "%s \"%s\": bad parameter \"%s\"", var, text, name);
+        int ok = 0;
+        for (int i = 0; i < f->params[idx].nvalues; i++)
+            ok |= f->params[idx].values[i] == v;
+        if (!ok)
+            return clf__fail(CLF_ERR_INVALID_ARG, "%s: %s=%ld is not an allowed value", var, name, v);
+        cfg->v[idx] = (int)v;
+        s = end;
+    }
+}
+
+#define MEMO_CAP 64
+#define ENV_CAP 256
+
+typedef struct memo_entry {
+    const clf__family *f;
+    clf_dtype dt;
+    char bucket[24];
+    char env[ENV_CAP];      /* the override's text when resolved ("" none): a change re-resolves */
+    clf__config cfg;
+    const char *origin;
+} memo_entry;
+
+typedef struct config_memo {
+    memo_entry e[MEMO_CAP];
+    int n, next;            /* entries used; the slot replaced next once full */
+    unsigned long gen;      /* bumped by clf__config_forget */
+} config_memo;
+
+static void memo_free(void *p) { free(p); }
+
+/* ctx->lock must be held. */
+static config_memo *memo_get(clf_context *ctx)
+{
+    if (!ctx->configs) {
+        ctx->configs = calloc(1, sizeof(config_memo));
+        if (ctx->configs)
+            ctx->configs_free = memo_free;
+    }
+    return ctx->configs;
+}
+
+void clf__config_forget(clf_context *ctx)
+{
+    if (!ctx)
+        return;
+    pthread_mutex_lock(&ctx->lock);
+    config_memo *m = ctx->configs;
+    if (m) {
+        m->n = m->next = 0;
+        m->gen++;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+static memo_entry *memo_find(config_memo *m, const clf__family *f, clf_dtype dt, const char *bucket, const char *env)
+{
+    for (int i = 0; i < m->n; i++) {
+        memo_entry *e = &m->e[i];
+        if (e->f == f && e->dt == dt && strcmp(e->bucket, bucket) == 0 && strcmp(e->env, env) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+/* The chain, the validity fallback and the override, uncached. */
+static clf_status resolve(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket, const char *var,
+                          const char *env, clf__config *out, const char **origin)
+{
+    clf_status s = clf__config_select(ctx, f, dt, bucket, out, origin);
+    if (s)
+        return s;
+    if (!f->valid(out, &ctx->info, dt)) {
+        /* A stored configuration this device rejects (another driver's limits): the heuristic. */
+        memset(out, 0, sizeof *out);
+        f->default_config(&ctx->info, dt, bucket, out);
+        *origin = "default";
+    }
+    if (*env) {
+        if ((s = apply_override(f, var, env, out)) != CLF_SUCCESS)
+            return s;
+        *origin = "override";
+    }
+    if (!f->valid(out, &ctx->info, dt)) {
+        char text[256];
+        clf__config_format(f, out, text, sizeof text);
+        if (*env)
+            return clf__fail(CLF_ERR_INVALID_ARG, "%s gives a configuration that is not valid on this device: %s",
+                             var, text);
+        return clf__fail(CLF_ERR_UNSUPPORTED, "%s: no valid configuration for device \"%s\"", f->name, ctx->info.name);
+    }
+    return CLF_SUCCESS;
+}
+
+clf_status clf__config_resolve(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
+                               clf__config *out, const char **origin)
+{
+    if (!ctx || !f || !out)
+        return clf__fail(CLF_ERR_INVALID_ARG, "config resolve: NULL argument");
+    const char *dummy;
+    if (!origin)
+        origin = &dummy;
+    const char *b = clf__bucket_name(f, bucket);
+    char var[64];
+    override_name(f, var, sizeof var);
+    const char *env = getenv(var);
+    if (!env || strlen(env) >= ENV_CAP)
+        env = env ? env : "";
+    pthread_mutex_lock(&ctx->lock);
+    config_memo *m = memo_get(ctx);
+    memo_entry *hit = m ? memo_find(m, f, dt, b, env) : NULL;
+    unsigned long gen = m ? m->gen : 0;
+    if (hit) {
+        *out = hit->cfg;
+        *origin = hit->origin;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    if (hit)
+        return CLF_SUCCESS;
+    clf_status s = resolve(ctx, f, dt, b, var, env, out, origin);
+    if (s || !m || strlen(b) >= sizeof m->e[0].bucket || strlen(env) >= ENV_CAP)
+        return s;   /* failures are not memoised: they report again, with their message */
+    pthread_mutex_lock(&ctx->lock);
+    if (m->gen == gen && !memo_find(m, f, dt, b, env)) {
+        int slot = m->n < MEMO_CAP ? m->n++ : (m->next++ % MEMO_CAP);
+        memo_entry *e = &m->e[slot];
+        e->f = f;
+        e->dt = dt;
+        snprintf(e->bucket, sizeof e->bucket, "%s", b);
+        snprintf(e->env, sizeof e->env, "%s", env);
+        e->cfg = *out;
+        e->origin = *origin;
+    }
+    pthread_mutex_unlock(&ctx->lock);
     return CLF_SUCCESS;
 }

@@ -2,7 +2,7 @@
  * directory. Writers lock a side file, reread, merge, write a temporary file and rename it over
  * the old one, so concurrent tuners lose nothing and a crash leaves the previous file. A file that
  * does not parse, is not an object, or has a newer format is moved aside and reported once. */
-#include "autotune.h"
+#include "config.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -36,16 +36,6 @@ static void state_free(void *p)
     json_decref(t->doc);
     json_decref(t->stale);
     free(t);
-}
-
-void clf__tuning_release(clf_context *ctx)
-{
-    if (!ctx || !ctx->tuning)
-        return;
-    if (ctx->tuning_free)
-        ctx->tuning_free(ctx->tuning);
-    ctx->tuning = NULL;
-    ctx->tuning_free = NULL;
 }
 
 /* ctx->lock must be held. */
@@ -435,5 +425,6 @@ clf_status clf__tunedb_store(clf_context *ctx, const char *section, json_t *valu
     }
     json_decref(doc);
     close(fd);  /* releases the lock */
+    clf__config_forget(ctx);   /* the next op resolves its configuration against the new file */
     return s;
 }

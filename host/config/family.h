@@ -72,10 +72,4 @@ clf_status clf__config_parse(const clf__family *f, const char *text, clf__config
 /* Index of a parameter by name, -1 if absent. */
 int clf__param_index(const clf__family *f, const char *name);
 
-/* The configuration the ops use for (family, dtype, bucket): tuning database (exact device key, then
- * same name with another driver: "stale"), shipped defaults ("shipped"), the family's heuristic
- * ("default"). origin may be NULL. Implemented in autotune/select.c. */
-clf_status clf__config_select(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
-                              clf__config *out, const char **origin);
-
 #endif
