@@ -400,6 +400,38 @@ START_TEST(invalid_arguments)
         expect_unchanged(&e, clf_sgemm(x, R, N, N, 8, 8, 8, 1, e.a, 0, 8, e.b, 0, 8, 0, e.c, 0, 8, NULL), BAD, "override invalid");
         unsetenv("CLFORGE_GEMM_CONFIG");
 
+        /* What BLAS leaves undefined and a library that knows the buffers refuses: C overlapping A or B
+         * (same buffer, or overlapping sub-buffers of one), a read-only C, buffers of another context. */
+        expect_unchanged(&e, clf_sgemm(x, R, N, N, 8, 8, 8, 1, e.a, 0, 8, e.b, 0, 8, 0, e.a, 0, 8, NULL), BAD, "C is A");
+        expect_unchanged(&e, clf_sgemm(x, R, N, N, 4, 4, 4, 1, e.big, 0, 4, e.b, 0, 4, 0, e.big, 12, 4, NULL), BAD,
+                         "C overlaps A");
+        cl_int err;
+        cl_buffer_region r1 = {0, 8192}, r2 = {4096, 8192};
+        cl_mem s1 = clCreateSubBuffer(e.big, 0, CL_BUFFER_CREATE_TYPE_REGION, &r1, &err);
+        cl_mem s2 = s1 ? clCreateSubBuffer(e.big, 0, CL_BUFFER_CREATE_TYPE_REGION, &r2, &err) : NULL;
+        if (s1 && s2)   /* a device whose sub-buffer alignment exceeds 4096 bytes skips this one */
+            expect_unchanged(&e, clf_sgemm(x, R, N, N, 8, 8, 8, 1, e.a, 0, 8, s1, 1024, 8, 0, s2, 0, 8, NULL), BAD,
+                             "C overlaps B through sub-buffers");
+        if (s2)
+            clReleaseMemObject(s2);
+        if (s1)
+            clReleaseMemObject(s1);
+        cl_mem ro = clCreateBuffer(clf_context_cl(x), CL_MEM_READ_ONLY, sizeof e.c0, NULL, &err);
+        ck_assert_ptr_nonnull(ro);
+        expect_unchanged(&e, clf_sgemm(x, R, N, N, 8, 8, 8, 1, e.a, 0, 8, e.b, 0, 8, 0, ro, 0, 8, NULL), BAD, "read-only C");
+        clReleaseMemObject(ro);
+        cl_device_id dev;
+        ck_assert_int_eq(clGetContextInfo(clf_context_cl(x), CL_CONTEXT_DEVICES, sizeof dev, &dev, NULL), CL_SUCCESS);
+        cl_context other = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+        ck_assert_ptr_nonnull(other);
+        cl_mem fa = clCreateBuffer(other, CL_MEM_READ_WRITE, sizeof e.c0, NULL, &err);
+        ck_assert_ptr_nonnull(fa);
+        expect_unchanged(&e, clf_sgemm(x, R, N, N, 8, 8, 8, 1, fa, 0, 8, e.b, 0, 8, 0, e.c, 0, 8, NULL), BAD,
+                         "A of another context");
+        clReleaseMemObject(fa);
+        clReleaseContext(other);
+        ck_assert_ptr_nonnull(strstr(clf_last_error(), "another OpenCL context"));
+
         /* Valid corner cases: nothing to do, and C = beta*C without reading A or B. */
         ev = NULL;
         expect_unchanged(&e, clf_sgemm(x, R, N, N, 0, 8, 8, 1, NULL, 0, 8, NULL, 0, 8, 0, e.c, 0, 8, &ev), CLF_SUCCESS, "m = 0");
@@ -418,6 +450,12 @@ START_TEST(invalid_arguments)
         clf_test_read(x, e.c, sizeof now, now);
         for (int i = 0; i < SMALL; i++)
             ck_assert_msg(now[i] == -2 * e.c0[i], "alpha 0: C[%d] = %g, want %g", i, now[i], -2 * e.c0[i]);
+        /* BLAS: A and B are not referenced when alpha is 0, and may be NULL. */
+        clf_test_read(x, e.c, sizeof e.c0, e.c0);
+        ck_assert_int_eq(clf_sgemm(x, R, N, N, 8, 8, 8, 0, NULL, 0, 8, NULL, 0, 8, 0.5f, e.c, 0, 8, NULL), CLF_SUCCESS);
+        clf_test_read(x, e.c, sizeof now, now);
+        for (int i = 0; i < SMALL; i++)
+            ck_assert_msg(now[i] == 0.5f * e.c0[i], "alpha 0, A NULL: C[%d] = %g, want %g", i, now[i], 0.5f * e.c0[i]);
         ck_assert_int_eq(clf_sgemm(x, Cm, T, N, 8, 8, 0, 1, NULL, 0, 1, NULL, 0, 1, 0, e.c, 0, 8, NULL), CLF_SUCCESS);
         clf_test_read(x, e.c, sizeof now, now);
         for (int i = 0; i < SMALL; i++)

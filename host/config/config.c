@@ -34,6 +34,9 @@ static void shipped_load(void)
 }
 
 
+static int is_set_aside(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
+                        const clf__config *cfg);
+
 static int str_is(json_t *doc, const char *path, const char *want)
 {
     json_t *v = clf__tunedb_get(doc, path);
@@ -81,9 +84,13 @@ int clf__tuned_config(clf_context *ctx, const clf__family *f, clf_dtype dt, cons
     clf__tunedb_entry_path(f->name, clf__dtype_name(dt), clf__bucket_name(f, bucket), section, sizeof section);
     json_t *e = NULL;
     clf__quiet_begin();
-    int ok = clf__tunedb_fetch(ctx, section, &e) == CLF_SUCCESS && e && entry_config(e, f, &ctx->info, dt, out);
+    clf__config c;
+    int ok = clf__tunedb_fetch(ctx, section, &e) == CLF_SUCCESS && e && entry_config(e, f, &ctx->info, dt, &c) &&
+             !is_set_aside(ctx, f, dt, clf__bucket_name(f, bucket), &c);
     clf__quiet_end();
     json_decref(e);
+    if (ok)
+        *out = c;
     return ok;
 }
 
@@ -102,7 +109,8 @@ int clf__shipped_config(clf_context *ctx, const clf__family *f, clf_dtype dt, co
     for (size_t i = 0; i < json_array_size(shipped_docs); i++) {
         json_t *doc = json_array_get(shipped_docs, i);
         int score = shipped_score(doc, &ctx->info);
-        if (score > best && entry_config(clf__tunedb_get(doc, section), f, &ctx->info, dt, &c)) {
+        if (score > best && entry_config(clf__tunedb_get(doc, section), f, &ctx->info, dt, &c) &&
+            !is_set_aside(ctx, f, dt, clf__bucket_name(f, bucket), &c)) {
             best = score;
             *out = c;
         }
@@ -130,7 +138,8 @@ clf_status clf__config_select(clf_context *ctx, const clf__family *f, clf_dtype 
         int ok = 0;
         clf__quiet_begin();
         if (clf__tunedb_fetch_stale(ctx, section, &e, &driver) == CLF_SUCCESS && e)
-            ok = entry_config(e, f, &ctx->info, dt, out);
+            ok = entry_config(e, f, &ctx->info, dt, out) &&
+                 !is_set_aside(ctx, f, dt, clf__bucket_name(f, bucket), out);
         clf__quiet_end();
         json_decref(e);
         if (ok) {
@@ -249,7 +258,20 @@ typedef struct memo_entry {
     const char *origin;
 } memo_entry;
 
+#define ASIDE_CAP 16
+
+/* A configuration whose kernel did not build here (kept across clf__config_forget: a new tune stores a
+ * different configuration, which is not matched). */
+typedef struct aside_entry {
+    const clf__family *f;
+    clf_dtype dt;
+    char bucket[24];
+    clf__config cfg;
+} aside_entry;
+
 typedef struct config_memo {
+    aside_entry aside[ASIDE_CAP];
+    int naside;
     memo_entry e[MEMO_CAP];
     int n, next;            /* entries used; the slot replaced next once full */
     unsigned long gen;      /* bumped by clf__config_forget */
@@ -361,4 +383,48 @@ clf_status clf__config_resolve(clf_context *ctx, const clf__family *f, clf_dtype
     }
     pthread_mutex_unlock(&ctx->lock);
     return CLF_SUCCESS;
+}
+
+static int is_set_aside(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
+                        const clf__config *cfg)
+{
+    int hit = 0;
+    pthread_mutex_lock(&ctx->lock);
+    config_memo *m = ctx->configs;
+    for (int i = 0; m && i < m->naside && !hit; i++) {
+        const aside_entry *a = &m->aside[i];
+        hit = a->f == f && a->dt == dt && strcmp(a->bucket, bucket) == 0 && memcmp(&a->cfg, cfg, sizeof *cfg) == 0;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    return hit;
+}
+
+int clf__config_set_aside(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
+                          const clf__config *cfg, const char *origin)
+{
+    const char *b = clf__bucket_name(f, bucket);
+    if (strlen(b) >= sizeof ((aside_entry *)0)->bucket)
+        return 0;
+    pthread_mutex_lock(&ctx->lock);
+    config_memo *m = memo_get(ctx);
+    int ok = m != NULL;
+    if (ok) {
+        aside_entry *a = &m->aside[m->naside < ASIDE_CAP ? m->naside++ : ASIDE_CAP - 1];
+        a->f = f;
+        a->dt = dt;
+        snprintf(a->bucket, sizeof a->bucket, "%s", b);
+        a->cfg = *cfg;
+        m->n = m->next = 0;   /* forget what was resolved: the next lookup skips cfg */
+        m->gen++;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    if (ok) {
+        char text[256], key[96];
+        clf__config_format(f, cfg, text, sizeof text);
+        snprintf(key, sizeof key, "aside-%s-%s-%s", f->name, clf__dtype_name(dt), b);
+        clf__warn_once(key, "%s %s %s: the %s configuration (%s) does not build on %s with driver %s; set aside, "
+                       "using the next one (run `clforge tune` to refresh it)", f->name, clf__dtype_name(dt), b,
+                       origin, text, ctx->info.name, ctx->info.driver);
+    }
+    return ok;
 }

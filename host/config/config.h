@@ -58,6 +58,11 @@ clf_status clf__config_select(clf_context *ctx, const clf__family *f, clf_dtype 
  * CLF_ERR_INVALID_ARG naming the variable, for every family alike. origin may be NULL. */
 clf_status clf__config_resolve(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
                                clf__config *out, const char **origin);
+/* Sets cfg aside for (family, dtype, bucket) on ctx: its kernel did not build on this driver. Lookups on ctx
+ * then skip a tuned, stale or shipped entry equal to it and answer with the next source of the chain.
+ * Warns once, naming origin. Returns 0 when nothing was set aside (no memory). */
+int clf__config_set_aside(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
+                          const clf__config *cfg, const char *origin);
 /* Drops ctx's memoised configurations (after a tune stored a result). */
 void clf__config_forget(clf_context *ctx);
 

@@ -1,6 +1,7 @@
-/* gemm.c — the GEMM op: argument checks, configuration selection with the CLFORGE_GEMM_CONFIG
- * override, and the public clf_[sd]gemm[_batched_strided] entry points. The launch is gemm_run.c. */
-#include "gemm.h"
+/* gemm.c — the GEMM op: argument checks, running a checked call as a plan (gemm_plan.c chooses the path,
+ * gemm_exec.c enqueues it) with the fallback for configured kernels that do not build, and the public
+ * clf_[sd]gemm[_batched_strided] entry points. */
+#include "gemm_plan.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -31,9 +32,15 @@ static int batch_extent(size_t one, size_t stride, size_t batch, size_t *out)
     return clf__mul(batch - 1, stride, &t) && clf__add(t, one, out);
 }
 
-static clf_status check_operand(const char *name, const char *ldname, const char *stname, cl_mem buf,
-                                size_t off, size_t outer, size_t inner, size_t ld, size_t stride,
-                                size_t batch, size_t esz, size_t *one_out)
+/* Where an operand's elements lie, for the overlap check: root buffer and byte range. */
+typedef struct span {
+    cl_mem root;
+    size_t lo, hi;   /* bytes [lo, hi) in root; hi == lo when nothing is read or written */
+} span;
+
+static clf_status check_operand(clf_context *ctx, const char *name, const char *ldname, const char *stname,
+                                cl_mem buf, size_t off, size_t outer, size_t inner, size_t ld, size_t stride,
+                                size_t batch, size_t esz, size_t *one_out, span *sp)
 {
     size_t need = inner > 1 ? inner : 1;
     if (ld < need)
@@ -47,11 +54,47 @@ static clf_status check_operand(const char *name, const char *ldname, const char
         return clf__fail(CLF_ERR_INVALID_ARG, "gemm: extent of %s overflows (batch %zu x %s %zu)", name,
                          batch, stname, stride);
     *one_out = one;
+    *sp = (span){NULL, 0, 0};
     if (all == 0)
-        return CLF_SUCCESS;
+        return CLF_SUCCESS;   /* not referenced: may be NULL (BLAS: A and B when alpha or k is 0) */
     if (!buf)
         return clf__fail(CLF_ERR_INVALID_ARG, "gemm: %s is NULL", name);
-    return clf__check_buffer(buf, name, off, all, esz);
+    clf_status s = clf__check_buffer(buf, name, off, all, esz);
+    if (s != CLF_SUCCESS)
+        return s;
+    cl_context owner = NULL;
+    cl_int e = clGetMemObjectInfo(buf, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
+    if (e != CL_SUCCESS || owner != ctx->cl)
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemm: %s belongs to another OpenCL context than ctx's", name);
+    size_t base;
+    sp->root = clf__mem_root(buf, &base);
+    sp->lo = base + off * esz;
+    sp->hi = sp->lo + all * esz;
+    return CLF_SUCCESS;
+}
+
+static int overlap(const span *x, const span *y)
+{
+    return x->root && x->root == y->root && x->lo < y->hi && y->lo < x->hi;
+}
+
+/* C is written: it must be writable and must not overlap what is read (BLAS leaves that undefined; a
+ * library that knows the buffers can refuse it). */
+static clf_status check_c(const clf__gemm_call *c, const span *sa, const span *sb, const span *sc)
+{
+    if (!sc->root)
+        return CLF_SUCCESS;
+    cl_mem_flags flags = 0;
+    if (clGetMemObjectInfo(c->c, CL_MEM_FLAGS, sizeof flags, &flags, NULL) == CL_SUCCESS &&
+        (flags & CL_MEM_READ_ONLY))
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemm: C is a CL_MEM_READ_ONLY buffer");
+    if (overlap(sc, sa))
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemm: C (bytes %zu..%zu) overlaps A (bytes %zu..%zu) in the same buffer",
+                         sc->lo, sc->hi - 1, sa->lo, sa->hi - 1);
+    if (overlap(sc, sb))
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemm: C (bytes %zu..%zu) overlaps B (bytes %zu..%zu) in the same buffer",
+                         sc->lo, sc->hi - 1, sb->lo, sb->hi - 1);
+    return CLF_SUCCESS;
 }
 
 clf_status clf__gemm_check(clf_context *ctx, const clf__gemm_call *c)
@@ -79,19 +122,25 @@ clf_status clf__gemm_check(clf_context *ctx, const clf__gemm_call *c)
     int a_mk = (c->ta == CLF_NO_TRANS) == row;          /* stored outer = m, inner = k */
     int b_kn = (c->tb == CLF_NO_TRANS) == row;          /* stored outer = k, inner = n */
     size_t esz = clf__dtype_size(c->dtype), one_a, one_b, one_c;
-    size_t ka = c->m && c->n ? c->k : 0;                /* A and B are not read when C is empty */
+    /* A and B are not read when C is empty, or when alpha is 0 (C = beta*C): they may be NULL then. A
+     * leading dimension still has to be well formed, as BLAS requires. */
+    size_t ka = c->m && c->n && c->alpha != 0.0 ? c->k : 0;
+    span sa, sb, sc;
     clf_status s;
-    s = check_operand("A", "lda", "stride_a", c->a, c->a_off, a_mk ? c->m : ka, a_mk ? ka : c->m, c->lda,
-                      c->stride_a, c->batch, esz, &one_a);
+    s = check_operand(ctx, "A", "lda", "stride_a", c->a, c->a_off, a_mk ? c->m : ka, a_mk ? ka : c->m, c->lda,
+                      c->stride_a, c->batch, esz, &one_a, &sa);
     if (s)
         return s;
-    s = check_operand("B", "ldb", "stride_b", c->b, c->b_off, b_kn ? ka : c->n, b_kn ? c->n : ka, c->ldb,
-                      c->stride_b, c->batch, esz, &one_b);
+    s = check_operand(ctx, "B", "ldb", "stride_b", c->b, c->b_off, b_kn ? ka : c->n, b_kn ? c->n : ka, c->ldb,
+                      c->stride_b, c->batch, esz, &one_b, &sb);
     if (s)
         return s;
-    s = check_operand("C", "ldc", "stride_c", c->c, c->c_off, row ? c->m : c->n, row ? c->n : c->m, c->ldc,
-                      c->stride_c, c->batch, esz, &one_c);
+    int c_used = !((c->alpha == 0.0 || c->k == 0) && c->beta == 1.0);   /* C = 1*C: nothing is written */
+    s = check_operand(ctx, "C", "ldc", "stride_c", c->c, c->c_off, row ? c->m : c->n, row ? c->n : c->m, c->ldc,
+                      c->stride_c, c_used ? c->batch : 0, esz, &one_c, &sc);
     if (s)
+        return s;
+    if ((s = check_c(c, &sa, &sb, &sc)) != CLF_SUCCESS)
         return s;
     /* Batches of C must not overlap, or work-groups of different batches would race. */
     if (c->batch > 1 && one_c > 0 && c->stride_c < one_c)
@@ -100,11 +149,40 @@ clf_status clf__gemm_check(clf_context *ctx, const clf__gemm_call *c)
     return CLF_SUCCESS;
 }
 
-/* ---- configuration -------------------------------------------------------------------------- */
+/* ---- running: plan, then execute --------------------------------------------------------- */
 
-clf_status clf__gemm_config(clf_context *ctx, clf_dtype dt, const char *bucket, clf__config *out)
+/* A resolved configuration whose kernel does not build on this driver is set aside (one warning) and
+ * the call is planned again with the next source of the chain; only the heuristic has nothing behind
+ * it. A driver upgrade never turns a working program into a failing one. */
+static int set_aside(clf_context *ctx, const clf__gemm_plan *plan, const clf__config *bad)
 {
-    return clf__config_resolve(ctx, &clf__family_gemm, dt, bucket, out, NULL);
+    int is_main = bad == &plan->cfg_main;
+    const char *origin = is_main ? plan->origin_main : plan->origin_direct;
+    const char *bucket = is_main ? plan->bucket : "small";
+    if (!origin || strcmp(origin, "default") == 0 || strcmp(origin, "override") == 0 ||
+        strcmp(origin, "caller") == 0)
+        return 0;
+    return clf__config_set_aside(ctx, &clf__family_gemm, plan->dtype, bucket, bad, origin);
+}
+
+clf_status clf__gemm_run(clf_context *ctx, const clf__gemm_call *call, const clf__config *cfg,
+                         clf__gemm_path path, int *launches, cl_event *done)
+{
+    if (launches)
+        *launches = 0;
+    clf__gemm_plan plan;
+    clf_status s = CLF_SUCCESS;
+    for (int attempt = 0; attempt < 4; attempt++) {
+        if ((s = clf__gemm_plan_make(ctx, call, cfg, path, &plan)) != CLF_SUCCESS)
+            return s;
+        const clf__config *bad = NULL;
+        s = clf__gemm_exec(ctx, &plan, call->build_only, done, &bad);
+        if (s != CLF_ERR_BUILD || !bad || cfg || !set_aside(ctx, &plan, bad))
+            break;
+    }
+    if (s == CLF_SUCCESS && launches)
+        *launches = clf__gemm_plan_launches(&plan);
+    return s;
 }
 
 /* ---- public entry points ------------------------------------------------------------------ */

@@ -44,9 +44,11 @@ typedef enum { CLF__GEMM_AUTO, CLF__GEMM_DIRECT, CLF__GEMM_FAST } clf__gemm_path
  * (or CLF_ERR_UNSUPPORTED for fp64 on a device without it) with a message naming the argument. */
 clf_status clf__gemm_check(clf_context *ctx, const clf__gemm_call *call);
 
-/* Enqueues a checked call. cfg NULL: the selected configuration for the call's bucket (with the
- * CLFORGE_GEMM_CONFIG override); else cfg as given (it must be valid for the device). *launches
- * (may be NULL) gets the number of kernels enqueued. done (may be NULL) gets the last event. */
+/* Plans and enqueues a checked call (gemm_plan.h). cfg NULL: the resolved configuration for the call's
+ * bucket (with the CLFORGE_GEMM_CONFIG override), and a resolved configuration whose kernel fails to
+ * build is set aside for the next one of the lookup chain; else cfg as given (it must be valid for the
+ * device). *launches (may be NULL) gets the number of kernels enqueued. done (may be NULL) gets the last
+ * event. With call->build_only, compiles what the call would run and enqueues nothing. */
 clf_status clf__gemm_run(clf_context *ctx, const clf__gemm_call *call, const clf__config *cfg,
                          clf__gemm_path path, int *launches, cl_event *done);
 

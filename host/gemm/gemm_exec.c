@@ -1,0 +1,223 @@
+/* gemm_exec.c — runs a GEMM plan (gemm_plan.h): builds every kernel the plan names first, so that a build
+ * failure enqueues nothing, then takes the context's scratch buffers and enqueues the steps in order. One
+ * small function per kind of step; nothing here chooses a path. */
+#include "gemm_plan.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define BATCH_CHUNK 65535   /* work-groups per launch along dimension 2 that every driver takes */
+
+static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
+static int precision(clf_dtype dt) { return dt == CLF_F64 ? 64 : 32; }
+
+static clf_status set_args(cl_kernel k, const void *const *vals, const size_t *sizes, int n)
+{
+    for (int i = 0; i < n; i++) {
+        cl_int e = clSetKernelArg(k, (cl_uint)i, sizes[i], vals[i]);
+        if (e != CL_SUCCESS)
+            return clf__fail_cl(e, "clSetKernelArg", "gemm argument %d", i);
+    }
+    return CLF_SUCCESS;
+}
+
+/* ---- building ------------------------------------------------------------------------------- */
+
+static clf_status step_options(const clf__gemm_plan *plan, const clf__gemm_step *st, char *opts, size_t cap,
+                               const char **file, const char **name)
+{
+    int prec = precision(plan->dtype);
+    switch (st->kind) {
+    case CLF__STEP_PACK:
+        *file = "gemm_pack.cl", *name = "gemm_pack";
+        snprintf(opts, cap, "-DPRECISION=%d -DTRANS=%d", prec, st->u.pack.trans);
+        return CLF_SUCCESS;
+    case CLF__STEP_REDUCE:
+        *file = "gemm_reduce.cl", *name = "gemm_reduce";
+        snprintf(opts, cap, "-DPRECISION=%d", prec);
+        return CLF_SUCCESS;
+    case CLF__STEP_MAIN: {
+        const clf__main_step *m = &st->u.main;
+        *file = "gemm.cl", *name = "gemm_main";
+        opts[0] = '\0';
+        clf_status s = clf__config_options(&clf__family_gemm, m->cfg, opts, cap);
+        if (s != CLF_SUCCESS)
+            return s;
+        size_t len = strlen(opts);
+        snprintf(opts + len, cap - len, " -DPRECISION=%d -DDIRECT=%d -DA_KMAJOR=%d -DB_KMAJOR=%d -DLONG_INDEX=%d",
+                 prec, m->direct, m->a_kmajor, m->b_kmajor, m->long_index);
+        return CLF_SUCCESS;
+    }
+    }
+    return clf__fail(CLF_ERR_INTERNAL, "gemm plan: unknown step %d", (int)st->kind);
+}
+
+static clf_status step_kernel(clf_context *ctx, const clf__gemm_plan *plan, const clf__gemm_step *st, cl_kernel *k)
+{
+    char opts[512];
+    const char *file, *name, *src;
+    clf_status s = step_options(plan, st, opts, sizeof opts, &file, &name);
+    if (s == CLF_SUCCESS)
+        s = clf__source(file, &src);
+    if (s == CLF_SUCCESS)
+        s = clf__kernel(ctx, src, opts, name, k);
+    return s;
+}
+
+/* ---- enqueuing ------------------------------------------------------------------------------ */
+
+typedef struct scratch_bufs {
+    cl_mem pack, partial;
+} scratch_bufs;
+
+static cl_mem bind(const clf__gemm_operand *o, const scratch_bufs *sb)
+{
+    return o->kind == CLF__BUF_PACK ? sb->pack : o->kind == CLF__BUF_PARTIAL ? sb->partial : o->buf;
+}
+
+static clf_status enqueue_pack(clf_context *ctx, const clf__gemm_plan *plan, const clf__pack_step *p, cl_kernel k,
+                               const scratch_bufs *sb, cl_event *done)
+{
+    size_t esz = clf__dtype_size(plan->dtype);
+    cl_mem src = bind(&p->src, sb), dst = bind(&p->dst, sb);
+    clf_status s = CLF_SUCCESS;
+    for (size_t b0 = 0; b0 < p->batch && s == CLF_SUCCESS; b0 += BATCH_CHUNK) {
+        size_t nb = p->batch - b0 < BATCH_CHUNK ? p->batch - b0 : BATCH_CHUNK;
+        cl_long r = (cl_long)p->rows, cn = (cl_long)p->cols, rp = (cl_long)p->rows_pad, cp = (cl_long)p->cols_pad;
+        cl_long lds = (cl_long)p->src.ld, ldd = (cl_long)p->dst.ld;
+        cl_ulong soff = p->src.off + b0 * p->src.stride, sst = p->src.stride;
+        cl_ulong doff = p->dst.off + b0 * p->dst.stride, dst_stride = p->dst.stride;
+        const void *v[] = {&r, &cn, &rp, &cp, &src, &soff, &lds, &sst, &dst, &doff, &ldd, &dst_stride};
+        size_t z[] = {8, 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8};
+        if ((s = set_args(k, v, z, 12)) != CLF_SUCCESS)
+            break;
+        size_t global[3] = {round_up(p->cols_pad, 32), round_up(p->rows_pad, 32) / 4, nb};
+        size_t local[3] = {32, 8, 1};
+        clf__work w = {plan->dtype == CLF_F64 ? "dgemm_pack" : "sgemm_pack", 0.0,
+                       (double)nb * (double)(p->rows * p->cols + p->rows_pad * p->cols_pad) * (double)esz};
+        s = clf__enqueue(ctx, k, 3, global, local, &w, b0 + nb >= p->batch ? done : NULL);
+    }
+    return s;
+}
+
+static clf_status enqueue_main(clf_context *ctx, const clf__gemm_plan *plan, const clf__main_step *m, cl_kernel k,
+                               const scratch_bufs *sb, cl_event *done)
+{
+    const int *v = m->cfg->v;
+    size_t esz = clf__dtype_size(plan->dtype);
+    cl_int mm = (cl_int)m->m, nn = (cl_int)m->n, kk = (cl_int)m->k, cvec = m->c_vec;
+    float fa = (float)m->alpha, fb = (float)m->beta;
+    const void *pa = plan->dtype == CLF_F64 ? (const void *)&m->alpha : (const void *)&fa;
+    const void *pb = plan->dtype == CLF_F64 ? (const void *)&m->beta : (const void *)&fb;
+    cl_mem a = bind(&m->a, sb), b = bind(&m->b, sb), c = bind(&m->c, sb);
+    cl_long lda = (cl_long)m->a.ld, ldb = (cl_long)m->b.ld, ldc = (cl_long)m->c.ld;
+    cl_ulong ast = m->a.stride, bst = m->b.stride, cst = m->c.stride;
+    clf_status s = CLF_SUCCESS;
+    for (size_t b0 = 0; b0 < m->batch && s == CLF_SUCCESS; b0 += BATCH_CHUNK) {
+        size_t nb = m->batch - b0 < BATCH_CHUNK ? m->batch - b0 : BATCH_CHUNK;
+        cl_ulong aoff = m->a.off + b0 * ast, boff = m->b.off + b0 * bst, coff = m->c.off + b0 * cst;
+        const void *vals[] = {&mm, &nn, &kk, pa, pb, &a, &aoff, &lda, &ast, &b, &boff, &ldb, &bst,
+                              &c, &coff, &ldc, &cst, &cvec};
+        size_t z[] = {4, 4, 4, esz, esz, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8, 4};
+        if ((s = set_args(k, vals, z, 18)) != CLF_SUCCESS)
+            break;
+        size_t global[3] = {(m->n + (size_t)v[CLF__GEMM_NWG] - 1) / (size_t)v[CLF__GEMM_NWG] * (size_t)v[CLF__GEMM_NDIMC],
+                            (m->m + (size_t)v[CLF__GEMM_MWG] - 1) / (size_t)v[CLF__GEMM_MWG] * (size_t)v[CLF__GEMM_MDIMC],
+                            nb};
+        size_t local[3] = {(size_t)v[CLF__GEMM_NDIMC], (size_t)v[CLF__GEMM_MDIMC], 1};
+        clf__problem pr = {.dtype = plan->dtype, .m = m->m, .n = m->n, .k = m->k_flops, .batch = nb, .beta = m->beta};
+        clf__work w = {plan->dtype == CLF_F64 ? "dgemm" : "sgemm", clf__family_gemm.flops(&pr),
+                       clf__family_gemm.bytes(&pr)};
+        s = clf__enqueue(ctx, k, 3, global, local, &w, b0 + nb >= m->batch ? done : NULL);
+    }
+    return s;
+}
+
+static clf_status enqueue_reduce(clf_context *ctx, const clf__gemm_plan *plan, const clf__reduce_step *r,
+                                 cl_kernel k, const scratch_bufs *sb, cl_event *done)
+{
+    size_t esz = clf__dtype_size(plan->dtype);
+    cl_long m = (cl_long)r->m, n = (cl_long)r->n, ldc = (cl_long)r->c.ld;
+    cl_int np = (cl_int)r->planes;
+    cl_ulong plane = r->partial.stride, coff = r->c.off;
+    float fa = (float)r->alpha, fb = (float)r->beta;
+    const void *pa = plan->dtype == CLF_F64 ? (const void *)&r->alpha : (const void *)&fa;
+    const void *pb = plan->dtype == CLF_F64 ? (const void *)&r->beta : (const void *)&fb;
+    cl_mem partial = bind(&r->partial, sb), c = bind(&r->c, sb);
+    const void *vals[] = {&m, &n, &np, pa, pb, &partial, &plane, &c, &coff, &ldc};
+    size_t z[] = {8, 8, 4, esz, esz, sizeof(cl_mem), 8, sizeof(cl_mem), 8, 8};
+    clf_status s = set_args(k, vals, z, 10);
+    if (s != CLF_SUCCESS)
+        return s;
+    size_t global = round_up(r->m * r->n, 64), local = 64;
+    clf__work w = {plan->dtype == CLF_F64 ? "dgemm_reduce" : "sgemm_reduce", (double)r->planes * (double)plane,
+                   ((double)r->planes + (r->beta != 0.0 ? 2.0 : 1.0)) * (double)plane * (double)esz};
+    return clf__enqueue(ctx, k, 1, &global, &local, &w, done);
+}
+
+static clf_status enqueue_step(clf_context *ctx, const clf__gemm_plan *plan, const clf__gemm_step *st, cl_kernel k,
+                               const scratch_bufs *sb, cl_event *done)
+{
+    switch (st->kind) {
+    case CLF__STEP_PACK: return enqueue_pack(ctx, plan, &st->u.pack, k, sb, done);
+    case CLF__STEP_MAIN: return enqueue_main(ctx, plan, &st->u.main, k, sb, done);
+    case CLF__STEP_REDUCE: return enqueue_reduce(ctx, plan, &st->u.reduce, k, sb, done);
+    }
+    return clf__fail(CLF_ERR_INTERNAL, "gemm plan: unknown step %d", (int)st->kind);
+}
+
+/* Nothing to compute: still hand back an event when asked, as every call does. */
+static clf_status marker(clf_context *ctx, cl_event *done)
+{
+    if (!done)
+        return CLF_SUCCESS;
+    cl_int e = clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, done);
+    return e == CL_SUCCESS ? CLF_SUCCESS : clf__fail_cl(e, "clEnqueueMarkerWithWaitList", "gemm with nothing to do");
+}
+
+/* The steps in order, holding the scratch they use. The context's scratch buffers are shared by every
+ * call; holding them keeps another thread's steps from landing between this plan's writes to them and
+ * the reads; partial is taken before pack (one lock order). */
+static clf_status enqueue_all(clf_context *ctx, const clf__gemm_plan *plan, cl_kernel *k, cl_event *done)
+{
+    scratch_bufs sb = {NULL, NULL};
+    clf_status s = CLF_SUCCESS;
+    if (plan->partial_bytes && (s = clf__scratch_take(ctx, &ctx->partial, plan->partial_bytes, &sb.partial)))
+        return s;
+    if (plan->pack_bytes && (s = clf__scratch_take(ctx, &ctx->pack, plan->pack_bytes, &sb.pack))) {
+        if (plan->partial_bytes)
+            clf__scratch_give(&ctx->partial);
+        return s;
+    }
+    for (int i = 0; i < plan->nsteps && s == CLF_SUCCESS; i++)
+        s = enqueue_step(ctx, plan, &plan->steps[i], k[i], &sb, i + 1 == plan->nsteps ? done : NULL);
+    if (plan->pack_bytes)
+        clf__scratch_give(&ctx->pack);
+    if (plan->partial_bytes)
+        clf__scratch_give(&ctx->partial);
+    return s;
+}
+
+clf_status clf__gemm_exec(clf_context *ctx, const clf__gemm_plan *plan, int build_only, cl_event *done,
+                          const clf__config **failed_cfg)
+{
+    if (done)
+        *done = NULL;
+    if (failed_cfg)
+        *failed_cfg = NULL;
+    if (plan->empty)
+        return build_only ? CLF_SUCCESS : marker(ctx, done);
+    cl_kernel k[CLF__GEMM_MAX_STEPS] = {NULL};
+    clf_status s = CLF_SUCCESS;
+    for (int i = 0; i < plan->nsteps && s == CLF_SUCCESS; i++) {
+        s = step_kernel(ctx, plan, &plan->steps[i], &k[i]);
+        if (s != CLF_SUCCESS && failed_cfg && plan->steps[i].kind == CLF__STEP_MAIN)
+            *failed_cfg = plan->steps[i].u.main.cfg;
+    }
+    if (s == CLF_SUCCESS && !build_only)
+        s = enqueue_all(ctx, plan, k, done);
+    for (int i = 0; i < plan->nsteps; i++)
+        if (k[i])
+            clReleaseKernel(k[i]);
+    return s;
+}

@@ -1,0 +1,379 @@
+/* gemm_plan.c — where a GEMM call's path is chosen. From a checked call the planner decides, once:
+ *   1. layout: a column-major call becomes the row-major product C^T = op(B)^T op(A)^T over the same storage;
+ *   2. bucket and configuration (resolved once, memoised per context by the config layer);
+ *   3. path: the direct kernel (small or under-filled products, or when packing scratch would not fit),
+ *      the packed fast kernel with thin edge strips on the direct kernel, or split-K (outputs too small to
+ *      fill the device, long K), whose slices keep the configuration chosen for the whole product;
+ *   4. the steps (packs, main kernels, reductions) with their operands, and the scratch they need.
+ * gemm_exec.c runs the plan. Every threshold below was measured; docs/gemm.md gives the numbers. */
+#include "gemm_plan.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SPLIT_K_WAVES 4       /* split-K aims at this many work-groups per compute unit */
+#define SPLIT_K_MIN_SLICE 1024
+#define SPLIT_K_MAX 32
+#define SPLIT_K_GRAIN 256     /* slices are multiples of this: long enough to amortise the partials' traffic,
+                               * and any KWG and vector width divides it (aligned slices) */
+
+/* One row-major product to plan: the whole call, a slice of K, or an edge strip. */
+typedef struct product {
+    size_t m, n, k, batch;
+    int a_kmajor, b_kmajor;
+    double alpha, beta;
+    clf__gemm_operand a, b, c;
+} product;
+
+typedef struct planner {
+    clf_context *ctx;
+    clf__gemm_plan *plan;
+    const clf__config *cfg_in;    /* forced by the caller (tuner, tests), or NULL */
+} planner;
+
+static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
+static int fits_int(size_t x) { return x <= (size_t)INT_MAX; }
+static size_t cus(const clf_context *ctx) { return ctx->info.compute_units ? ctx->info.compute_units : 1; }
+static int is_cpu(const clf_context *ctx) { return (ctx->info.type & CL_DEVICE_TYPE_CPU) != 0; }
+static size_t param(const clf__config *cfg, int i) { return (size_t)cfg->v[i]; }
+
+/* Work-groups of cfg's tiles over an M x N output (double: no overflow). */
+static double tile_count(const clf__config *cfg, size_t M, size_t N)
+{
+    return (double)((M + param(cfg, CLF__GEMM_MWG) - 1) / param(cfg, CLF__GEMM_MWG)) *
+           (double)((N + param(cfg, CLF__GEMM_NWG) - 1) / param(cfg, CLF__GEMM_NWG));
+}
+
+/* How many slices of K a product with too few output tiles to fill the device is cut into; 1 for no
+ * split. $CLFORGE_GEMM_SPLIT_K=N forces N (1: never), for sweeps and for tests on CPU devices, which
+ * never split on their own: their few compute units are filled by the tiles already. */
+static size_t split_k_parts(const clf_context *ctx, const clf__config *cfg, size_t M, size_t N, size_t K)
+{
+    const char *env = getenv("CLFORGE_GEMM_SPLIT_K");
+    if (env && *env) {
+        long want = strtol(env, NULL, 10);
+        size_t most = K / SPLIT_K_GRAIN;
+        return want > 1 ? ((size_t)want < most ? (size_t)want : most) : 1;
+    }
+    /* Slices shorter than this lost on the H200: 1024^3 split in 2 ran at 32 against 38 TFLOP/s, while
+     * 64x4096x4096 gained (21.4 -> 26.1 TFLOP/s in 4 slices of 1024). */
+    size_t most = K / SPLIT_K_MIN_SLICE;
+    if (is_cpu(ctx))
+        return 1;
+    double tiles = tile_count(cfg, M, N);   /* >= 1: M and N are not 0 here */
+    if (tiles >= (double)cus(ctx))
+        return 1;
+    size_t tl = (size_t)tiles, parts = (SPLIT_K_WAVES * cus(ctx) + tl - 1) / tl;
+    if (parts > most)
+        parts = most;
+    return parts > SPLIT_K_MAX ? SPLIT_K_MAX : parts;
+}
+
+/* 1 when the packed kernel's tiles would leave most of a GPU idle and K is too short to split: the direct
+ * kernel's smaller tiles do better (H200, 544^3: 5.6 TFLOP/s in 45 tiles of 64x128 with two packs, where
+ * the direct kernel runs 512^3 at 13). */
+static int underfilled(const clf_context *ctx, const clf__config *cfg, const product *p)
+{
+    if (is_cpu(ctx) || p->k >= 2 * SPLIT_K_MIN_SLICE)
+        return 0;
+    return 2 * tile_count(cfg, p->m, p->n) * (double)p->batch < (double)cus(ctx);
+}
+
+/* The direct kernel's configuration, resolved on first use. */
+static clf_status direct_config(planner *pl, const clf__config **out)
+{
+    clf__gemm_plan *plan = pl->plan;
+    if (!plan->have_direct) {
+        clf_status s = clf__config_resolve(pl->ctx, &clf__family_gemm, plan->dtype, "small", &plan->cfg_direct,
+                                           &plan->origin_direct);
+        if (s != CLF_SUCCESS)
+            return s;
+        plan->have_direct = 1;
+    }
+    *out = &plan->cfg_direct;
+    return CLF_SUCCESS;
+}
+
+static clf__gemm_step *add_step(planner *pl, clf__step_kind kind)
+{
+    clf__gemm_plan *plan = pl->plan;
+    if (plan->nsteps == CLF__GEMM_MAX_STEPS)
+        return NULL;
+    clf__gemm_step *st = &plan->steps[plan->nsteps++];
+    memset(st, 0, sizeof *st);
+    st->kind = kind;
+    return st;
+}
+
+static clf_status too_many_steps(void)
+{
+    return clf__fail(CLF_ERR_INTERNAL, "gemm plan: more than %d steps", CLF__GEMM_MAX_STEPS);
+}
+
+/* Elements of one stored matrix of an operand (0 when it is not read). */
+static size_t extent(size_t outer, size_t inner, size_t ld)
+{
+    size_t e = 0;
+    clf__gemm_extent(outer, inner, ld, &e);
+    return e;
+}
+
+/* 1 when every row of C starts on a VWN-vector boundary: whole tiles may then use vector stores. */
+static int c_aligned(const clf__gemm_operand *c, const clf__config *cfg, size_t batch)
+{
+    size_t w = param(cfg, CLF__GEMM_VWN);
+    return c->ld % w == 0 && c->off % w == 0 && (batch == 1 || c->stride % w == 0);
+}
+
+static clf_status add_main(planner *pl, const product *p, const clf__config *cfg, int direct, size_t k_loop,
+                           size_t ea, size_t eb)
+{
+    clf__gemm_step *st = add_step(pl, CLF__STEP_MAIN);
+    if (!st)
+        return too_many_steps();
+    size_t ec = extent(p->m, p->n, p->c.ld);
+    st->u.main = (clf__main_step){.cfg = cfg, .direct = direct, .a_kmajor = p->a_kmajor, .b_kmajor = p->b_kmajor,
+                                  .long_index = !(fits_int(ea) && fits_int(eb) && fits_int(ec)),
+                                  .c_vec = c_aligned(&p->c, cfg, p->batch), .m = p->m, .n = p->n, .k = k_loop,
+                                  .k_flops = p->k, .batch = p->batch, .alpha = p->alpha, .beta = p->beta,
+                                  .a = p->a, .b = p->b, .c = p->c};
+    return CLF_SUCCESS;
+}
+
+static clf_status add_direct(planner *pl, const product *p, const clf__config *cfg)
+{
+    size_t ea = extent(p->a_kmajor ? p->k : p->m, p->a_kmajor ? p->m : p->k, p->a.ld);
+    size_t eb = extent(p->b_kmajor ? p->k : p->n, p->b_kmajor ? p->n : p->k, p->b.ld);
+    return add_main(pl, p, cfg, 1, p->k, ea, eb);
+}
+
+static clf_status plan_product(planner *pl, const product *p, const clf__config *cfg, int direct, int may_split);
+
+/* Split-K: K is cut into slices of kc (a multiple of SPLIT_K_GRAIN) and a shorter remainder; each slice's
+ * product goes to its own M x N plane of the partial scratch (the whole slices as one batched product
+ * whose A and B step along K), and a reduction sums the planes into C with alpha and beta. */
+static clf_status plan_split(planner *pl, const product *p, const clf__config *cfg, int direct, size_t parts)
+{
+    clf_context *ctx = pl->ctx;
+    size_t esz = clf__dtype_size(pl->plan->dtype);
+    size_t kc = p->k / parts / SPLIT_K_GRAIN * SPLIT_K_GRAIN;
+    size_t whole = p->k / kc, rest = p->k - whole * kc, planes = whole + (rest > 0), plane = p->m * p->n, bytes;
+    if (!clf__mul(plane, planes, &bytes) || !clf__mul(bytes, esz, &bytes) || bytes > ctx->info.max_alloc)
+        return plan_product(pl, p, cfg, direct, 0);   /* the partials would not fit: no split */
+    if (bytes > pl->plan->partial_bytes)
+        pl->plan->partial_bytes = bytes;   /* split products run one after another: they share the region */
+    size_t step_a = p->a_kmajor ? p->a.ld : 1, step_b = p->b_kmajor ? p->b.ld : 1;   /* one step along K */
+    product slices = *p;
+    slices.alpha = 1.0;
+    slices.beta = 0.0;
+    slices.c = (clf__gemm_operand){CLF__BUF_PARTIAL, NULL, 0, p->n, plane};
+    slices.k = kc;
+    slices.batch = whole;
+    slices.a.stride = kc * step_a;
+    slices.b.stride = kc * step_b;
+    clf_status s = plan_product(pl, &slices, cfg, direct, 0);
+    if (s == CLF_SUCCESS && rest) {
+        product tail = slices;
+        tail.k = rest;
+        tail.batch = 1;
+        tail.a.off = p->a.off + whole * kc * step_a;
+        tail.b.off = p->b.off + whole * kc * step_b;
+        tail.c.off = whole * plane;
+        s = plan_product(pl, &tail, cfg, direct, 0);
+    }
+    if (s != CLF_SUCCESS)
+        return s;
+    clf__gemm_step *st = add_step(pl, CLF__STEP_REDUCE);
+    if (!st)
+        return too_many_steps();
+    st->u.reduce = (clf__reduce_step){p->m, p->n, planes, p->alpha, p->beta, slices.c, p->c};
+    return CLF_SUCCESS;
+}
+
+/* An edge strip: a thin, K-long product on the direct kernel, split along K when that fills the device. */
+static clf_status plan_strip(planner *pl, const product *p, int may_split)
+{
+    const clf__config *cfg;
+    clf_status s = direct_config(pl, &cfg);
+    if (s != CLF_SUCCESS)
+        return s;
+    size_t parts = may_split && p->batch == 1 ? split_k_parts(pl->ctx, cfg, p->m, p->n, p->k) : 1;
+    return parts > 1 ? plan_split(pl, p, cfg, 1, parts) : add_direct(pl, p, cfg);
+}
+
+/* Packs A and/or B where they cannot be read in place; returns 0 when the scratch would not fit or the
+ * device cannot run the pack kernel's 32x8 work-groups (the caller then runs the direct kernel). */
+static int plan_packs(planner *pl, product *p, const clf__config *cfg, size_t *ea, size_t *eb, clf_status *s)
+{
+    clf_context *ctx = pl->ctx;
+    size_t mwg = param(cfg, CLF__GEMM_MWG), nwg = param(cfg, CLF__GEMM_NWG), kwg = param(cfg, CLF__GEMM_KWG);
+    size_t vwm = param(cfg, CLF__GEMM_VWM), vwn = param(cfg, CLF__GEMM_VWN);
+    size_t M = p->m, N = p->n, K = p->k, Kp = round_up(K, kwg), Mp = round_up(M, mwg), Np = round_up(N, nwg);
+    /* An aligned operand is read in place either way round (the kernel transposes on the fly when its
+     * vectors run along K); anything else is packed K-major and zero-padded. */
+    int pack_a = !(M % mwg == 0 && K % kwg == 0 && p->a.ld % vwm == 0 && p->a.off % vwm == 0 &&
+                   (p->batch == 1 || p->a.stride % vwm == 0) && (p->a_kmajor || kwg % vwm == 0));
+    int pack_b = !(N % nwg == 0 && K % kwg == 0 && p->b.ld % vwn == 0 && p->b.off % vwn == 0 &&
+                   (p->batch == 1 || p->b.stride % vwn == 0) && (p->b_kmajor || kwg % vwn == 0));
+    size_t sa = 0, sb = 0, total = 0, bytes = 0;
+    int ok = (!pack_a || (clf__mul(Kp, Mp, &sa) && clf__mul(sa, p->batch, &sa))) &&
+             (!pack_b || (clf__mul(Kp, Np, &sb) && clf__mul(sb, p->batch, &sb))) && clf__add(sa, sb, &total) &&
+             clf__mul(total, clf__dtype_size(pl->plan->dtype), &bytes);
+    if (!ok || (total > 0 && (bytes > ctx->info.max_alloc || ctx->info.max_work_group < 256)))
+        return 0;
+    if (bytes > pl->plan->pack_bytes)
+        pl->plan->pack_bytes = bytes;   /* products of one plan run in order: they share the region */
+    clf__gemm_operand *ops[2] = {&p->a, &p->b};
+    size_t cols[2] = {M, N}, cols_pad[2] = {Mp, Np}, dst_off[2] = {0, sa}, *ext[2] = {ea, eb};
+    int *kmajor[2] = {&p->a_kmajor, &p->b_kmajor}, want[2] = {pack_a, pack_b};
+    for (int i = 0; i < 2; i++) {
+        if (!want[i])
+            continue;
+        clf__gemm_step *st = add_step(pl, CLF__STEP_PACK);
+        if (!st) {
+            *s = too_many_steps();
+            return 1;
+        }
+        clf__gemm_operand dst = {CLF__BUF_PACK, NULL, dst_off[i], cols_pad[i], Kp * cols_pad[i]};
+        st->u.pack = (clf__pack_step){!*kmajor[i], K, cols[i], Kp, cols_pad[i], p->batch, *ops[i], dst};
+        *ops[i] = dst;
+        *kmajor[i] = 1;
+        *ext[i] = Kp * cols_pad[i];
+    }
+    return 1;
+}
+
+/* The packed kernel over whole tiles. Edge tiles that would be mostly padding (under half a tile used) go
+ * to the direct kernel instead, so that e.g. 4097 does not pay for a nearly empty extra row and column of
+ * tiles and a partly filled extra wave; only when the bulk runs several waves, or the edge tiles run
+ * alongside it for free and the extra launches cost more (H200: 1000x3000x700 lost 24% with the split). */
+static clf_status plan_packed(planner *pl, const product *p, const clf__config *cfg, int may_split, int *fell_back)
+{
+    size_t mwg = param(cfg, CLF__GEMM_MWG), nwg = param(cfg, CLF__GEMM_NWG), kwg = param(cfg, CLF__GEMM_KWG);
+    size_t M = p->m, N = p->n;
+    int split = (double)(M / mwg) * (double)(N / nwg) * (double)p->batch >= 4.0 * (double)cus(pl->ctx);
+    size_t Mb = split && M % mwg && M % mwg < mwg / 2 && M > mwg ? M - M % mwg : M;
+    size_t Nb = split && N % nwg && N % nwg < nwg / 2 && N > nwg ? N - N % nwg : N;
+    product bulk = *p;
+    size_t ea = extent(p->a_kmajor ? p->k : p->m, p->a_kmajor ? p->m : p->k, p->a.ld);
+    size_t eb = extent(p->b_kmajor ? p->k : p->n, p->b_kmajor ? p->n : p->k, p->b.ld);
+    clf_status s = CLF_SUCCESS;
+    if (!plan_packs(pl, &bulk, cfg, &ea, &eb, &s)) {
+        *fell_back = 1;
+        return CLF_SUCCESS;
+    }
+    /* The packs cover the whole operands; the main kernel reads the bulk of them. */
+    bulk.m = Mb;
+    bulk.n = Nb;
+    if (s == CLF_SUCCESS)
+        s = add_main(pl, &bulk, cfg, 0, round_up(p->k, kwg), ea, eb);
+    if (s == CLF_SUCCESS && Mb < M) {   /* rows Mb..M-1, every column */
+        product strip = *p;
+        strip.m = M - Mb;
+        strip.a.off += p->a_kmajor ? Mb : Mb * p->a.ld;
+        strip.c.off += Mb * p->c.ld;
+        s = plan_strip(pl, &strip, may_split);
+    }
+    if (s == CLF_SUCCESS && Nb < N) {   /* columns Nb..N-1 of rows 0..Mb-1 */
+        product strip = *p;
+        strip.m = Mb;
+        strip.n = N - Nb;
+        strip.b.off += p->b_kmajor ? Nb : Nb * p->b.ld;
+        strip.c.off += Nb;
+        s = plan_strip(pl, &strip, may_split);
+    }
+    return s;
+}
+
+/* One product on the path its configuration names: direct, or packed (falling back to direct when the
+ * packs do not fit). may_split: the edge strips may split along K (not inside a split product). */
+static clf_status plan_product(planner *pl, const product *p, const clf__config *cfg, int direct, int may_split)
+{
+    if (!direct) {
+        int fell_back = 0;
+        clf_status s = plan_packed(pl, p, cfg, may_split, &fell_back);
+        if (s != CLF_SUCCESS || !fell_back)
+            return s;
+        /* With a configuration forced by the caller, the direct kernel runs that one. */
+        if (!pl->cfg_in && (s = direct_config(pl, &cfg)) != CLF_SUCCESS)
+            return s;
+        pl->plan->path = "direct";
+    }
+    return add_direct(pl, p, cfg);
+}
+
+/* The call as one row-major product; column-major C = op(A) op(B) is row-major C^T = op(B)^T op(A)^T over
+ * the same storage. */
+static product normalise(const clf__gemm_call *c)
+{
+    int col = c->layout == CLF_COL_MAJOR;
+    clf__gemm_operand a = {CLF__BUF_USER, c->a, c->a_off, c->lda, c->stride_a};
+    clf__gemm_operand b = {CLF__BUF_USER, c->b, c->b_off, c->ldb, c->stride_b};
+    product p = {.m = col ? c->n : c->m, .n = col ? c->m : c->n, .k = c->k, .batch = c->batch,
+                 .alpha = c->alpha, .beta = c->beta, .a = col ? b : a, .b = col ? a : b,
+                 .c = {CLF__BUF_USER, c->c, c->c_off, c->ldc, c->stride_c}};
+    clf_transpose ta = col ? c->tb : c->ta, tb = col ? c->ta : c->tb;
+    p.a_kmajor = ta == CLF_TRANS;
+    p.b_kmajor = tb == CLF_NO_TRANS;
+    return p;
+}
+
+/* The bucket and its configuration, or the caller's. */
+static clf_status choose_config(planner *pl, const product *p, clf__gemm_path path, int scale_only, int *direct)
+{
+    clf__gemm_plan *plan = pl->plan;
+    const char *bucket = clf__gemm_bucket(&pl->ctx->info, p->m, p->n, p->k);
+    if (scale_only || path == CLF__GEMM_DIRECT)
+        bucket = "small";
+    else if (path == CLF__GEMM_FAST && strcmp(bucket, "small") == 0)
+        bucket = "large";
+    *direct = strcmp(bucket, "small") == 0;
+    plan->bucket = bucket;
+    if (pl->cfg_in) {
+        if (!clf__family_gemm.valid(pl->cfg_in, &pl->ctx->info, plan->dtype))
+            return clf__fail(CLF_ERR_INVALID_ARG, "gemm: configuration is not valid on this device");
+        plan->cfg_main = *pl->cfg_in;
+        plan->origin_main = "caller";
+        return CLF_SUCCESS;
+    }
+    clf_status s = clf__config_resolve(pl->ctx, &clf__family_gemm, plan->dtype, bucket, &plan->cfg_main,
+                                       &plan->origin_main);
+    if (s != CLF_SUCCESS || *direct || path != CLF__GEMM_AUTO || !underfilled(pl->ctx, &plan->cfg_main, p))
+        return s;
+    *direct = 1;
+    plan->bucket = "small";
+    return clf__config_resolve(pl->ctx, &clf__family_gemm, plan->dtype, "small", &plan->cfg_main,
+                               &plan->origin_main);
+}
+
+clf_status clf__gemm_plan_make(clf_context *ctx, const clf__gemm_call *call, const clf__config *cfg,
+                               clf__gemm_path path, clf__gemm_plan *plan)
+{
+    memset(plan, 0, sizeof *plan);
+    plan->dtype = call->dtype;
+    planner pl = {ctx, plan, cfg};
+    product p = normalise(call);
+    if (p.m == 0 || p.n == 0 || p.batch == 0 || ((p.alpha == 0.0 || p.k == 0) && p.beta == 1.0)) {
+        plan->empty = 1;
+        plan->path = "none";
+        return CLF_SUCCESS;
+    }
+    int scale_only = p.alpha == 0.0 || p.k == 0;   /* C = beta*C: A and B are not referenced */
+    if (scale_only) {
+        p.k = 0;
+        p.a = p.b = p.c;   /* any valid buffer will do for the unread operands */
+    }
+    int direct;
+    clf_status s = choose_config(&pl, &p, path, scale_only, &direct);
+    if (s != CLF_SUCCESS)
+        return s;
+    const clf__config *main_cfg = &plan->cfg_main;
+    size_t parts = p.batch == 1 && !scale_only && !call->no_split ? split_k_parts(ctx, main_cfg, p.m, p.n, p.k) : 1;
+    plan->path = parts > 1 ? "split-k" : direct ? "direct" : "packed";
+    if (parts > 1)
+        return plan_split(&pl, &p, main_cfg, direct, parts);
+    return plan_product(&pl, &p, main_cfg, direct, !call->no_split);
+}
+
+int clf__gemm_plan_launches(const clf__gemm_plan *plan) { return plan->nsteps; }

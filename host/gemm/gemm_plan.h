@@ -1,0 +1,94 @@
+/* gemm_plan.h — a GEMM call as a plan: the planner (gemm_plan.c) decides once, from a checked call,
+ * everything a call does — layout, bucket, configurations, path, packs, edge strips, split-K and scratch —
+ * and the executor (gemm_exec.c) builds every kernel the plan names, then enqueues its steps in order.
+ * Nothing is decided while enqueuing, and nothing is enqueued before every kernel has built. */
+#ifndef CLFORGE_GEMM_PLAN_H
+#define CLFORGE_GEMM_PLAN_H
+
+#include "gemm.h"
+
+/* Where an operand's elements are: the caller's buffer, or one of the context's scratch buffers (bound
+ * by the executor when it takes them). */
+typedef enum { CLF__BUF_USER, CLF__BUF_PACK, CLF__BUF_PARTIAL } clf__buf_kind;
+
+typedef struct clf__gemm_operand {
+    clf__buf_kind kind;
+    cl_mem buf;                  /* CLF__BUF_USER only */
+    size_t off, ld, stride;      /* elements; stride between the matrices of a batch */
+} clf__gemm_operand;
+
+typedef enum { CLF__STEP_PACK, CLF__STEP_MAIN, CLF__STEP_REDUCE } clf__step_kind;
+
+/* gemm_pack: R rows (along K) of Cn columns (along M or N) of src, copied K-major and zero-padded to
+ * Rp x Cp into dst (a PACK operand), for each matrix of a batch. */
+typedef struct clf__pack_step {
+    int trans;                   /* src is stored Cn-major (rows along M or N): transpose while copying */
+    size_t rows, cols, rows_pad, cols_pad, batch;
+    clf__gemm_operand src, dst;
+} clf__pack_step;
+
+/* gemm_main: row-major C (m x n) = alpha * A B + beta * C over K-major or M/N-major operands. */
+typedef struct clf__main_step {
+    const clf__config *cfg;      /* points into the plan: cfg_main or cfg_direct */
+    int direct;                  /* the direct kernel (any size, reads operands in place) */
+    int a_kmajor, b_kmajor;      /* operands stored with K as the outer index */
+    int long_index;              /* some extent passes INT_MAX: 64-bit indexing */
+    int c_vec;                   /* every row of C starts on a VWN boundary: vector stores */
+    size_t m, n, k;              /* k: the K loop (padded to KWG for packed operands) */
+    size_t k_flops;              /* the K that counts for FLOPs (unpadded) */
+    size_t batch;
+    double alpha, beta;
+    clf__gemm_operand a, b, c;
+} clf__main_step;
+
+/* gemm_reduce: C = alpha * (sum of `planes` partial planes of m x n) + beta * C. */
+typedef struct clf__reduce_step {
+    size_t m, n, planes;
+    double alpha, beta;
+    clf__gemm_operand partial, c;
+} clf__reduce_step;
+
+typedef struct clf__gemm_step {
+    clf__step_kind kind;
+    union {
+        clf__pack_step pack;
+        clf__main_step main;
+        clf__reduce_step reduce;
+    } u;
+} clf__gemm_step;
+
+#define CLF__GEMM_MAX_STEPS 16
+
+typedef struct clf__gemm_plan {
+    clf_dtype dtype;
+    int empty;                   /* nothing to compute: a marker stands for the call */
+    const char *bucket;          /* shape bucket of cfg_main ("small" for the direct kernel) */
+    const char *path;            /* "direct", "packed", "split-k": for traces and tests */
+    clf__config cfg_main;        /* the bucket's configuration */
+    clf__config cfg_direct;      /* the direct kernel's ("small"), when a step uses it */
+    const char *origin_main;     /* where they came from ("tuned", "stale", "shipped", "default", ...) */
+    const char *origin_direct;
+    int have_direct;
+    size_t pack_bytes;           /* scratch each buffer needs (0: not used) */
+    size_t partial_bytes;
+    int nsteps;
+    clf__gemm_step steps[CLF__GEMM_MAX_STEPS];
+} clf__gemm_plan;
+
+/* Plans a checked call. cfg NULL: configurations are resolved from the tuning database and defaults;
+ * else cfg runs the bucket's part and must be valid on the device. path forces the direct or the fast
+ * (packed) kernel (tests, tuner); CLF__GEMM_AUTO lets the planner choose. */
+clf_status clf__gemm_plan_make(clf_context *ctx, const clf__gemm_call *call, const clf__config *cfg,
+                               clf__gemm_path path, clf__gemm_plan *plan);
+
+/* Builds every kernel of plan (through the program cache); with build_only, stops there. Otherwise
+ * takes the scratch buffers and enqueues the steps; done (may be NULL) gets the last command's event.
+ * A build failure enqueues nothing; *failed_cfg (may be NULL) then names the configuration whose kernel
+ * did not build (NULL for a failure of another kind). */
+clf_status clf__gemm_exec(clf_context *ctx, const clf__gemm_plan *plan, int build_only, cl_event *done,
+                          const clf__config **failed_cfg);
+
+/* Number of kernel launches of plan. */
+int clf__gemm_plan_launches(const clf__gemm_plan *plan);
+
+#endif

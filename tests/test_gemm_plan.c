@@ -1,0 +1,284 @@
+/* test_gemm_plan.c — the GEMM planner and the configuration layer under it: configurations resolved once
+ * per call and kept by split-K slices, the memo and its invalidation, one override rule for every family,
+ * the fallback when a configured kernel does not build, clf_last_error() surviving successful calls, and
+ * a context destroyed with profiling on measuring nothing. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gemm_plan.h"
+#include "testutil.h"
+
+/* One context on the first test device, with a cache directory of its own (tests must not see each
+ * other's tuning results). */
+static clf_context *first_context(const char *cache)
+{
+    clf_context **ctxs;
+    int n = clf_test_contexts(&ctxs);
+    ck_assert_int_ge(n, 1);
+    char sel[32], dir[1024];
+    const clf_device_info *d = clf_context_device(ctxs[0]);
+    snprintf(sel, sizeof sel, "%d:%d", d->platform_index, d->device_index);
+    clf_test_contexts_free(ctxs, n);
+    snprintf(dir, sizeof dir, "%s/%s-%d", clf_test_tmpdir(), cache, (int)getpid());
+    clf_context_options opt = {.device = sel, .cache_dir = dir};
+    clf_context *ctx;
+    ck_assert_msg(clf_context_create(&opt, &ctx) == CLF_SUCCESS, "%s", clf_last_error());
+    return ctx;
+}
+
+static void store_config(clf_context *ctx, const char *bucket, const char *text)
+{
+    char section[128];
+    clf__tunedb_entry_path("gemm", "f32", bucket, section, sizeof section);
+    json_t *e = json_pack("{s:s, s:f}", "config", text, "gflops", 1.0);
+    ck_assert_msg(clf__tunedb_store(ctx, section, e) == CLF_SUCCESS, "%s", clf_last_error());
+}
+
+static clf__gemm_call nn_call(size_t m, size_t n, size_t k)
+{
+    return (clf__gemm_call){CLF_F32, CLF_ROW_MAJOR, CLF_NO_TRANS, CLF_NO_TRANS, m, n, k, 1.0, 0.0,
+                            NULL, 0, k, 0, NULL, 0, n, 0, NULL, 0, n, 0, 1, 0, 0};
+}
+
+#define THIN_CFG "MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=8 VWM=4 VWN=2 KWI=8 PADA=4 PADB=0 DBUF=1"
+
+/* A thin product on a GPU splits along K, and every slice runs the thin bucket's configuration (slices
+ * were once re-planned on their own and landed in "medium"). Planning launches nothing, so a CPU context
+ * stands in for a 132-unit GPU. */
+START_TEST(thin_slices_keep_the_thin_configuration)
+{
+    clf_context *ctx = first_context("thin");
+    clf_device_info saved = ctx->info;
+    ctx->info.type = CL_DEVICE_TYPE_GPU;
+    ctx->info.compute_units = 132;
+    ctx->info.max_alloc = (size_t)1 << 32;
+    store_config(ctx, "thin", THIN_CFG);
+    clf__config want;
+    ck_assert_int_eq(clf__config_parse(&clf__family_gemm, THIN_CFG, &want), CLF_SUCCESS);
+    if (!clf__family_gemm.valid(&want, &ctx->info, CLF_F32)) {
+        ctx->info = saved;
+        clf_context_destroy(ctx);
+        return;   /* this device's limits reject the configuration: nothing to check here */
+    }
+    clf__gemm_call call = nn_call(256, 4096, 4096);
+    ck_assert_str_eq(clf__gemm_bucket(&ctx->info, 256, 4096, 4096), "thin");
+    clf__gemm_plan plan;
+    ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS, "%s", clf_last_error());
+    ck_assert_str_eq(plan.path, "split-k");
+    ck_assert_str_eq(plan.bucket, "thin");
+    ck_assert_str_eq(plan.origin_main, "tuned");
+    int mains = 0, reduces = 0;
+    for (int i = 0; i < plan.nsteps; i++) {
+        if (plan.steps[i].kind == CLF__STEP_REDUCE)
+            reduces++;
+        if (plan.steps[i].kind != CLF__STEP_MAIN)
+            continue;
+        mains++;
+        ck_assert_msg(memcmp(plan.steps[i].u.main.cfg, &want, sizeof want) == 0, "step %d runs another configuration", i);
+        ck_assert_uint_eq(plan.steps[i].u.main.k_flops % 256, 0);
+    }
+    ck_assert_int_ge(mains, 1);
+    ck_assert_int_eq(reduces, 1);
+    ck_assert_uint_gt(plan.partial_bytes, 0);
+    ctx->info = saved;
+    clf_context_destroy(ctx);
+}
+END_TEST
+
+/* The memo answers without the file; a stored tuning result is seen by the next call. */
+START_TEST(memo_sees_stored_results)
+{
+    clf_context *ctx = first_context("memo");
+    clf__config a, b;
+    const char *origin;
+    ck_assert_int_eq(clf__config_resolve(ctx, &clf__family_gemm, CLF_F32, "large", &a, &origin), CLF_SUCCESS);
+    ck_assert_str_ne(origin, "tuned");
+    const char *text = "MWG=32 NWG=32 KWG=16 MDIMC=8 NDIMC=8 VWM=2 VWN=2 KWI=2 PADA=0 PADB=0 DBUF=0";
+    store_config(ctx, "large", text);
+    ck_assert_int_eq(clf__config_resolve(ctx, &clf__family_gemm, CLF_F32, "large", &b, &origin), CLF_SUCCESS);
+    ck_assert_str_eq(origin, "tuned");
+    char got[256];
+    clf__config_format(&clf__family_gemm, &b, got, sizeof got);
+    ck_assert_str_eq(got, text);
+    clf_context_destroy(ctx);
+}
+END_TEST
+
+/* clf_config_in_use names what runs, override included; a bad override fails the call for gemm, map and
+ * copy alike, and names the variable. */
+START_TEST(one_override_rule)
+{
+    clf_context *ctx = first_context("override");
+    char cfg[256], origin[32];
+    setenv("CLFORGE_GEMM_CONFIG", "KWI=1", 1);
+    ck_assert_int_eq(clf_config_in_use(ctx, "gemm", "f32", "medium", cfg, sizeof cfg, origin, sizeof origin),
+                     CLF_SUCCESS);
+    ck_assert_ptr_nonnull(strstr(cfg, "KWI=1"));
+    ck_assert_str_eq(origin, "override");
+    unsetenv("CLFORGE_GEMM_CONFIG");
+    ck_assert_int_eq(clf_config_in_use(ctx, "gemm", "f32", "medium", cfg, sizeof cfg, origin, sizeof origin),
+                     CLF_SUCCESS);
+    ck_assert_str_ne(origin, "override");
+
+    cl_mem x = clf_test_buffer(ctx, 64 * sizeof(float), NULL), y = clf_test_buffer(ctx, 64 * sizeof(float), NULL);
+    setenv("CLFORGE_MAP_CONFIG", "VW=3", 1);
+    clf_map_arg args[] = {{.name = "x", .kind = CLF_ARG_BUFFER, .dtype = CLF_F32, .buffer = x},
+                          {.name = "y", .kind = CLF_ARG_BUFFER, .dtype = CLF_F32, .buffer = y}};
+    ck_assert_int_eq(clf_map(ctx, "y = x + 1", 64, args, 2, NULL), CLF_ERR_INVALID_ARG);
+    ck_assert_ptr_nonnull(strstr(clf_last_error(), "CLFORGE_MAP_CONFIG"));
+    unsetenv("CLFORGE_MAP_CONFIG");
+    setenv("CLFORGE_COPY_CONFIG", "WG=7", 1);
+    ck_assert_int_eq(clf_copy(ctx, x, 0, y, 0, 64 * sizeof(float), NULL), CLF_ERR_INVALID_ARG);
+    ck_assert_ptr_nonnull(strstr(clf_last_error(), "CLFORGE_COPY_CONFIG"));
+    unsetenv("CLFORGE_COPY_CONFIG");
+    setenv("CLFORGE_GEMM_CONFIG", "MWG=33", 1);
+    ck_assert_int_eq(clf_sgemm(ctx, CLF_ROW_MAJOR, CLF_NO_TRANS, CLF_NO_TRANS, 4, 4, 4, 1.0f, x, 0, 4, y, 0, 4, 0.0f,
+                               x, 32, 4, NULL),
+                     CLF_ERR_INVALID_ARG);
+    ck_assert_ptr_nonnull(strstr(clf_last_error(), "CLFORGE_GEMM_CONFIG"));
+    unsetenv("CLFORGE_GEMM_CONFIG");
+    clReleaseMemObject(x);
+    clReleaseMemObject(y);
+    clf_context_destroy(ctx);
+}
+END_TEST
+
+/* A failed call's message survives later successful calls (lookups that fall back set none). */
+START_TEST(last_error_survives_success)
+{
+    clf_context *ctx = first_context("lasterr");
+    cl_mem a = clf_test_buffer(ctx, 256 * sizeof(float), NULL);
+    ck_assert_int_eq(clf_sgemm(ctx, (clf_layout)7, CLF_NO_TRANS, CLF_NO_TRANS, 4, 4, 4, 1.0f, a, 0, 4, a, 16, 4,
+                               0.0f, a, 64, 4, NULL),
+                     CLF_ERR_INVALID_ARG);
+    char before[512];
+    snprintf(before, sizeof before, "%s", clf_last_error());
+    ck_assert_ptr_nonnull(strstr(before, "layout"));
+    ck_assert_int_eq(clf_sgemm(ctx, CLF_ROW_MAJOR, CLF_NO_TRANS, CLF_NO_TRANS, 8, 8, 8, 1.0f, a, 0, 8, a, 64, 8,
+                               0.0f, a, 128, 8, NULL),
+                     CLF_SUCCESS);
+    ck_assert_int_eq(clf_finish(ctx), CLF_SUCCESS);
+    ck_assert_str_eq(clf_last_error(), before);
+    clReleaseMemObject(a);
+    clf_context_destroy(ctx);
+}
+END_TEST
+
+/* Destroying a profiling context reports, but measures and writes nothing. */
+START_TEST(destroy_measures_nothing)
+{
+    setenv("CLFORGE_PROFILE", "1", 1);
+    clf_context *ctx = first_context("destroy");
+    unsetenv("CLFORGE_PROFILE");
+    char path[1200];
+    snprintf(path, sizeof path, "%s", clf__tunedb_path(ctx));
+    cl_mem x = clf_test_buffer(ctx, 1024, NULL), y = clf_test_buffer(ctx, 1024, NULL);
+    ck_assert_int_eq(clf_copy(ctx, x, 0, y, 0, 1024, NULL), CLF_SUCCESS);
+    clReleaseMemObject(x);
+    clReleaseMemObject(y);
+    clf_context_destroy(ctx);
+    struct stat st;
+    ck_assert_msg(stat(path, &st) != 0, "destroy wrote the tuning database %s", path);
+}
+END_TEST
+
+/* Reads cl/<name> from the source tree. */
+static char *read_source(const char *name)
+{
+    const char *root = getenv("CLFORGE_SOURCE_DIR");
+    ck_assert_ptr_nonnull(root);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/cl/%s", root, name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = calloc(1, (size_t)n + 1);
+    ck_assert_uint_eq(fread(text, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    return text;
+}
+
+#define POISON_CFG "MWG=16 NWG=16 KWG=16 MDIMC=8 NDIMC=8 VWM=1 VWN=1 KWI=2 PADA=0 PADB=0 DBUF=0"
+
+/* A tuned configuration whose kernel does not build on this driver is set aside: the call succeeds on
+ * the next source of the chain, with a correct result. The "driver" here is a kernel directory whose
+ * gemm.cl refuses exactly that configuration. */
+START_TEST(unbuildable_tuned_config_falls_back)
+{
+    char kdir[1024], path[1100];
+    snprintf(kdir, sizeof kdir, "%s/kernels", clf_test_tmpdir());
+    mkdir(kdir, 0700);
+    const char *names[] = {"gemm.cl", "gemm_pack.cl", "gemm_reduce.cl", "common.cl", "copy.cl", "map.cl"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char *text = read_source(names[i]);
+        if (!text)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", kdir, names[i]);
+        FILE *f = fopen(path, "wb");
+        ck_assert_ptr_nonnull(f);
+        if (strcmp(names[i], "gemm.cl") == 0)
+            fputs("#if MWG == 16 && NWG == 16 && KWI == 2 && DBUF == 0 && VWM == 1\n#error poisoned by a test\n#endif\n", f);
+        fputs(text, f);
+        fclose(f);
+        free(text);
+    }
+    setenv("CLFORGE_KERNEL_DIR", kdir, 1);
+    clf_context *ctx = first_context("fallback");
+    clf__config poison;
+    ck_assert_int_eq(clf__config_parse(&clf__family_gemm, POISON_CFG, &poison), CLF_SUCCESS);
+    ck_assert(clf__family_gemm.valid(&poison, &ctx->info, CLF_F32));
+    store_config(ctx, "small", POISON_CFG);
+    enum { N = 24 };
+    float ha[N * N], hb[N * N], hc[N * N];
+    uint64_t seed = 7;
+    clf_test_rand_f32(ha, N * N, &seed);
+    clf_test_rand_f32(hb, N * N, &seed);
+    cl_mem a = clf_test_buffer(ctx, sizeof ha, ha), b = clf_test_buffer(ctx, sizeof hb, hb);
+    cl_mem c = clf_test_buffer(ctx, sizeof hc, NULL);
+    ck_assert_str_eq(clf__gemm_bucket(&ctx->info, N, N, N), "small");
+    clf_status s = clf_sgemm(ctx, CLF_ROW_MAJOR, CLF_NO_TRANS, CLF_NO_TRANS, N, N, N, 1.0f, a, 0, N, b, 0, N, 0.0f,
+                             c, 0, N, NULL);
+    ck_assert_msg(s == CLF_SUCCESS, "%s", clf_last_error());
+    clf_test_read(ctx, c, sizeof hc, hc);
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++) {
+            double ref = 0;
+            for (int p = 0; p < N; p++)
+                ref += (double)ha[i * N + p] * hb[p * N + j];
+            ck_assert_msg(fabs(hc[i * N + j] - ref) < 1e-4, "C[%d][%d] = %g, want %g", i, j, hc[i * N + j], ref);
+        }
+    char cfg[256], origin[32];
+    ck_assert_int_eq(clf_config_in_use(ctx, "gemm", "f32", "small", cfg, sizeof cfg, origin, sizeof origin),
+                     CLF_SUCCESS);
+    ck_assert_str_ne(origin, "tuned");
+    ck_assert_str_ne(cfg, POISON_CFG);
+    /* A configuration the caller forces gets the build error, not a substitute. */
+    clf__gemm_call call = {CLF_F32, CLF_ROW_MAJOR, CLF_NO_TRANS, CLF_NO_TRANS, N, N, N, 1.0, 0.0, a, 0, N, 0,
+                           b, 0, N, 0, c, 0, N, 0, 1, 0, 0};
+    ck_assert_int_eq(clf__gemm_run(ctx, &call, &poison, CLF__GEMM_DIRECT, NULL, NULL), CLF_ERR_BUILD);
+    clReleaseMemObject(a);
+    clReleaseMemObject(b);
+    clReleaseMemObject(c);
+    clf_context_destroy(ctx);
+    unsetenv("CLFORGE_KERNEL_DIR");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("gemm_plan");
+    CLF_TEST_ALONE(s, thin_slices_keep_the_thin_configuration);
+    CLF_TEST_ALONE(s, memo_sees_stored_results);
+    CLF_TEST_ALONE(s, one_override_rule);
+    CLF_TEST_ALONE(s, last_error_survives_success);
+    CLF_TEST_ALONE(s, destroy_measures_nothing);
+    CLF_TEST_ALONE(s, unbuildable_tuned_config_falls_back);
+    return clf_test_run(s);
+}
