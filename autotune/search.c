@@ -126,23 +126,12 @@ typedef struct run_arg {
     const clf__family *f;
     void *state;
     const clf__config *cfg;
-    int group;                 /* runs back to back per timed sample */
 } run_arg;
 
 static clf_status run_once(void *arg, cl_event *ev)
 {
     run_arg *a = arg;
-    if (a->group <= 1)
-        return a->f->bench_run(a->state, a->cfg, ev);
-    *ev = NULL;   /* several runs: timed on the host around them */
-    clf_status s = CLF_SUCCESS;
-    for (int i = 0; i < a->group && !s; i++) {
-        cl_event e = NULL;
-        s = a->f->bench_run(a->state, a->cfg, &e);
-        if (e)
-            clReleaseEvent(e);
-    }
-    return s;
+    return a->f->bench_run(a->state, a->cfg, ev);
 }
 
 /* Runs per timed sample for a run of `seconds`: short runs are timed in groups of GROUP_SECONDS, back
@@ -150,29 +139,17 @@ static clf_status run_once(void *arg, cl_event *ev)
  * is not counted; a GPU that idles between single 0.1 ms runs while candidates compile reports slow
  * and noisy times (H200: 24.8 TFLOP/s in the tuner for a kernel that runs 1024^3 at 38.1 in a loop). */
 #define GROUP_SECONDS 0.004
+#define GROUP_MAX 64
 static int group_for(double seconds)
 {
-    if (!(seconds > 0) || seconds >= GROUP_SECONDS)
-        return 1;
-    double g = GROUP_SECONDS / seconds;
-    return g > 64 ? 64 : (int)g;
+    return clf__time_group(seconds, GROUP_SECONDS, GROUP_MAX);
 }
 
-/* Median of reps samples, each the mean of ra->group runs. Events that report durations far below
- * what the host saw (Mesa rusticl 22.3 gives 1 ns for kernels of milliseconds) switch the context to
- * host timers. */
-static clf_status timed(task *t, run_arg *ra, int reps, double *out)
+/* Seconds per run: the median of reps samples of `group` runs, by the runtime's timing policy. */
+static clf_status timed(task *t, run_arg *ra, int group, int reps, double *out)
 {
-    double h0 = clf__now();
-    clf_status s = clf__time_median(t->ctx, run_once, ra, 0, reps, out);
-    double host = clf__now() - h0;
-    if (s == CLF_SUCCESS && ra->group <= 1 && t->ctx->event_timing != 0 && *out * reps * 1000 < host) {
-        t->ctx->event_timing = 0;
-        s = clf__time_median(t->ctx, run_once, ra, 0, reps, out);
-    }
-    if (s == CLF_SUCCESS && ra->group > 1)
-        *out /= ra->group;
-    return s;
+    clf__timing how = {.reps = reps, .group = group};
+    return clf__time_runs(t->ctx, run_once, ra, &how, out, NULL);
 }
 
 /* One line of the evaluation trace: what was tried, when, how long its first (building) run took, and
@@ -190,41 +167,37 @@ static void trace(task *t, const memo *m, const char *result, double first_run)
     fflush(t->trace);
 }
 
-/* Builds, runs, verifies and times one configuration. Returns its index in t->seen, or -1 when it
- * was not run (already seen, or no memory). A configuration's build options are a function of the
- * configuration alone, so one seen before is never built or timed again. */
-static int evaluate(task *t, const clf__config *c)
+/* A new entry in t->seen for c, counted as tried; NULL when out of memory. */
+static memo *new_memo(task *t, const clf__config *c)
 {
-    if (lookup(t, c) || !t->f->valid(c, &t->ctx->info, t->dt))
-        return -1;
     if (t->nseen == t->capseen) {
         int cap = t->capseen ? 2 * t->capseen : 64;
         memo *m = realloc(t->seen, sizeof *m * (size_t)cap);
         if (!m)
-            return -1;
+            return NULL;
         t->seen = m;
         t->capseen = cap;
     }
-    int idx = t->nseen++;
-    memo *m = &t->seen[idx];
+    memo *m = &t->seen[t->nseen++];
+    memset(m, 0, sizeof *m);
     m->cfg = *c;
     m->seconds = -1;
-    m->explored = 0;
     m->group = 1;
-    m->verified = 0;
-    t->tried++;
-    m->eval = t->tried;
+    m->eval = ++t->tried;
     m->at = clf__now() - t->start;
+    return m;
+}
 
-    run_arg ra = {t->f, t->state, c, 1};
+/* First run: builds the program (or waits for the builder thread that has it) and produces the output
+ * that is checked. Its time (*seconds) is no measure of the kernel: NVIDIA's driver finishes compiling
+ * at the first launch, which made good H200 candidates look 20x slower than they are. */
+static clf_status first_run(task *t, const clf__config *c, double *seconds)
+{
     cl_event ev = NULL;
-    /* First run: builds the program (or waits for the builder thread that has it) and produces the
-     * output that is checked. Its time is no measure of the kernel: NVIDIA's driver finishes compiling
-     * at the first launch, which made good H200 candidates look 20x slower than they are. */
     double t0 = clf__now();
     clf_status s = t->f->bench_run(t->state, c, &ev);
     cl_int err = clFinish(t->ctx->queue);
-    double first_run = clf__now() - t0;
+    *seconds = clf__now() - t0;
     if (ev) {
         cl_int st = CL_COMPLETE;
         clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
@@ -236,54 +209,68 @@ static int evaluate(task *t, const clf__config *c)
         s = clf__fail_cl(err, "clFinish", "after a tuning run");
     if (s == CLF_SUCCESS)
         s = t->f->bench_check(t->state);
+    return s;
+}
+
+/* Records how an evaluation ended (a failure's message kept for the final report); returns idx. */
+static int settle(task *t, int idx, const char *result, double first)
+{
+    if (strcmp(result, "failed") == 0) {
+        t->failed++;
+        snprintf(t->last_error, sizeof t->last_error, "%s", clf_last_error());
+        clf__clear_error();
+    }
+    trace(t, &t->seen[idx], result, first);
+    progress(t, 0);
+    return idx;
+}
+
+/* Builds, runs, verifies and times one configuration. Returns its index in t->seen, or -1 when it
+ * was not run (already seen, or no memory). A configuration's build options are a function of the
+ * configuration alone, so one seen before is never built or timed again. */
+static int evaluate(task *t, const clf__config *c)
+{
+    if (lookup(t, c) || !t->f->valid(c, &t->ctx->info, t->dt))
+        return -1;
+    memo *m = new_memo(t, c);
+    if (!m)
+        return -1;
+    int idx = (int)(m - t->seen), group = 1;
+    run_arg ra = {t->f, t->state, c};
+    double built;
+    clf_status s = first_run(t, c, &built);
     m->verified = s == CLF_SUCCESS;
     /* One run sizes the group; the first sample is then grouped (at most like the best's) so that
      * the two compare. */
     double first = 0;
-    if (s == CLF_SUCCESS && (s = timed(t, &ra, 1, &first)) == CLF_SUCCESS) {
-        ra.group = group_for(first);
-        if (t->best >= 0 && t->seen[t->best].group < ra.group)
-            ra.group = t->seen[t->best].group;
-        if (ra.group > 1)
-            s = timed(t, &ra, 1, &first);
+    if (s == CLF_SUCCESS && (s = timed(t, &ra, 1, 1, &first)) == CLF_SUCCESS) {
+        group = group_for(first);
+        if (t->best >= 0 && t->seen[t->best].group < group)
+            group = t->seen[t->best].group;
+        if (group > 1)
+            s = timed(t, &ra, group, 1, &first);
     }
-    m->group = ra.group;
-    if (s != CLF_SUCCESS) {
-        t->failed++;
-        snprintf(t->last_error, sizeof t->last_error, "%s", clf_last_error());
-        clf__clear_error();
-        trace(t, m, "failed", first_run);
-        progress(t, 0);
-        return idx;
-    }
+    m->group = group;
+    if (s != CLF_SUCCESS)
+        return settle(t, idx, "failed", built);
     double best = t->best >= 0 ? t->seen[t->best].seconds : 0;
     if (best > 0 && first > SLOWER_CUTOFF * best) {
         m->seconds = first;   /* clearly slower: one timed sample is enough to know */
         t->slow++;
-        trace(t, m, "slow", first_run);
-        progress(t, 0);
-        return idx;
+        return settle(t, idx, "slow", built);
     }
-    ra.group = group_for(first);
-    m->group = ra.group;   /* from here on, grouped for this candidate's own time */
-    int reps = first * ra.group < 0.005 ? 9 : first * ra.group < 0.05 ? 5 : 3;
+    group = group_for(first);
+    m->group = group;   /* from here on, grouped for this candidate's own time */
+    int reps = first * group < 0.005 ? 9 : first * group < 0.05 ? 5 : 3;
     double med = 0;
-    s = timed(t, &ra, reps, &med);
-    if (s != CLF_SUCCESS || !(med > 0)) {
-        t->failed++;
-        snprintf(t->last_error, sizeof t->last_error, "%s", clf_last_error());
-        clf__clear_error();
-        trace(t, m, "failed", first_run);
-        progress(t, 0);
-        return idx;
-    }
+    s = timed(t, &ra, group, reps, &med);
+    if (s != CLF_SUCCESS || !(med > 0))
+        return settle(t, idx, "failed", built);
     m->seconds = med;
     m->at = clf__now() - t->start;
     if (best <= 0 || med < best)
         t->best = idx;
-    trace(t, m, t->best == idx ? "best" : "ok", first_run);
-    progress(t, 0);
-    return idx;
+    return settle(t, idx, t->best == idx ? "best" : "ok", built);
 }
 
 /* Seeds, handed to the builders together: for this bucket, then (with builder threads) for each of
@@ -449,10 +436,10 @@ static void confirm(task *t)
     int best = -1;
     for (int j = 0; j < n && !stopped(t); j++) {
         memo *m = &t->seen[top[j]];
-        run_arg ra = {t->f, t->state, &m->cfg, m->group};
+        run_arg ra = {t->f, t->state, &m->cfg};
         double again;
         int reps = m->seconds * m->group < 0.005 ? 9 : m->seconds * m->group < 0.05 ? 5 : 3;
-        if (timed(t, &ra, reps, &again) != CLF_SUCCESS || !(again > 0)) {
+        if (timed(t, &ra, m->group, reps, &again) != CLF_SUCCESS || !(again > 0)) {
             clf__clear_error();
             continue;
         }
@@ -471,7 +458,7 @@ static clf_status store_entry(task *t, const char *strategy, clf_tune_entry *e)
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     clf__tunedb_entry_path(t->f->name, clf__dtype_name(t->dt), t->bucket, section, sizeof section);
     json_t *v = json_pack("{s:s,s:f,s:s,s:f,s:s,s:i,s:i,s:i,s:I,s:f,s:f,s:i,s:s,s:s}", "config", e->config,
-                          "speed", e->gflops, "unit", e->unit, "run_seconds", t->seen[t->best].seconds, "strategy",
+                          "speed", e->rate, "unit", e->unit, "run_seconds", t->seen[t->best].seconds, "strategy",
                           strategy, "evaluations", e->evaluations, "failed", e->failed, "early_stopped", t->slow,
                           "space", (json_int_t)t->total, "tune_seconds", e->seconds, "best_found_at_seconds",
                           t->seen[t->best].at, "best_found_at_evaluation", t->seen[t->best].eval, "date", date, "clforge",
@@ -532,7 +519,7 @@ static clf_status run_task(task *t, double budget, clf_tune_entry *e)
         return CLF_SUCCESS;
     }
     clf__config_format(t->f, &t->seen[t->best].cfg, e->config, sizeof e->config);
-    e->gflops = speed_of(t, t->seen[t->best].seconds);
+    e->rate = speed_of(t, t->seen[t->best].seconds);
     return store_entry(t, t->opt->exhaustive ? "exhaustive" : "sampled+local", e);
 }
 

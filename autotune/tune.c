@@ -25,10 +25,8 @@ clf_status clf__tune_families(clf_context *ctx, const clf__family *const *famili
     if (!ctx || !families || !opt || !report)
         return clf__fail(CLF_ERR_INVALID_ARG, "tune: NULL argument");
     static const clf_dtype def_prec[] = {CLF_F32, CLF_F64};
-    if (!precisions) {
-        precisions = def_prec;
-        nprecisions = ctx->info.fp64 ? 2 : 1;
-    }
+    const clf_dtype *asked = precisions;
+    int nasked = nprecisions;
     double budget = opt->budget_seconds > 0 ? opt->budget_seconds : 60;
     double t0 = clf__now();
     clf__rng rng = {(uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)ctx};
@@ -38,6 +36,9 @@ clf_status clf__tune_families(clf_context *ctx, const clf__family *const *famili
     clf_status store_err = CLF_SUCCESS;
     for (int fi = 0; families[fi] && !interrupted; fi++) {
         const clf__family *f = families[fi];
+        /* Precisions: the caller's, else the family's own list, else f32 (and f64 where the device has it). */
+        precisions = asked ? asked : f->nprecisions ? f->precisions : def_prec;
+        nprecisions = asked ? nasked : f->nprecisions ? f->nprecisions : ctx->info.fp64 ? 2 : 1;
         int nb = f->nbuckets > 0 ? f->nbuckets : 1, nsel = 0;
         for (int b = 0; b < nb; b++)
             nsel += clf__listed(buckets, clf__bucket_name(f, f->nbuckets > 0 ? f->buckets[b] : NULL));

@@ -274,7 +274,8 @@ int main(int argc, char **argv)
                 setenv("CLFORGE_GEMM_CONFIG", lines[li], 1);
             clf__config cfg;
             char cfgtext[256] = "";
-            if (clf__gemm_config(ctx, f64 ? CLF_F64 : CLF_F32, bucket, &cfg) == CLF_SUCCESS)
+            clf_dtype dt = f64 ? CLF_F64 : CLF_F32;
+            if (clf__config_resolve(ctx, &clf__family_gemm, dt, bucket, &cfg, NULL) == CLF_SUCCESS)
                 clf__config_format(&clf__family_gemm, &cfg, cfgtext, sizeof cfgtext);
             double t = time_runs(&p, run_clforge, reps);
             int ok = t > 0 && verify(&p);

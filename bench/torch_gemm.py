@@ -16,6 +16,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--json", help="write results here")
     ap.add_argument("--f64", action="store_true", help="DGEMM instead of SGEMM")
+    ap.add_argument("--dtype", choices=["f32", "f64", "f16", "bf16", "tf32"], default=None,
+                    help="precision (f16/bf16 accumulate in fp32; tf32 is fp32 with allow_tf32)")
+    ap.add_argument("--bt", action="store_true", help="B stored transposed (N x K), as clforge's mixed bench")
     ap.add_argument("--quick", action="store_true", help="only shapes up to 1024")
     ap.add_argument("--shape", action="append", default=[], metavar="MxNxK",
                     help="time this shape instead of the default list (repeatable)")
@@ -24,16 +27,21 @@ def main():
     if not torch.cuda.is_available():
         print("torch_gemm: no CUDA device", file=sys.stderr)
         return 1
-    torch.backends.cuda.matmul.allow_tf32 = False   # plain FP32 FMA, comparable with OpenCL SGEMM
-    torch.backends.cudnn.allow_tf32 = False
-    torch.set_float32_matmul_precision("highest")
-    dtype = torch.float64 if args.f64 else torch.float32
+    prec = args.dtype or ("f64" if args.f64 else "f32")
+    tf32 = prec == "tf32"
+    torch.backends.cuda.matmul.allow_tf32 = tf32   # off: plain FP32 FMA, comparable with OpenCL SGEMM
+    torch.backends.cudnn.allow_tf32 = tf32
+    torch.set_float32_matmul_precision("high" if tf32 else "highest")
+    dtype = {"f32": torch.float32, "tf32": torch.float32, "f64": torch.float64, "f16": torch.float16,
+             "bf16": torch.bfloat16}[prec]
     shapes = [tuple(int(x) for x in s.split("x")) for s in args.shape] or \
         [s for s in SHAPES if not args.quick or max(s) <= 1024]
     rows = []
     for m, n, k in shapes:
         a = torch.rand(m, k, device="cuda", dtype=dtype) * 2 - 1
         b = torch.rand(k, n, device="cuda", dtype=dtype) * 2 - 1
+        if args.bt:
+            b = (torch.rand(n, k, device="cuda", dtype=dtype) * 2 - 1).t()
         c = torch.empty(m, n, device="cuda", dtype=dtype)
         ms = time_ms(lambda: torch.matmul(a, b, out=c), torch)
         ref = (a[:64].double() @ b.double())
@@ -44,7 +52,7 @@ def main():
         del a, b, c
     doc = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
            "cuda": torch.version.cuda, "date": datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ"),
-           "command": " ".join(sys.argv), "precision": "f64" if args.f64 else "f32", "tf32": False,
+           "command": " ".join(sys.argv), "precision": prec, "tf32": tf32, "b_transposed": args.bt,
            "timing": "CUDA events around back-to-back runs of >= 20 ms, median of 7", "results": rows}
     if args.json:
         with open(args.json, "w") as f:

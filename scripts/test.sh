@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test.sh — installs what the tests need, then builds and tests clforge twice: Debug with AddressSanitizer
-# and UndefinedBehaviorSanitizer, and Release; runs the parser fuzzer for a bounded time; ends with
-# ctest's summary. Every test runs on every OpenCL device present (PoCL and Mesa rusticl here).
+# and UndefinedBehaviorSanitizer, and Release; ThreadSanitizer runs the threaded suites; runs the parser
+# fuzzer for a bounded time; ends with ctest's summary. Every test runs on every OpenCL device present
+# (PoCL and Mesa rusticl here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
@@ -28,6 +29,14 @@ if [ -x tests/fuzz/run.sh ] || [ -f tests/fuzz/run.sh ]; then
   echo "== Expression parser fuzzing (libFuzzer + ASan, bounded time)"
   bash tests/fuzz/run.sh "${CLFORGE_FUZZ_SECONDS:-60}"
 fi
+
+echo "== ThreadSanitizer: the suites with threads (program cache, tuning database), first device only"
+# Only the targets it needs, so the extra build stays short on a small CI machine. The drivers are not
+# instrumented; reports come from clforge's own code.
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DCLFORGE_TSAN=ON -DCLFORGE_BENCH=OFF >/dev/null
+cmake --build build-tsan -j"$jobs" --target clforge_cli test_runtime test_hostile >/dev/null
+CLFORGE_TEST_DEVICES=0:0 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+  ctest --test-dir build-tsan --output-on-failure -j"$jobs" -R '^test_(runtime|hostile)$'
 
 echo "== Release build"
 cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release >/dev/null

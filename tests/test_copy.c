@@ -235,7 +235,8 @@ START_TEST(family_hooks)
                 if (ev) clReleaseEvent(ev);
                 ck_assert_msg(F->bench_check(st) == CLF_SUCCESS, "%s: %s", F->name, clf_last_error());
             }
-            clf__problem pr = {.dtype = CLF_F32, .n = 1000, .m = 4, .k = 2, .reads = 3, .writes = 1};
+            clf__problem pr = {.dtype = CLF_F32, .n = 1000, .elem_size = 4, .flops_per_elem = 2, .reads = 3,
+                               .writes = 1};
             ck_assert_double_eq(F->bytes(&pr), f == 0 ? 16000.0 : 8000.0);
             F->bench_destroy(st);
         }

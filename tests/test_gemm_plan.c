@@ -40,8 +40,8 @@ static void store_config(clf_context *ctx, const char *bucket, const char *text)
 
 static clf__gemm_call nn_call(size_t m, size_t n, size_t k)
 {
-    return (clf__gemm_call){CLF_F32, CLF_ROW_MAJOR, CLF_NO_TRANS, CLF_NO_TRANS, m, n, k, 1.0, 0.0,
-                            NULL, 0, k, 0, NULL, 0, n, 0, NULL, 0, n, 0, 1, 0, 0};
+    return (clf__gemm_call){.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_NO_TRANS,
+                            .m = m, .n = n, .k = k, .alpha = 1.0, .lda = k, .ldb = n, .ldc = n, .batch = 1};
 }
 
 #define THIN_CFG "MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=8 VWM=4 VWN=2 KWI=8 PADA=4 PADB=0 DBUF=1"
@@ -260,8 +260,9 @@ START_TEST(unbuildable_tuned_config_falls_back)
     ck_assert_str_ne(origin, "tuned");
     ck_assert_str_ne(cfg, POISON_CFG);
     /* A configuration the caller forces gets the build error, not a substitute. */
-    clf__gemm_call call = {CLF_F32, CLF_ROW_MAJOR, CLF_NO_TRANS, CLF_NO_TRANS, N, N, N, 1.0, 0.0, a, 0, N, 0,
-                           b, 0, N, 0, c, 0, N, 0, 1, 0, 0};
+    clf__gemm_call call = {.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_NO_TRANS,
+                           .m = N, .n = N, .k = N, .alpha = 1.0, .a = a, .lda = N, .b = b, .ldb = N, .c = c,
+                           .ldc = N, .batch = 1};
     ck_assert_int_eq(clf__gemm_run(ctx, &call, &poison, CLF__GEMM_DIRECT, NULL, NULL), CLF_ERR_BUILD);
     clReleaseMemObject(a);
     clReleaseMemObject(b);

@@ -140,5 +140,63 @@ expect 2 "--only takes" -- "$CLI" bench --only sgemm,nope
 expect 2 "unknown or incomplete argument" -- "$CLI" bench --json
 expect 1 "." -- "$CLI" bench --device no-such-device-anywhere
 
+# 4. Hostile input (tests/fixtures/report-hostile.json): script and HTML in every string field that reaches a
+#    page, code points XML forbids (U+FFFE, U+FFFF, controls). Every SVG must be well-formed with no element
+#    but SVG's own; the Markdown must hold no raw HTML tag and no control character.
+if "$CLI" report "$SRC/tests/fixtures/report-hostile.json" -o "$TMP/hostile" >"$TMP/out" 2>"$TMP/err"; then
+    pass "report of hostile input"
+    for f in "$TMP"/hostile/*.svg; do
+        wellformed "$f" || { fail "$f is not well-formed"; continue; }
+        python3 - "$f" <<'EOF2' || fail "$f holds elements from input"
+import sys, xml.etree.ElementTree as E
+tags = {e.tag.split('}')[-1] for e in E.parse(sys.argv[1]).iter()}
+assert tags <= {"svg", "rect", "text", "g", "line", "polyline", "circle", "title"}, tags
+EOF2
+    done
+    python3 - "$TMP/hostile/README.md" <<'EOF2' || fail "README.md of hostile input holds raw HTML or controls"
+import re, sys
+md = open(sys.argv[1], encoding="utf-8").read()
+assert not re.search(r"<\s*(script|img|title)", md, re.I), re.findall(r"<[^>]*>", md)[:5]
+assert not re.search("[\x00-\x08\x0b-\x1f\x7f\ufffe\uffff]", md), "control or non-character"
+assert "\\[link\\]" in md and "\\*\\*b\\*\\*" in md, "Markdown syntax from input not escaped"
+assert "Other results" in md, "a result of an unknown group was dropped silently"
+EOF2
+else
+    fail "report of hostile input exited $?: $(cat "$TMP/err")"
+fi
+
+# 5. No silent truncation: 300 shapes in one table all appear (it stopped at 256), and a 300-character device
+#    name appears whole in the roofline title.
+python3 - "$TMP/two.json" "$TMP/many.json" <<'EOF2'
+import json, sys
+d = json.load(open(sys.argv[1]))
+dev = d["devices"][1]
+dev["device"]["name"] = "n" * 299 + "Z"
+base = dev["results"][0]
+dev["results"] = [dict(base, group="shape", label="%dx7x7" % i, m=i, n=7, k=7) for i in range(1, 301)]
+d["devices"] = [dev]
+json.dump(d, open(sys.argv[2], "w"))
+EOF2
+if "$CLI" report "$TMP/many.json" -o "$TMP/many" >"$TMP/out" 2>"$TMP/err"; then
+    rows=$(grep -cE '^\| [0-9]+x7x7 \|' "$TMP/many/README.md")
+    [ "$rows" -eq 300 ] && pass "300 rows in one table" || fail "table has $rows of 300 rows"
+    grep -q "n\{299\}Z" "$TMP/many/roofline-1.svg" && pass "long name whole in the SVG" || fail "device name cut in the SVG"
+else
+    fail "report of 300 rows exited $?: $(cat "$TMP/err")"
+fi
+
+# 6. Usage errors: an empty output path, a directory as input.
+expect 2 'needs a directory name' -- "$CLI" report "$TMP/two.json" -o ""
+mkdir -p "$TMP/adir"
+expect 1 'adir: it is a directory' -- "$CLI" report "$TMP/adir" -o "$TMP/no8"
+[ ! -e "$TMP/no8" ] || fail "no8 was created despite the error"
+
+# 7. The CLI names the cause: a --family of 256+ characters (exited 2 without a word); --json paths that
+#    cannot be written are refused before the run starts, not after it.
+long=$(printf 'x%.0s' $(seq 300))
+expect 2 "unknown family 'x{64}\.\.\.' \(cut\)" -- "$CLI" tune --family "$long"
+expect 2 "tune: cannot write .*no-such-dir/t.json: directory .*No such file" -- "$CLI" tune --json "$TMP/no-such-dir/t.json"
+expect 2 "bench: cannot write .*: it is a directory" -- "$CLI" bench --quick --only copy --json "$TMP/adir"
+
 if [ "$fails" -ne 0 ]; then echo "$fails check(s) failed"; exit 1; fi
 echo "all report checks passed"

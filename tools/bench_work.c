@@ -29,7 +29,6 @@ typedef struct bench_call {
     clf_context *ctx;
     const work *w;
     int baseline;       /* 0: clforge, 1: CLBlast */
-    int repeat;         /* calls per timed run, so short calls are timed over >= ~10 ms of host time */
     cl_mem a, b, c;
 } bench_call;
 
@@ -152,34 +151,25 @@ static int has_baseline(const work *w)
 #endif
 }
 
-/* One timed run = c->repeat calls. No event is handed back, so clf__time_median times on the host
- * around clFinish: an op may enqueue several kernels and its last event would not cover them all. */
-static clf_status run_batch(void *arg, cl_event *ev)
+/* One call. No event is handed back, so it is timed on the host around clFinish: an op may enqueue
+ * several kernels and its last event would not cover them all. */
+static clf_status run_call(void *arg, cl_event *ev)
 {
     bench_call *c = arg;
-    clf_status s = CLF_SUCCESS;
     (void)ev;
-    for (int i = 0; i < c->repeat && s == CLF_SUCCESS; i++) {
 #ifdef CLF_HAVE_CLBLAST
-        if (c->baseline) { s = run_clblast(c, NULL); continue; }
+    if (c->baseline) return run_clblast(c, NULL);
 #endif
-        s = run_clforge(c, NULL);
-    }
-    return s;
+    return run_clforge(c, NULL);
 }
 
-/* Seconds per call: one warm-up call (compilation), one to size the batch, then the median of reps batches. */
+/* Seconds per call by the runtime's timing policy: one warm-up call (compilation), one to size a group
+ * of calls lasting >= 10 ms (30 ms unless quick), then the median of 3 (7) groups. */
 static clf_status time_call(bench_call *c, int quick, double *seconds)
 {
-    double t;
-    c->repeat = 1;
-    clf_status s = clf__time_median(c->ctx, run_batch, c, 1, 1, &t);
-    if (s) return s;
-    double target = quick ? 0.01 : 0.03;
-    c->repeat = t >= target ? 1 : (int)fmin(1000, ceil(target / fmax(t, 1e-7)));
-    if ((s = clf__time_median(c->ctx, run_batch, c, 0, quick ? 3 : 7, &t))) return s;
-    *seconds = t / c->repeat;
-    return CLF_SUCCESS;
+    clf__timing how = {.warmup = 1, .reps = quick ? 3 : 7, .group = 0, .group_seconds = quick ? 0.01 : 0.03,
+                       .max_group = 1000};
+    return clf__time_runs(c->ctx, run_call, c, &how, seconds, NULL);
 }
 
 static cl_mem new_buffer(clf_context *ctx, size_t bytes, float value, clf_status *s)
@@ -236,7 +226,7 @@ static void measure(clf_context *ctx, const clf_roofline *roof, const work *w, i
     if (w->kind <= W_DGEMM) sa = w->m * w->k * es, sb = w->k * w->n * es, sc = w->m * w->n * es;
     else if (w->kind <= W_MAP_AXPY) sa = 2 * w->n * 4, sb = sc = w->n * 4;   /* relu's y lives in a's second half */
     else sa = sb = w->n + 8, sc = 0;
-    bench_call c = {ctx, w, 0, 1, NULL, NULL, NULL};
+    bench_call c = {ctx, w, 0, NULL, NULL, NULL};
     c.a = new_buffer(ctx, sa, 0.5f, &s);
     if (c.a) c.b = new_buffer(ctx, sb, 0.25f, &s);
     if (c.b) c.c = new_buffer(ctx, sc, 0.0f, &s);

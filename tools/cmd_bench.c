@@ -1,5 +1,6 @@
 /* cmd_bench.c — `clforge bench`: calibrates each device's roofline, times GEMM, maps and copies against
  * CLBlast, prints a table per device and optionally writes every figure as JSON (input of `clforge report`). */
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,11 +135,15 @@ static int bench_one(const char *selector, int quick, const char *only, json_t *
 
 static int write_json(const char *path, json_t *devices, int argc, char **argv, int quick)
 {
-    char cmd[2048] = "clforge";
-    for (int i = 0; i < argc; i++) {
-        size_t len = strlen(cmd);
-        snprintf(cmd + len, sizeof cmd - len, " %s", argv[i]);
+    size_t n = sizeof "clforge";
+    for (int i = 0; i < argc; i++) n += strlen(argv[i]) + 1;
+    char *cmd = malloc(n);   /* the whole command line: a fixed buffer cut it silently */
+    if (!cmd) {
+        fprintf(stderr, "clforge bench: out of memory\n");
+        return 1;
     }
+    strcpy(cmd, "clforge");
+    for (int i = 0; i < argc; i++) strcat(strcat(cmd, " "), argv[i]);
     char date[32], host[256] = "";
     time_t now = time(NULL);
     struct tm tm;
@@ -149,8 +154,18 @@ static int write_json(const char *path, json_t *devices, int argc, char **argv, 
     json_t *root = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:o, s:O}", "format", "clforge-bench-1",
                              "clforge_version", clf_version(), "date", date, "command", cmd, "host", host, "quick",
                              quick, "baseline", base ? json_string(base) : json_null(), "devices", devices);
-    if (!root || json_dump_file(root, path, JSON_INDENT(1) | JSON_REAL_PRECISION(6)) != 0) {
-        fprintf(stderr, "clforge bench: cannot write %s\n", path);
+    free(cmd);
+    FILE *fp = root ? fopen(path, "w") : NULL;
+    int e = fp ? 0 : root ? errno : ENOMEM;
+    if (fp) {
+        errno = 0;
+        if (json_dumpf(root, fp, JSON_INDENT(1) | JSON_REAL_PRECISION(6)) != 0 || fflush(fp) != 0)
+            e = errno ? errno : EIO;
+        if (fclose(fp) != 0 && !e)
+            e = errno;
+    }
+    if (e) {
+        fprintf(stderr, "clforge bench: cannot write %s: %s\n", path, strerror(e));
         json_decref(root);
         return 1;
     }
@@ -180,6 +195,8 @@ int clf_cmd_bench(int argc, char **argv)
         fprintf(stderr, "clforge bench: --device and --all exclude each other\n");
         return 2;
     }
+    if (json && !clf_cli_output_ok("bench", json))
+        return 2;   /* before the run, not after it */
     if (only && !clf_bench_only_valid(only)) {
         fprintf(stderr, "clforge bench: --only takes workloads among sgemm, dgemm, map, copy (got '%s')\n", only);
         return 2;

@@ -1,6 +1,7 @@
 /* cmd_report.c — `clforge report FILE.json... -o DIR`: reads `clforge bench --json` results and writes
  * DIR/README.md (a table per workload comparing the devices) with SVG charts beside it (report_svg.c). */
 #include <errno.h>
+#include <limits.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,7 +81,20 @@ static int parse_result(json_t *j, clf_rep_result *r)
 static int load_file(report *rep, const char *path)
 {
     json_error_t err;
-    json_t *doc = json_load_file(path, 0, &err);
+    FILE *fp = fopen(path, "rb");
+    struct stat st;
+    if (!fp || fstat(fileno(fp), &st) != 0) {
+        fprintf(stderr, "clforge report: cannot read %s: %s\n", path, strerror(errno));
+        if (fp) fclose(fp);
+        return 0;
+    }
+    if (S_ISDIR(st.st_mode)) {   /* fopen succeeds on a directory; reading it fails as "malformed JSON" */
+        fprintf(stderr, "clforge report: cannot read %s: it is a directory, not a bench result file\n", path);
+        fclose(fp);
+        return 0;
+    }
+    json_t *doc = json_loadf(fp, 0, &err);
+    fclose(fp);
     if (!doc) {
         if (err.line < 0) fprintf(stderr, "clforge report: cannot read %s: %s\n", path, err.text);
         else fprintf(stderr, "clforge report: %s:%d:%d: malformed JSON: %s\n", path, err.line, err.column, err.text);
@@ -144,15 +158,23 @@ static int load_file(report *rep, const char *path)
     return 1;
 }
 
+/* Text from input as Markdown (table cells and headings alike): no HTML, no emphasis, links or code spans,
+ * no new rows; bytes that are not UTF-8 and control characters become U+FFFD, line breaks spaces. */
 static void md_escape(FILE *f, const char *s)
 {
-    for (; s && *s; s++) {
-        /* Renderers take <...> for HTML and & for entities. */
-        if (*s == '<') { fputs("&lt;", f); continue; }
-        if (*s == '>') { fputs("&gt;", f); continue; }
-        if (*s == '&') { fputs("&amp;", f); continue; }
-        if (*s == '|' || *s == '*' || *s == '_' || *s == '\\' || *s == '`') fputc('\\', f);
-        fputc(*s == '\n' ? ' ' : *s, f);
+    while (s && *s) {
+        long cp;
+        int n = clf_rep_utf8_next(s, &cp);
+        if (cp == '\n' || cp == '\r' || cp == '\t') fputc(' ', f);
+        else if (!clf_rep_xml_char(cp) || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F)) fputs("\xEF\xBF\xBD", f);
+        else if (cp == '<') fputs("&lt;", f);   /* renderers take <...> for HTML and & for entities */
+        else if (cp == '>') fputs("&gt;", f);
+        else if (cp == '&') fputs("&amp;", f);
+        else {
+            if (cp < 0x80 && strchr("|*_\\`[]~#!", (int)cp)) fputc('\\', f);
+            fwrite(s, 1, (size_t)n, f);
+        }
+        s += n;
     }
 }
 
@@ -165,10 +187,10 @@ static const clf_rep_result *find(const clf_rep_device *d, const char *group, co
 
 /* One table: a row per label (in first-seen order), a column per device; each cell holds the figure, the
  * fraction of that device's roofline and the ratio to the baseline. */
-static void md_table(FILE *f, const report *rep, const char *group, const char *title)
+static int md_table(FILE *f, const report *rep, const char *group, const char *title)
 {
-    const char *labels[256];
-    size_t nl = 0;
+    const char **labels = NULL;
+    size_t nl = 0, cap = 0;
     const char *unit = "";
     for (size_t d = 0; d < rep->ndevs; d++)
         for (size_t i = 0; i < rep->devs[d].count; i++) {
@@ -176,11 +198,20 @@ static void md_table(FILE *f, const report *rep, const char *group, const char *
             if (strcmp(r->group, group)) continue;
             size_t j;
             for (j = 0; j < nl && strcmp(labels[j], r->label); j++) {}
-            if (j == nl && nl < 256) labels[nl++] = r->label;
+            if (j == nl) {
+                if (nl == cap) {   /* every row is written: the table grows, never stops short */
+                    const char **t = realloc(labels, (cap = cap ? 2 * cap : 64) * sizeof *labels);
+                    if (!t) { free(labels); fprintf(stderr, "clforge report: out of memory\n"); return 0; }
+                    labels = t;
+                }
+                labels[nl++] = r->label;
+            }
             if (!r->error || !*unit) unit = r->unit;
         }
-    if (!nl) return;
-    fprintf(f, "\n## %s (%s)\n\n| %s |", title, unit, !strcmp(group, "map") || !strcmp(group, "copy") ? "workload" : "m×n×k");
+    if (!nl) return 1;
+    fprintf(f, "\n## %s (", title);
+    md_escape(f, unit);
+    fprintf(f, ")\n\n| %s |", !strcmp(group, "map") || !strcmp(group, "copy") ? "workload" : "m×n×k");
     for (size_t d = 0; d < rep->ndevs; d++) {
         fprintf(f, " %zu. ", d + 1);
         md_escape(f, rep->devs[d].name);
@@ -205,12 +236,43 @@ static void md_table(FILE *f, const report *rep, const char *group, const char *
         }
         fputc('\n', f);
     }
+    free(labels);
+    return 1;
 }
 
-/* mkdir -p; 1 on success (also when it exists). */
+static int known_group(const char *g)
+{
+    return !strcmp(g, "square") || !strcmp(g, "shape") || !strcmp(g, "dsquare") || !strcmp(g, "map") ||
+           !strcmp(g, "copy");
+}
+
+/* Results of groups this clforge has no table for are listed, not dropped without a word. */
+static void other_groups(FILE *f, const report *rep)
+{
+    size_t n = 0;
+    for (size_t d = 0; d < rep->ndevs; d++)
+        for (size_t i = 0; i < rep->devs[d].count; i++) {
+            const clf_rep_result *r = &rep->devs[d].results[i];
+            if (known_group(r->group)) continue;
+            if (!n++) fputs("\n## Other results\n\n| device | group | label | figure |\n|---|---|---|---:|\n", f);
+            fprintf(f, "| %zu | ", d + 1);
+            md_escape(f, r->group);
+            fputs(" | ", f);
+            md_escape(f, r->label);
+            if (r->error) fputs(" | failed |\n", f);
+            else {
+                fprintf(f, " | %.4g ", r->value);
+                md_escape(f, r->unit);
+                fputs(" |\n", f);
+            }
+        }
+}
+
+/* mkdir -p; 1 on success (also when it exists). dir is non-empty and shorter than PATH_MAX (checked by
+ * the caller). */
 static int mkdir_p(const char *dir)
 {
-    char p[4096];
+    char p[PATH_MAX];
     snprintf(p, sizeof p, "%s", dir);
     for (char *c = p + 1; *c; c++) {
         if (*c != '/') continue;
@@ -226,7 +288,7 @@ static int mkdir_p(const char *dir)
 
 static FILE *open_out(const char *dir, const char *name, char *path, size_t cap)
 {
-    snprintf(path, cap, "%s/%s", dir, name);
+    snprintf(path, cap, "%s/%s", dir, name);   /* fits: dir is shorter than PATH_MAX, names are short */
     FILE *f = fopen(path, "w");
     if (!f) fprintf(stderr, "clforge report: cannot write %s: %s\n", path, strerror(errno));
     return f;
@@ -244,17 +306,21 @@ static int close_out(FILE *f, const char *path)
 
 static int write_report(const report *rep, const char *dir)
 {
-    char path[4200], name[64];
+    char path[PATH_MAX + 64], name[64];
     FILE *md = open_out(dir, "README.md", path, sizeof path);
     if (!md) return 0;
-    char mdpath[4200];
+    char mdpath[PATH_MAX + 64];
     snprintf(mdpath, sizeof mdpath, "%s", path);
     const char *base = NULL;
     for (size_t d = 0; d < rep->ndevs && !base; d++) base = rep->devs[d].baseline;
     fprintf(md, "# clforge benchmark report\n\nFrom %zu result file%s, made with `clforge bench` and rendered by "
                 "clforge %s. Each cell: the figure, in parentheses the fraction of that device's measured roofline",
             rep->ndocs, rep->ndocs == 1 ? "" : "s", clf_version());
-    if (base) fprintf(md, " and the ratio to %s on the same device in the same run (> 1: clforge faster)", base);
+    if (base) {
+        fputs(" and the ratio to ", md);
+        md_escape(md, base);
+        fputs(" on the same device in the same run (> 1: clforge faster)", md);
+    }
     fputs(". See docs/bench.md for how each figure is measured.\n\n## Devices\n\n"
           "| # | device | platform | driver | type | copy GB/s | triad GB/s | fp32 GFLOP/s | fp64 GFLOP/s | run |\n"
           "|---|---|---|---|---|---:|---:|---:|---:|---|\n", md);
@@ -266,18 +332,20 @@ static int write_report(const report *rep, const char *dir)
         md_escape(md, v->platform);
         fputs(" | ", md);
         md_escape(md, v->driver);
-        fprintf(md, " | %s | %.4g | %.4g | %.4g | ", v->type, v->copy_gbs, v->triad_gbs, v->fp32_gflops);
+        fputs(" | ", md);
+        md_escape(md, v->type);
+        fprintf(md, " | %.4g | %.4g | %.4g | ", v->copy_gbs, v->triad_gbs, v->fp32_gflops);
         if (v->fp64_gflops > 0) fprintf(md, "%.4g", v->fp64_gflops);
         else fputs("–", md);
         fputs(" | ", md);
         md_escape(md, v->date);
         fputs(" |\n", md);
     }
-    md_table(md, rep, "square", "SGEMM, square matrices");
-    md_table(md, rep, "shape", "SGEMM, non-square and irregular shapes");
-    md_table(md, rep, "dsquare", "DGEMM, square matrices");
-    md_table(md, rep, "map", "Fused elementwise maps (fp32)");
-    md_table(md, rep, "copy", "Copies");
+    int ok = md_table(md, rep, "square", "SGEMM, square matrices") &&
+             md_table(md, rep, "shape", "SGEMM, non-square and irregular shapes") &&
+             md_table(md, rep, "dsquare", "DGEMM, square matrices") &&
+             md_table(md, rep, "map", "Fused elementwise maps (fp32)") && md_table(md, rep, "copy", "Copies");
+    other_groups(md, rep);
 
     /* Where each figure came from: the file, the command, the clforge that ran it, when. */
     fputs("\n## Runs\n\n| file | command | clforge | date | host | quick |\n|---|---|---|---|---|---|\n", md);
@@ -297,7 +365,6 @@ static int write_report(const report *rep, const char *dir)
         fprintf(md, " | %s |\n", json_is_true(json_object_get(doc, "quick")) ? "yes" : "no");
     }
 
-    int ok = 1;
     fputs("\n## Charts\n", md);
     static const char *const gemms[] = {"sgemm", "dgemm"};
     for (int g = 0; g < 2 && ok; g++) {
@@ -339,6 +406,12 @@ int clf_cmd_report(int argc, char **argv)
     }
     if (!dir || !nfiles) {
         fprintf(stderr, "clforge report: %s\n", !dir ? "-o DIR is required" : "no result files given");
+        report_usage(stderr);
+        return 2;
+    }
+    if (!*dir || strlen(dir) >= PATH_MAX - 64) {
+        fprintf(stderr, "clforge report: -o needs a directory name %s\n",
+                *dir ? "shorter than PATH_MAX" : "(got \"\")");
         report_usage(stderr);
         return 2;
     }

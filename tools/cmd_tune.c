@@ -2,6 +2,7 @@
 #include "autotune.h"
 #include "cli.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,7 +22,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: clforge tune [--device SEL] [--family gemm,map,copy] [--budget SECONDS]\n"
-            "                    [--precision f32,f64] [--bucket LIST] [--exhaustive] [--json FILE] [--quiet]\n"
+            "                    [--precision f32,f64,f16] [--bucket LIST] [--exhaustive] [--json FILE] [--quiet]\n"
             "       clforge tune --show [--device SEL] [--family ...]\n"
             "Searches each family's configurations on the device (budget per family, default 60 s),\n"
             "verifies every candidate against a reference, and stores the best in the tuning database.\n"
@@ -34,40 +35,47 @@ static void usage(FILE *out)
     fprintf(out, "\n");
 }
 
-/* 1 when every name in the comma-separated list is a known family. */
+/* 1 when every name in the comma-separated list is a known family (a list of any length). */
 static int families_known(const char *list)
 {
-    char buf[256];
-    if (strlen(list) >= sizeof buf)
+    char *buf = strdup(list);
+    if (!buf) {
+        fprintf(stderr, "clforge tune: out of memory\n");
         return 0;
-    strcpy(buf, list);
-    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+    }
+    int ok = 1;
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t && ok; t = strtok_r(NULL, ",", &save))
         if (!clf__family_find(t)) {
-            fprintf(stderr, "clforge tune: unknown family '%s'\n", t);
-            return 0;
+            fprintf(stderr, "clforge tune: unknown family '%.64s%s'\n", t, strlen(t) > 64 ? "...' (cut)" : "'");
+            ok = 0;
         }
-    return 1;
+    free(buf);
+    return ok;
 }
 
 
 /* 1 when every name in the comma-separated list is a bucket of one of the families. */
 static int buckets_known(const clf__family *const *list, const char *buckets)
 {
-    char buf[256];
-    if (strlen(buckets) >= sizeof buf)
+    char *buf = strdup(buckets);
+    if (!buf) {
+        fprintf(stderr, "clforge tune: out of memory\n");
         return 0;
-    strcpy(buf, buckets);
-    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    }
+    int ok = 1;
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t && ok; t = strtok_r(NULL, ",", &save)) {
         int found = 0;
         for (int i = 0; list[i] && !found; i++)
             for (int b = 0; b < list[i]->nbuckets; b++)
                 found |= strcmp(list[i]->buckets[b], t) == 0;
         if (!found) {
-            fprintf(stderr, "clforge tune: no family here has a bucket '%s'\n", t);
-            return 0;
+            fprintf(stderr, "clforge tune: no family here has a bucket '%.64s%s'\n", t,
+                    strlen(t) > 64 ? "...' (cut)" : "'");
+            ok = 0;
         }
     }
-    return 1;
+    free(buf);
+    return ok;
 }
 
 static int show(clf_context *ctx, const char *families)
@@ -105,8 +113,8 @@ static void summary(const clf_tune_report *r)
     for (int i = 0; i < r->count; i++) {
         const clf_tune_entry *e = &r->entries[i];
         char speed[32];
-        if (e->gflops > 0)
-            snprintf(speed, sizeof speed, e->gflops >= 100 ? "%.0f %s" : "%.3g %s", e->gflops, e->unit);
+        if (e->rate > 0)
+            snprintf(speed, sizeof speed, e->rate >= 100 ? "%.0f %s" : "%.3g %s", e->rate, e->unit);
         else
             snprintf(speed, sizeof speed, "-");
         printf("%-8s %-8s %-5s %-44s %12s %6d %6d %7.1fs\n", e->family, e->bucket, e->precision,
@@ -127,7 +135,7 @@ static int write_json(const char *path, clf_context *ctx, const clf_tune_options
     for (int i = 0; i < r->count; i++) {
         const clf_tune_entry *e = &r->entries[i];
         json_t *je = json_pack("{s:s,s:s,s:s,s:s,s:f,s:s,s:i,s:i,s:f}", "family", e->family, "bucket", e->bucket,
-                               "precision", e->precision, "config", e->config, "speed", e->gflops, "unit", e->unit,
+                               "precision", e->precision, "config", e->config, "speed", e->rate, "unit", e->unit,
                                "evaluations", e->evaluations, "failed", e->failed, "seconds", e->seconds);
         /* the stored entry adds early stops, the space's size and when the best was found */
         char section[160];
@@ -149,10 +157,18 @@ static int write_json(const char *path, clf_context *ctx, const clf_tune_options
     json_object_set_new(root, "status", json_string(clf_status_name(st)));
     json_object_set_new(root, "database", json_string(r->db_path));
     json_object_set_new(root, "entries", entries);
-    int rc = json_dump_file(root, path, JSON_INDENT(2) | JSON_SORT_KEYS);
+    FILE *fp = fopen(path, "w");
+    int e = fp ? 0 : errno;
+    if (fp) {
+        errno = 0;
+        if (json_dumpf(root, fp, JSON_INDENT(2) | JSON_SORT_KEYS) != 0 || fputc('\n', fp) == EOF || fflush(fp) != 0)
+            e = errno ? errno : EIO;
+        if (fclose(fp) != 0 && !e)
+            e = errno;
+    }
     json_decref(root);
-    if (rc != 0) {
-        fprintf(stderr, "clforge tune: cannot write %s\n", path);
+    if (e) {
+        fprintf(stderr, "clforge tune: cannot write %s: %s\n", path, strerror(e));   /* e.g. a full disk */
         return 1;
     }
     return 0;
@@ -202,15 +218,21 @@ int clf_cmd_tune(int argc, char **argv)
     }
     if (families && !families_known(families))
         return 2;
-    clf_dtype precs[2];
+    if (json_path && !want_show && !clf_cli_output_ok("tune", json_path))
+        return 2;   /* before the run, not after an hour of tuning */
+    clf_dtype precs[3];
     int nprecs = 0;
     if (precision) {
-        if (clf__listed(precision, "f32"))
-            precs[nprecs++] = CLF_F32;
-        if (clf__listed(precision, "f64"))
-            precs[nprecs++] = CLF_F64;
-        if (nprecs == 0 || strspn(precision, "f3264,") != strlen(precision)) {
-            fprintf(stderr, "clforge tune: --precision takes f32, f64 or f32,f64\n");
+        static const clf_dtype known[] = {CLF_F32, CLF_F64, CLF_F16};
+        size_t listed_len = 0;
+        for (int i = 0; i < 3; i++)
+            if (clf__listed(precision, clf__dtype_name(known[i]))) {
+                precs[nprecs++] = known[i];
+                listed_len += strlen(clf__dtype_name(known[i])) + 1;
+            }
+        if (nprecs == 0 || listed_len != strlen(precision) + 1) {
+            fprintf(stderr, "clforge tune: --precision takes a comma-separated list of f32, f64 and f16 (f16: "
+                            "the gemm_mma family's f16/bf16 configurations)\n");
             return 2;
         }
     }

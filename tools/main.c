@@ -1,6 +1,10 @@
 /* main.c — the clforge command-line program: parses the subcommand and hands over to tools/cmd_*.c. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "clforge/clforge.h"
@@ -25,6 +29,34 @@ static void usage(FILE *f)
             "environment: CLFORGE_DEVICE (P:D, gpu, cpu or part of a name), CLFORGE_CACHE_DIR,\n"
             "CLFORGE_TUNING=off, CLFORGE_PROFILE=1, CLFORGE_KERNEL_DIR.\n"
             "exit codes: 0 ok, 1 runtime failure, 2 usage error.\n");
+}
+
+int clf_cli_output_ok(const char *cmd, const char *path)
+{
+    if (!*path) {
+        fprintf(stderr, "clforge %s: the output file name is empty\n", cmd);
+        return 0;
+    }
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "clforge %s: cannot write %s: it is a directory\n", cmd, path);
+            return 0;
+        }
+        if (access(path, W_OK) != 0) {
+            fprintf(stderr, "clforge %s: cannot write %s: %s\n", cmd, path, strerror(errno));
+            return 0;
+        }
+        return 1;
+    }
+    char *dir = strdup(path);
+    if (!dir) return 1;   /* the write itself will report */
+    char *slash = strrchr(dir, '/');
+    const char *d = slash ? (slash == dir ? "/" : (*slash = '\0', dir)) : ".";
+    int ok = access(d, W_OK | X_OK) == 0;
+    if (!ok) fprintf(stderr, "clforge %s: cannot write %s: directory %s: %s\n", cmd, path, d, strerror(errno));
+    free(dir);
+    return ok;
 }
 
 int main(int argc, char **argv)

@@ -25,7 +25,13 @@ int clf_rep_svg_roofline(FILE *f, const clf_rep_device *d);
 /* Writes GEMM throughput (GFLOP/s) against square size for every device, clforge solid and baseline
  * dashed. workload: "sgemm" or "dgemm". Returns the number of lines drawn. */
 int clf_rep_svg_gemm(FILE *f, const clf_rep_device *devs, size_t ndevs, const char *workload);
-/* XML text escaping for element content and attribute values. */
+/* XML text escaping for element content and attribute values; bytes that are not UTF-8 and code points
+ * XML 1.0 forbids become U+FFFD. */
 void clf_rep_xml_text(FILE *f, const char *s);
+/* Decodes the UTF-8 sequence at s: returns its length (>= 1) and the code point in *cp, or *cp = -1 (and
+ * length 1) when the bytes are not valid UTF-8 (overlong, surrogate, beyond U+10FFFF, cut short). */
+int clf_rep_utf8_next(const char *s, long *cp);
+/* 1 when XML 1.0 allows code point cp in a document. */
+int clf_rep_xml_char(long cp);
 
 #endif

@@ -20,35 +20,45 @@ typedef struct axes {
     int log2x;
 } axes;
 
-/* Length of the valid UTF-8 sequence at s, 0 when invalid. */
-static int utf8_len(const unsigned char *s)
+int clf_rep_utf8_next(const char *str, long *cp)
 {
-    int n = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 && s[0] < 0xE0 ? 2 : 0;
-    for (int i = 1; i < n; i++)
-        if ((s[i] & 0xC0) != 0x80) return 0;
+    const unsigned char *s = (const unsigned char *)str;
+    int n = s[0] < 0x80 ? 1 : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 && s[0] < 0xE0 ? 2 : 0;
+    if (n == 1) { *cp = s[0]; return 1; }
+    *cp = -1;
+    if (n == 0) return 1;
+    long v = s[0] & (0x7F >> n);
+    for (int i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80) return 1;   /* cut short: the next byte starts afresh */
+        v = v << 6 | (s[i] & 0x3F);
+    }
+    static const long min[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (v < min[n] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 1;   /* overlong, too big, surrogate */
+    *cp = v;
     return n;
+}
+
+int clf_rep_xml_char(long cp)
+{
+    return cp == 0x9 || cp == 0xA || cp == 0xD || (cp >= 0x20 && cp <= 0xD7FF) || (cp >= 0xE000 && cp <= 0xFFFD) ||
+           (cp >= 0x10000 && cp <= 0x10FFFF);
 }
 
 void clf_rep_xml_text(FILE *f, const char *s)
 {
-    for (; s && *s; s++) {
-        if ((unsigned char)*s >= 0x80) {
-            /* Foreign bytes in a device name must not make the document ill-formed. */
-            int n = utf8_len((const unsigned char *)s);
-            if (n) fwrite(s, 1, (size_t)n, f), s += n - 1;
-            else fputc('?', f);
-            continue;
-        }
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&apos;", f); break;
-        default:
-            /* Control characters are not allowed in XML 1.0. */
-            if ((unsigned char)*s >= 0x20 || *s == '\t' || *s == '\n') fputc(*s, f);
-        }
+    while (s && *s) {
+        long cp;
+        int n = clf_rep_utf8_next(s, &cp);
+        /* Bytes that are not UTF-8 and code points XML forbids (controls, U+FFFE, U+FFFF) would make the
+         * whole document ill-formed: each becomes U+FFFD, visibly. */
+        if (!clf_rep_xml_char(cp)) fputs("\xEF\xBF\xBD", f);
+        else if (cp == '&') fputs("&amp;", f);
+        else if (cp == '<') fputs("&lt;", f);
+        else if (cp == '>') fputs("&gt;", f);
+        else if (cp == '"') fputs("&quot;", f);
+        else if (cp == '\'') fputs("&apos;", f);
+        else fwrite(s, 1, (size_t)n, f);
+        s += n;
     }
 }
 
@@ -70,7 +80,7 @@ static void fmt_si(char *out, size_t cap, double v)
     else snprintf(out, cap, "%g", v);
 }
 
-static void header(FILE *f, const char *title)
+static void header(FILE *f, const char *prefix, const char *title)
 {
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
@@ -78,6 +88,7 @@ static void header(FILE *f, const char *title)
                "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n<text x=\"%d\" y=\"28\" font-size=\"16\" "
                "font-weight=\"bold\">",
             W, H, W, H, (int)PX0);
+    fputs(prefix, f);
     clf_rep_xml_text(f, title);
     fputs("</text>\n", f);
 }
@@ -160,9 +171,7 @@ static void point_label(const clf_rep_result *r, char *out, size_t cap)
 int clf_rep_svg_roofline(FILE *f, const clf_rep_device *d)
 {
     double bw = fmax(d->copy_gbs, d->triad_gbs), peak = d->fp32_gflops;
-    char title[300];
-    snprintf(title, sizeof title, "Roofline: %.200s", d->name);
-    header(f, title);
+    header(f, "Roofline: ", d->name);   /* the whole name: nothing is cut silently */
     if (!in_range(bw, 1e-6, 1e9) || !in_range(peak, 1e-6, 1e12)) {
         fprintf(f, "<text x=\"%d\" y=\"%d\">no roofline in this result</text>\n</svg>\n", (int)PX0, H / 2);
         return 0;
@@ -216,7 +225,9 @@ int clf_rep_svg_roofline(FILE *f, const clf_rep_device *d)
         point_label(r, lab, sizeof lab);
         fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\"><title>", x, y, c);
         clf_rep_xml_text(f, r->label);
-        fprintf(f, ": %.4g %s</title></circle>\n", r->value, r->unit);
+        fprintf(f, ": %.4g ", r->value);
+        clf_rep_xml_text(f, r->unit);
+        fputs("</title></circle>\n", f);
         /* Shapes sit close together; their sizes are in the tooltip and the tables. A label that would
          * overlap one already placed is left out too. DGEMM labels go left of their points, SGEMM's
          * right: the two often share an intensity. */
@@ -239,15 +250,25 @@ int clf_rep_svg_roofline(FILE *f, const clf_rep_device *d)
     /* Legend: the groups present, the baseline, and copies (no FLOPs, so not on the chart). */
     double ly = PY0 + 10;
     const char *seen[8];
-    int nseen = 0;
+    int nseen = 0, more = 0;
     for (size_t i = 0; i < d->count; i++) {
         const clf_rep_result *r = &d->results[i];
         int dup = 0;
         for (int j = 0; j < nseen; j++) dup |= !strcmp(seen[j], r->group);
-        if (!plottable(r) || dup || nseen == 8) continue;
+        for (size_t j = 0; j < i && !dup && nseen == 8; j++)   /* counted already? */
+            dup |= plottable(&d->results[j]) && !strcmp(d->results[j].group, r->group);
+        if (!plottable(r) || dup) continue;
+        if (nseen == 8) { more++; continue; }   /* the legend has room for eight; the rest are counted below */
         seen[nseen++] = r->group;
-        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">clforge %s</text>\n",
-                PX1 + 24, ly, group_color(r->group), PX1 + 34, ly + 4, group_name(r->group));
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">clforge ",
+                PX1 + 24, ly, group_color(r->group), PX1 + 34, ly + 4);
+        clf_rep_xml_text(f, group_name(r->group));   /* an unknown group is input text */
+        fputs("</text>\n", f);
+        ly += 18;
+    }
+    if (more) {
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">and %d more group%s (see the tables)</text>\n",
+                PX1 + 14, ly + 4, more, more == 1 ? "" : "s");
         ly += 18;
     }
     if (d->baseline) {
@@ -259,15 +280,20 @@ int clf_rep_svg_roofline(FILE *f, const clf_rep_device *d)
         ly += 18;
     }
     ly += 10;
+    int copies_left = 0;
     for (size_t i = 0; i < d->count; i++) {
         const clf_rep_result *r = &d->results[i];
-        if (strcmp(r->workload, "copy") || r->error || ly > PY1) continue;
+        if (strcmp(r->workload, "copy") || r->error) continue;
+        if (ly > PY1) { copies_left++; continue; }
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">copy, %s: %.4g GB/s</text>\n"
                    "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#555\">%.0f%% of bandwidth (no FLOPs: not plotted)</text>\n",
                 PX1 + 14, ly, strstr(r->label, "offset") ? "unaligned" : "aligned", r->value, PX1 + 14, ly + 14,
                 100 * r->fraction);
         ly += 34;
     }
+    if (copies_left)
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">and %d more cop%s (see the tables)</text>\n",
+                PX1 + 14, ly, copies_left, copies_left == 1 ? "y" : "ies");
     fputs("</svg>\n", f);
     return 1;
 }
@@ -320,7 +346,7 @@ int clf_rep_svg_gemm(FILE *f, const clf_rep_device *devs, size_t ndevs, const ch
     char title[64];
     snprintf(title, sizeof title, "%s throughput against size (square matrices)",
              !strcmp(workload, "dgemm") ? "DGEMM" : "SGEMM");
-    header(f, title);
+    header(f, "", title);
     if (nhi == 0 || ylo <= 0) {
         fprintf(f, "<text x=\"%d\" y=\"%d\">no results</text>\n</svg>\n", (int)PX0, H / 2);
         return 0;

@@ -21,10 +21,20 @@ typedef struct clf__config {
     int v[CLF__MAX_PARAMS];
 } clf__config;
 
-/* A concrete call, for launch geometry, FLOPs and bytes. */
+/* A concrete call, for launch geometry, FLOPs and bytes. A problem is a GEMM's or an elementwise one's,
+ * so their fields share storage; each family reads only its own names. */
 typedef struct clf__problem {
     clf_dtype dtype;
-    size_t m, n, k, batch;         /* gemm: sizes and batch count; map/copy: n = elements, m = element size */
+    union {
+        size_t m;                  /* gemm: rows of C */
+        size_t elem_size;          /* map/copy: bytes per element (copy: 1 when 0) */
+    };
+    size_t n;                      /* gemm: columns of C; map/copy: elements */
+    union {
+        size_t k;                  /* gemm: inner dimension */
+        size_t flops_per_elem;     /* map: arithmetic operations per element */
+    };
+    size_t batch;                  /* gemm: batch count */
     int reads, writes;             /* map: buffers read and written per element */
     double beta;                   /* gemm: C is read only when beta is not 0 */
 } clf__problem;
@@ -36,6 +46,8 @@ typedef struct clf__family {
     int nbuckets;
     const char *buckets[8];        /* shape classes tuned separately ("small", "large", "skinny") */
     const char *unit;              /* what the tuner maximises: "GFLOP/s" or "GB/s" */
+    int nprecisions;               /* precisions the tuner tunes by default (0: f32, and f64 where offered) */
+    clf_dtype precisions[4];
 
     /* The heuristic configuration for a device type when nothing is tuned or shipped. */
     void (*default_config)(const clf_device_info *dev, clf_dtype dt, const char *bucket, clf__config *out);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #define MAX_ARRAY 256   /* arrays (the "runs" log) keep their newest elements only */
+#define MAX_FILE (8 << 20)   /* bytes: real databases hold kilobytes; a 46 MB one cost 860 MB of memory */
 
 /* The context's cached view of its database, refreshed when the file changes on disk. */
 typedef struct tuning_state {
@@ -95,8 +96,14 @@ static const char *doc_problem(json_t *doc, const char *key)
     if (!json_is_object(doc))
         return "not a JSON object";
     json_t *fmt = json_object_get(doc, "format");
-    if (!json_is_integer(fmt))
+    if (!fmt)
         return "no \"format\" member";
+    if (json_is_real(fmt))
+        return "\"format\" is a fraction (e.g. 1.0), not an integer such as 1";
+    if (json_is_string(fmt))
+        return "\"format\" is a string (e.g. \"1\"), not an integer such as 1";
+    if (!json_is_integer(fmt))
+        return "\"format\" is not an integer";
     if (json_integer_value(fmt) > CLF__TUNEDB_FORMAT)
         return "written by a newer clforge (format too new)";
     if (json_integer_value(fmt) < 1)
@@ -107,8 +114,9 @@ static const char *doc_problem(json_t *doc, const char *key)
     return NULL;
 }
 
-/* Moves a bad file aside as <path>.corrupt-<timestamp> and says so once per file. */
-static void move_aside(const char *path, const char *why)
+/* Moves a bad file aside as <path>.corrupt-<timestamp> and says so once per file; replacing: the caller
+ * writes a new file right away (a store), rather than leaving none (a read). */
+static void move_aside(const char *path, const char *why, int replacing)
 {
     char ts[32], dst[1300];
     timestamp(ts, sizeof ts, "%Y%m%dT%H%M%SZ");
@@ -119,21 +127,49 @@ static void move_aside(const char *path, const char *why)
     char key[1400];
     snprintf(key, sizeof key, "tunedb:%s", path);
     if (moved)
-        clf__warn_once(key, "tuning database %s: %s; moved aside to %s and replaced", path, why, dst);
+        clf__warn_once(key, "tuning database %s: %s; moved aside to %s%s", path, why, dst,
+                       replacing ? " and replaced by a new one" : "");
     else
         clf__warn_once(key, "tuning database %s: %s; ignored (could not move it aside)", path, why);
 }
 
-/* Reads path. Returns the document, or NULL when absent; a bad file gives NULL and *why. */
+/* Reads path. Returns the document, or NULL when absent; a bad file gives NULL and *why. The file is opened
+ * without blocking and must be a regular file (a FIFO would hang every reader) of at most MAX_FILE bytes. */
 static json_t *read_doc(const char *path, const char *key, const char **why, char *detail, size_t cap)
 {
     *why = NULL;
-    json_error_t err;
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         return NULL;
-    json_t *doc = json_loadf(fp, JSON_REJECT_DUPLICATES, &err);
-    fclose(fp);
+    struct stat st;
+    char *buf = NULL;
+    size_t len = 0;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(detail, cap, "is not a regular file");
+    } else if (st.st_size > MAX_FILE) {
+        snprintf(detail, cap, "is %lld bytes, more than the %d a tuning database may have", (long long)st.st_size,
+                 MAX_FILE);
+    } else if ((buf = malloc((size_t)st.st_size + 1)) == NULL) {
+        snprintf(detail, cap, "cannot be read: out of memory");
+    } else {
+        /* The size is read as fstat gave it: a file that grows meanwhile is cut at the cap and fails to parse. */
+        while (len < (size_t)st.st_size) {
+            ssize_t r = read(fd, buf + len, (size_t)st.st_size - len);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0)
+                break;
+            len += (size_t)r;
+        }
+    }
+    close(fd);
+    if (!buf) {
+        *why = detail;
+        return NULL;
+    }
+    json_error_t err;
+    json_t *doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err);
+    free(buf);
     if (!doc) {
         snprintf(detail, cap, "does not parse (line %d, column %d: %s)", err.line, err.column, err.text);
         *why = detail;
@@ -149,6 +185,24 @@ static json_t *read_doc(const char *path, const char *key, const char **why, cha
     return doc;
 }
 
+/* Opens (creating it 0644 whatever the umask) the writers' lock file; never follows a symbolic link and
+ * refuses anything but a regular file. -1 with errno on failure. */
+static int open_lock(const char *lockpath)
+{
+    int fd = open(lockpath, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+    if (fd >= 0)
+        fchmod(fd, 0644);
+    else if (errno == EEXIST)
+        fd = open(lockpath, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        errno = EINVAL;
+        return -1;
+    }
+    return fd;
+}
+
 static int mkdir_p(const char *dir)
 {
     char buf[1200];
@@ -156,11 +210,11 @@ static int mkdir_p(const char *dir)
     for (char *p = buf + 1; *p; p++)
         if (*p == '/') {
             *p = '\0';
-            if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+            if (mkdir(buf, 0700) != 0 && errno != EEXIST)
                 return -1;
             *p = '/';
         }
-    return mkdir(buf, 0755) == 0 || errno == EEXIST ? 0 : -1;
+    return mkdir(buf, 0700) == 0 || errno == EEXIST ? 0 : -1;
 }
 
 /* Reloads the cached view when the file changed on disk (ctx->lock held). Moves a bad file aside
@@ -185,11 +239,11 @@ static void state_refresh(clf_context *ctx, tuning_state *t)
     if (!doc && why) {
         char lockpath[1300];
         snprintf(lockpath, sizeof lockpath, "%s.lock", t->path);
-        int fd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        int fd = open_lock(lockpath);   /* a read-only directory: the bad file is only ignored */
         if (fd >= 0 && flock(fd, LOCK_EX) == 0) {
             doc = read_doc(t->path, ctx->info.key, &why, detail, sizeof detail);
             if (!doc && why)
-                move_aside(t->path, why);
+                move_aside(t->path, why, 0);
         }
         if (fd >= 0)
             close(fd);  /* releases the lock */
@@ -215,8 +269,10 @@ clf_status clf__tunedb_fetch(clf_context *ctx, const char *section, json_t **val
     tuning_state *t = state_get(ctx);
     if (t) {
         state_refresh(ctx, t);
+        /* A copy, not a reference: the caller releases it outside ctx->lock, and a reference into t->doc
+         * would have its count changed there while a refresh frees t->doc under the lock. */
         json_t *v = clf__tunedb_get(t->doc, section);
-        *value = v ? json_incref(v) : NULL;
+        *value = v ? json_deep_copy(v) : NULL;
     }
     pthread_mutex_unlock(&ctx->lock);
     return t ? CLF_SUCCESS : clf__fail(CLF_ERR_OUT_OF_MEMORY, "tunedb: out of memory");
@@ -249,14 +305,15 @@ static void find_stale(clf_context *ctx, tuning_state *t)
         json_t *doc = read_doc(path, NULL, &why, detail, sizeof detail);
         json_t *name = clf__tunedb_get(doc, "device/name"), *drv = clf__tunedb_get(doc, "device/driver");
         json_t *plat = clf__tunedb_get(doc, "device/platform");
+        /* Another driver, as the name says: a file of the same driver under another key (another machine,
+         * say) is no stale result, and its warning would name the same driver twice. */
         if (doc && json_is_string(name) && strcmp(json_string_value(name), ctx->info.name) == 0 &&
             json_is_string(plat) && strcmp(json_string_value(plat), ctx->info.platform) == 0 &&
-            st.st_mtime >= newest) {
+            json_is_string(drv) && strcmp(json_string_value(drv), ctx->info.driver) != 0 && st.st_mtime >= newest) {
             newest = st.st_mtime;
             json_decref(t->stale);
             t->stale = json_incref(doc);
-            snprintf(t->stale_driver, sizeof t->stale_driver, "%s",
-                     json_is_string(drv) ? json_string_value(drv) : "?");
+            snprintf(t->stale_driver, sizeof t->stale_driver, "%s", json_string_value(drv));
         }
         json_decref(doc);
     }
@@ -274,7 +331,7 @@ clf_status clf__tunedb_fetch_stale(clf_context *ctx, const char *section, json_t
         if (!t->stale_done)
             find_stale(ctx, t);
         json_t *v = clf__tunedb_get(t->stale, section);
-        *value = v ? json_incref(v) : NULL;
+        *value = v ? json_deep_copy(v) : NULL;   /* a copy: see clf__tunedb_fetch */
         if (driver)
             *driver = t->stale_driver;
     }
@@ -332,21 +389,34 @@ static int merge_at(json_t *doc, const char *section, json_t *value)
     return -1;
 }
 
-/* Writes doc to a temporary file in the same directory and renames it over path. */
+/* Writes doc to a fresh temporary file in the same directory (mkstemp: never follows a planted link) and
+ * renames it over path. Errors name their cause (errno of the first failure: a full disk says so). */
 static clf_status write_atomic(const char *path, json_t *doc)
 {
     char tmp[1300];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *fp = fopen(tmp, "wb");
-    if (!fp)
-        return clf__fail(CLF_ERR_IO, "tuning database: cannot create %s: %s", tmp, strerror(errno));
-    int bad = json_dumpf(doc, fp, JSON_INDENT(1) | JSON_SORT_KEYS) != 0;
-    bad |= fputc('\n', fp) == EOF;
-    bad |= fflush(fp) != 0;
-    bad |= fsync(fileno(fp)) != 0;
-    bad |= fclose(fp) != 0;
-    if (bad || rename(tmp, path) != 0) {
+    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0)
+        return clf__fail(CLF_ERR_IO, "tuning database: cannot create a temporary file %s: %s", tmp, strerror(errno));
+    fchmod(fd, 0644);
+    FILE *fp = fdopen(fd, "wb");
+    if (!fp) {
         int e = errno;
+        close(fd);
+        unlink(tmp);
+        return clf__fail(CLF_ERR_IO, "tuning database: cannot write %s: %s", tmp, strerror(e));
+    }
+    int e = 0;
+    errno = 0;
+    if (json_dumpf(doc, fp, JSON_INDENT(1) | JSON_SORT_KEYS) != 0 || fputc('\n', fp) == EOF || fflush(fp) != 0)
+        e = errno ? errno : EIO;
+    if (!e && fsync(fileno(fp)) != 0)
+        e = errno;
+    if (fclose(fp) != 0 && !e)
+        e = errno;
+    if (!e && rename(tmp, path) != 0)
+        e = errno;
+    if (e) {
         unlink(tmp);
         return clf__fail(CLF_ERR_IO, "tuning database: cannot write %s: %s", path, strerror(e));
     }
@@ -394,20 +464,24 @@ clf_status clf__tunedb_store(clf_context *ctx, const char *section, json_t *valu
         return clf__fail(CLF_ERR_IO, "tuning database: cannot create %s: %s", dir, strerror(errno));
     }
     snprintf(lockpath, sizeof lockpath, "%s.lock", path);
-    int fd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    int fd = open_lock(lockpath);
     if (fd < 0 || flock(fd, LOCK_EX) != 0) {
         int e = errno;
         if (fd >= 0)
             close(fd);
         json_decref(value);
-        return clf__fail(CLF_ERR_IO, "tuning database: cannot lock %s: %s", lockpath, strerror(e));
+        if (e == EINVAL || e == ELOOP)
+            return clf__fail(CLF_ERR_IO, "tuning database: lock file %s is not a regular file (a link, FIFO or "
+                             "directory put there); remove it", lockpath);
+        return clf__fail(CLF_ERR_IO, "tuning database %s cannot be written: cannot create or lock %s: %s", path,
+                         lockpath, strerror(e));
     }
     remove_leftovers(dir, path);
     const char *why;
     char detail[256];
     json_t *doc = read_doc(path, ctx->info.key, &why, detail, sizeof detail);
     if (!doc && why)
-        move_aside(path, why);
+        move_aside(path, why, 1);
     if (!doc)
         doc = new_doc(&ctx->info);
     clf_status s = CLF_SUCCESS;

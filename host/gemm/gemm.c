@@ -2,6 +2,7 @@
  * gemm_exec.c enqueues it) with the fallback for configured kernels that do not build, and the public
  * clf_[sd]gemm[_batched_strided] entry points. */
 #include "gemm_plan.h"
+#include "gemm_mma.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -31,6 +32,10 @@ static int batch_extent(size_t one, size_t stride, size_t batch, size_t *out)
     size_t t;
     return clf__mul(batch - 1, stride, &t) && clf__add(t, one, out);
 }
+
+clf_dtype clf__gemm_a_type(const clf__gemm_call *c) { return c->typed ? c->a_type : c->dtype; }
+clf_dtype clf__gemm_b_type(const clf__gemm_call *c) { return c->typed ? c->b_type : c->dtype; }
+clf_dtype clf__gemm_c_type(const clf__gemm_call *c) { return c->typed ? c->c_type : c->dtype; }
 
 /* Where an operand's elements lie, for the overlap check: root buffer and byte range. */
 typedef struct span {
@@ -110,6 +115,16 @@ clf_status clf__gemm_check(clf_context *ctx, const clf__gemm_call *c)
         return clf__fail(CLF_ERR_INVALID_ARG, "gemm: tb %d is neither CLF_NO_TRANS nor CLF_TRANS", (int)c->tb);
     if (c->dtype != CLF_F32 && c->dtype != CLF_F64)
         return clf__fail(CLF_ERR_UNSUPPORTED, "gemm: only f32 and f64 are implemented");
+    if (c->typed) {
+        const char *names[] = {"A", "B", "C"};
+        clf_dtype t[] = {c->a_type, c->b_type, c->c_type};
+        for (int i = 0; i < 3; i++)
+            if (t[i] != CLF_F16 && t[i] != CLF_BF16 && t[i] != CLF_F32)
+                return clf__fail(CLF_ERR_INVALID_ARG, "gemm: type of %s is %d; it must be CLF_F16, CLF_BF16 or CLF_F32",
+                                 names[i], (int)t[i]);
+        if (c->compute != CLF_COMPUTE_EXACT && c->compute != CLF_COMPUTE_TF32 && c->compute != CLF_COMPUTE_3XTF32)
+            return clf__fail(CLF_ERR_INVALID_ARG, "gemm: compute %d is not a clf_compute value", (int)c->compute);
+    }
     if (c->dtype == CLF_F64 && !ctx->info.fp64)
         return clf__fail(CLF_ERR_UNSUPPORTED, "dgemm: device \"%s\" has no fp64 (cl_khr_fp64)", ctx->info.name);
     /* Kernels index tiles with int: keep every extent well inside it. */
@@ -121,23 +136,23 @@ clf_status clf__gemm_check(clf_context *ctx, const clf__gemm_call *c)
     /* op(A) is m x k; stored it is (outer x inner) with ld between rows (row-major) or columns. */
     int a_mk = (c->ta == CLF_NO_TRANS) == row;          /* stored outer = m, inner = k */
     int b_kn = (c->tb == CLF_NO_TRANS) == row;          /* stored outer = k, inner = n */
-    size_t esz = clf__dtype_size(c->dtype), one_a, one_b, one_c;
+    size_t one_a, one_b, one_c;
     /* A and B are not read when C is empty, or when alpha is 0 (C = beta*C): they may be NULL then. A
      * leading dimension still has to be well formed, as BLAS requires. */
     size_t ka = c->m && c->n && c->alpha != 0.0 ? c->k : 0;
     span sa, sb, sc;
     clf_status s;
     s = check_operand(ctx, "A", "lda", "stride_a", c->a, c->a_off, a_mk ? c->m : ka, a_mk ? ka : c->m, c->lda,
-                      c->stride_a, c->batch, esz, &one_a, &sa);
+                      c->stride_a, c->batch, clf__dtype_size(clf__gemm_a_type(c)), &one_a, &sa);
     if (s)
         return s;
     s = check_operand(ctx, "B", "ldb", "stride_b", c->b, c->b_off, b_kn ? ka : c->n, b_kn ? c->n : ka, c->ldb,
-                      c->stride_b, c->batch, esz, &one_b, &sb);
+                      c->stride_b, c->batch, clf__dtype_size(clf__gemm_b_type(c)), &one_b, &sb);
     if (s)
         return s;
     int c_used = !((c->alpha == 0.0 || c->k == 0) && c->beta == 1.0);   /* C = 1*C: nothing is written */
     s = check_operand(ctx, "C", "ldc", "stride_c", c->c, c->c_off, row ? c->m : c->n, row ? c->n : c->m, c->ldc,
-                      c->stride_c, c_used ? c->batch : 0, esz, &one_c, &sc);
+                      c->stride_c, c_used ? c->batch : 0, clf__dtype_size(clf__gemm_c_type(c)), &one_c, &sc);
     if (s)
         return s;
     if ((s = check_c(c, &sa, &sb, &sc)) != CLF_SUCCESS)
@@ -156,6 +171,14 @@ clf_status clf__gemm_check(clf_context *ctx, const clf__gemm_call *c)
  * it. A driver upgrade never turns a working program into a failing one. */
 static int set_aside(clf_context *ctx, const clf__gemm_plan *plan, const clf__config *bad)
 {
+    if (bad == &plan->cfg_mma) {
+        if (!plan->origin_mma || strcmp(plan->origin_mma, "default") == 0 || strcmp(plan->origin_mma, "override") == 0 ||
+            strcmp(plan->origin_mma, "caller") == 0)
+            return 0;
+        clf__mma_mode mode = (clf__mma_mode)plan->mma_mode;
+        return clf__config_set_aside(ctx, &clf__family_gemm_mma, clf__mma_precision(mode), clf__mma_bucket(mode), bad,
+                                     plan->origin_mma);
+    }
     int is_main = bad == &plan->cfg_main;
     const char *origin = is_main ? plan->origin_main : plan->origin_direct;
     const char *bucket = is_main ? plan->bucket : "small";
@@ -198,8 +221,10 @@ static clf_status gemm_public(clf_context *ctx, const clf__gemm_call *call, cl_e
 }
 
 #define GEMM_CALL(dt, batch_, sa, sb, sc)                                                              \
-    clf__gemm_call call = {dt, layout, ta, tb, m, n, k, alpha, beta, a, a_off, lda, sa, b, b_off, ldb, sb, \
-                           c, c_off, ldc, sc, batch_, 0, 0}
+    clf__gemm_call call = {.dtype = dt, .layout = layout, .ta = ta, .tb = tb, .m = m, .n = n, .k = k,        \
+                           .alpha = alpha, .beta = beta, .a = a, .a_off = a_off, .lda = lda, .stride_a = sa,  \
+                           .b = b, .b_off = b_off, .ldb = ldb, .stride_b = sb, .c = c, .c_off = c_off,       \
+                           .ldc = ldc, .stride_c = sc, .batch = batch_}
 
 CLF_API clf_status clf_sgemm(clf_context *ctx, clf_layout layout, clf_transpose ta, clf_transpose tb,
                              size_t m, size_t n, size_t k, float alpha,
@@ -238,5 +263,36 @@ CLF_API clf_status clf_dgemm_batched_strided(clf_context *ctx, clf_layout layout
                                              size_t batch_count, cl_event *done)
 {
     GEMM_CALL(CLF_F64, batch_count, stride_a, stride_b, stride_c);
+    return gemm_public(ctx, &call, done);
+}
+
+#define TYPED_CALL(batch_, sa, sb, sc)                                                                     \
+    if (done)                                                                                            \
+        *done = NULL;                                                                                    \
+    if (!types)                                                                                          \
+        return clf__fail(CLF_ERR_INVALID_ARG, "clf_gemm: types is NULL");                                \
+    clf__gemm_call call = {.dtype = CLF_F32, .layout = layout, .ta = ta, .tb = tb, .m = m, .n = n, .k = k,   \
+                           .alpha = alpha, .beta = beta, .a = a, .a_off = a_off, .lda = lda, .stride_a = sa,  \
+                           .b = b, .b_off = b_off, .ldb = ldb, .stride_b = sb, .c = c, .c_off = c_off,       \
+                           .ldc = ldc, .stride_c = sc, .batch = batch_, .typed = 1, .a_type = types->a,       \
+                           .b_type = types->b, .c_type = types->c, .compute = types->compute}
+
+CLF_API clf_status clf_gemm(clf_context *ctx, const clf_gemm_types *types, clf_layout layout, clf_transpose ta,
+                            clf_transpose tb, size_t m, size_t n, size_t k, float alpha,
+                            cl_mem a, size_t a_off, size_t lda, cl_mem b, size_t b_off, size_t ldb,
+                            float beta, cl_mem c, size_t c_off, size_t ldc, cl_event *done)
+{
+    TYPED_CALL(1, 0, 0, 0);
+    return gemm_public(ctx, &call, done);
+}
+
+CLF_API clf_status clf_gemm_batched_strided(clf_context *ctx, const clf_gemm_types *types, clf_layout layout,
+                                            clf_transpose ta, clf_transpose tb, size_t m, size_t n, size_t k,
+                                            float alpha, cl_mem a, size_t a_off, size_t lda, size_t stride_a,
+                                            cl_mem b, size_t b_off, size_t ldb, size_t stride_b,
+                                            float beta, cl_mem c, size_t c_off, size_t ldc, size_t stride_c,
+                                            size_t batch_count, cl_event *done)
+{
+    TYPED_CALL(batch_count, stride_a, stride_b, stride_c);
     return gemm_public(ctx, &call, done);
 }

@@ -32,7 +32,22 @@ typedef struct clf__gemm_call {
     size_t batch;                  /* 1 for a plain GEMM */
     int build_only;                /* 1: compile the kernels the call would run, enqueue nothing (tuner prebuild) */
     int no_split;                  /* 1: never split K (the slices of a split call) */
+    /* Mixed precision (clf_gemm): when typed is 1, A, B and C are stored as a_type, b_type and c_type and
+     * fp32 inputs are multiplied as compute says; dtype is then CLF_F32, the accumulation type. */
+    int typed;
+    clf_dtype a_type, b_type, c_type;
+    clf_compute compute;
+    int mma;                       /* matrix units: 0 as the planner decides, -1 never, 1 always (self-test) */
+    const clf__config *mma_cfg;    /* gemm_mma configuration forced by the tuner; NULL: resolved */
 } clf__gemm_call;
+
+/* Storage types of the operands (dtype for all three unless typed). */
+clf_dtype clf__gemm_a_type(const clf__gemm_call *c);
+clf_dtype clf__gemm_b_type(const clf__gemm_call *c);
+clf_dtype clf__gemm_c_type(const clf__gemm_call *c);
+
+/* The -DSRC / -DDST code of a storage type in cl/gemm_convert.cl (convert.c). */
+int clf__convert_code(clf_dtype t);
 
 /* Element extent of one stored matrix of `outer` rows of `inner` elements, ld apart; 0 on overflow. */
 int clf__gemm_extent(size_t outer, size_t inner, size_t ld, size_t *out);

@@ -2,6 +2,7 @@
  * failure enqueues nothing, then takes the context's scratch buffers and enqueues the steps in order. One
  * small function per kind of step; nothing here chooses a path. */
 #include "gemm_plan.h"
+#include "gemm_mma.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -36,6 +37,24 @@ static clf_status step_options(const clf__gemm_plan *plan, const clf__gemm_step 
         *file = "gemm_reduce.cl", *name = "gemm_reduce";
         snprintf(opts, cap, "-DPRECISION=%d", prec);
         return CLF_SUCCESS;
+    case CLF__STEP_CONVERT: {
+        const clf__convert_step *c = &st->u.convert;
+        *file = "gemm_convert.cl", *name = "convert_pack";
+        snprintf(opts, cap, "-DSRC=%d -DDST=%d -DSRC_KMAJOR=%d", clf__convert_code(c->src_type),
+                 clf__convert_code(c->dst_type), c->src_kmajor);
+        return CLF_SUCCESS;
+    }
+    case CLF__STEP_MMA: {
+        const clf__mma_step *m = &st->u.mma;
+        *file = "gemm_mma.cl", *name = "gemm_mma";
+        opts[0] = '\0';
+        clf_status s = clf__config_options(&clf__family_gemm_mma, m->cfg, opts, cap);
+        if (s != CLF_SUCCESS)
+            return s;
+        size_t len = strlen(opts);
+        snprintf(opts + len, cap - len, " -DMODE=%d -DCTYPE=%d", m->mode, clf__convert_code(m->c_type));
+        return CLF_SUCCESS;
+    }
     case CLF__STEP_MAIN: {
         const clf__main_step *m = &st->u.main;
         *file = "gemm.cl", *name = "gemm_main";
@@ -67,12 +86,17 @@ static clf_status step_kernel(clf_context *ctx, const clf__gemm_plan *plan, cons
 /* ---- enqueuing ------------------------------------------------------------------------------ */
 
 typedef struct scratch_bufs {
-    cl_mem pack, partial;
+    cl_mem pack, partial, convert;
 } scratch_bufs;
 
 static cl_mem bind(const clf__gemm_operand *o, const scratch_bufs *sb)
 {
-    return o->kind == CLF__BUF_PACK ? sb->pack : o->kind == CLF__BUF_PARTIAL ? sb->partial : o->buf;
+    switch (o->kind) {
+    case CLF__BUF_PACK: return sb->pack;
+    case CLF__BUF_PARTIAL: return sb->partial;
+    case CLF__BUF_CONVERT: return sb->convert;
+    default: return o->buf;
+    }
 }
 
 static clf_status enqueue_pack(clf_context *ctx, const clf__gemm_plan *plan, const clf__pack_step *p, cl_kernel k,
@@ -155,6 +179,61 @@ static clf_status enqueue_reduce(clf_context *ctx, const clf__gemm_plan *plan, c
     return clf__enqueue(ctx, k, 1, &global, &local, &w, done);
 }
 
+static clf_status enqueue_convert(clf_context *ctx, const clf__convert_step *c, cl_kernel k, const scratch_bufs *sb,
+                                  cl_event *done)
+{
+    cl_mem src = bind(&c->src, sb), dst = bind(&c->dst, sb);
+    cl_long r = (cl_long)c->rows, kk = (cl_long)c->cols, rp = (cl_long)c->rows_pad, kp = (cl_long)c->cols_pad;
+    cl_long lds = (cl_long)c->src.ld, ldd = (cl_long)c->dst.ld;
+    cl_ulong sst = c->src.stride, dst_stride = c->dst.stride;
+    clf_status s = CLF_SUCCESS;
+    for (size_t b0 = 0; b0 < c->batch && s == CLF_SUCCESS; b0 += BATCH_CHUNK) {
+        size_t nb = c->batch - b0 < BATCH_CHUNK ? c->batch - b0 : BATCH_CHUNK;
+        cl_ulong soff = c->src.off + b0 * sst, doff = c->dst.off + b0 * dst_stride;
+        const void *v[] = {&r, &kk, &rp, &kp, &src, &soff, &lds, &sst, &dst, &doff, &ldd, &dst_stride};
+        size_t z[] = {8, 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8};
+        if ((s = set_args(k, v, z, 12)) != CLF_SUCCESS)
+            break;
+        size_t global[3] = {round_up(c->cols_pad, 32), round_up(c->rows_pad, 32) / 4, nb};
+        size_t local[3] = {32, 8, 1};
+        clf__work w = {"gemm_convert", 0.0,
+                       (double)nb * (double)(c->rows * c->cols * clf__dtype_size(c->src_type) +
+                                             c->rows_pad * c->cols_pad * clf__dtype_size(c->dst_type))};
+        s = clf__enqueue(ctx, k, 3, global, local, &w, b0 + nb >= c->batch ? done : NULL);
+    }
+    return s;
+}
+
+static clf_status enqueue_mma(clf_context *ctx, const clf__mma_step *m, cl_kernel k, const scratch_bufs *sb,
+                              cl_event *done)
+{
+    const int *v = m->cfg->v;
+    size_t threads = (size_t)(v[CLF__MMA_BM] / v[CLF__MMA_WM] * (v[CLF__MMA_BN] / v[CLF__MMA_WN]) * 32);
+    size_t tiles = (m->m + (size_t)v[CLF__MMA_BM] - 1) / (size_t)v[CLF__MMA_BM] *
+                   ((m->n + (size_t)v[CLF__MMA_BN] - 1) / (size_t)v[CLF__MMA_BN]);
+    cl_int mm = (cl_int)m->m, nn = (cl_int)m->n, kw = (cl_int)m->kw;
+    float alpha = (float)m->alpha, beta = (float)m->beta;
+    cl_mem a = bind(&m->a, sb), b = bind(&m->b, sb), c = bind(&m->c, sb);
+    cl_long lda = (cl_long)m->a.ld, ldb = (cl_long)m->b.ld, ldc = (cl_long)m->c.ld;
+    cl_ulong ast = m->a.stride, bst = m->b.stride, cst = m->c.stride;
+    clf_status s = CLF_SUCCESS;
+    for (size_t b0 = 0; b0 < m->batch && s == CLF_SUCCESS; b0 += BATCH_CHUNK) {
+        size_t nb = m->batch - b0 < BATCH_CHUNK ? m->batch - b0 : BATCH_CHUNK;
+        cl_ulong aoff = m->a.off + b0 * ast, boff = m->b.off + b0 * bst, coff = m->c.off + b0 * cst;
+        const void *vals[] = {&mm, &nn, &kw, &alpha, &beta, &a, &aoff, &lda, &ast, &b, &boff, &ldb, &bst,
+                              &c, &coff, &ldc, &cst};
+        size_t z[] = {4, 4, 4, 4, 4, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8};
+        if ((s = set_args(k, vals, z, 17)) != CLF_SUCCESS)
+            break;
+        size_t global[2] = {tiles * threads, nb}, local[2] = {threads, 1};
+        clf__problem pr = {.dtype = clf__mma_input_type((clf__mma_mode)m->mode), .m = m->m, .n = m->n,
+                           .k = m->kw * clf__mma_per_word((clf__mma_mode)m->mode), .batch = nb, .beta = m->beta};
+        clf__work w = {"gemm_mma", clf__family_gemm_mma.flops(&pr), clf__family_gemm_mma.bytes(&pr)};
+        s = clf__enqueue(ctx, k, 2, global, local, &w, b0 + nb >= m->batch ? done : NULL);
+    }
+    return s;
+}
+
 static clf_status enqueue_step(clf_context *ctx, const clf__gemm_plan *plan, const clf__gemm_step *st, cl_kernel k,
                                const scratch_bufs *sb, cl_event *done)
 {
@@ -162,6 +241,8 @@ static clf_status enqueue_step(clf_context *ctx, const clf__gemm_plan *plan, con
     case CLF__STEP_PACK: return enqueue_pack(ctx, plan, &st->u.pack, k, sb, done);
     case CLF__STEP_MAIN: return enqueue_main(ctx, plan, &st->u.main, k, sb, done);
     case CLF__STEP_REDUCE: return enqueue_reduce(ctx, plan, &st->u.reduce, k, sb, done);
+    case CLF__STEP_CONVERT: return enqueue_convert(ctx, &st->u.convert, k, sb, done);
+    case CLF__STEP_MMA: return enqueue_mma(ctx, &st->u.mma, k, sb, done);
     }
     return clf__fail(CLF_ERR_INTERNAL, "gemm plan: unknown step %d", (int)st->kind);
 }
@@ -180,21 +261,20 @@ static clf_status marker(clf_context *ctx, cl_event *done)
  * the reads; partial is taken before pack (one lock order). */
 static clf_status enqueue_all(clf_context *ctx, const clf__gemm_plan *plan, cl_kernel *k, cl_event *done)
 {
-    scratch_bufs sb = {NULL, NULL};
+    scratch_bufs sb = {NULL, NULL, NULL};
+    clf__scratch *held[3] = {NULL, NULL, NULL};
+    size_t want[3] = {plan->convert_bytes, plan->partial_bytes, plan->pack_bytes};
+    clf__scratch *which[3] = {&ctx->convert, &ctx->partial, &ctx->pack};
+    cl_mem *into[3] = {&sb.convert, &sb.partial, &sb.pack};
     clf_status s = CLF_SUCCESS;
-    if (plan->partial_bytes && (s = clf__scratch_take(ctx, &ctx->partial, plan->partial_bytes, &sb.partial)))
-        return s;
-    if (plan->pack_bytes && (s = clf__scratch_take(ctx, &ctx->pack, plan->pack_bytes, &sb.pack))) {
-        if (plan->partial_bytes)
-            clf__scratch_give(&ctx->partial);
-        return s;
-    }
+    for (int i = 0; i < 3 && s == CLF_SUCCESS; i++)   /* one lock order: convert, partial, pack */
+        if (want[i] && (s = clf__scratch_take(ctx, which[i], want[i], into[i])) == CLF_SUCCESS)
+            held[i] = which[i];
     for (int i = 0; i < plan->nsteps && s == CLF_SUCCESS; i++)
         s = enqueue_step(ctx, plan, &plan->steps[i], k[i], &sb, i + 1 == plan->nsteps ? done : NULL);
-    if (plan->pack_bytes)
-        clf__scratch_give(&ctx->pack);
-    if (plan->partial_bytes)
-        clf__scratch_give(&ctx->partial);
+    for (int i = 2; i >= 0; i--)
+        if (held[i])
+            clf__scratch_give(held[i]);
     return s;
 }
 
@@ -213,6 +293,8 @@ clf_status clf__gemm_exec(clf_context *ctx, const clf__gemm_plan *plan, int buil
         s = step_kernel(ctx, plan, &plan->steps[i], &k[i]);
         if (s != CLF_SUCCESS && failed_cfg && plan->steps[i].kind == CLF__STEP_MAIN)
             *failed_cfg = plan->steps[i].u.main.cfg;
+        if (s != CLF_SUCCESS && failed_cfg && plan->steps[i].kind == CLF__STEP_MMA)
+            *failed_cfg = plan->steps[i].u.mma.cfg;
     }
     if (s == CLF_SUCCESS && !build_only)
         s = enqueue_all(ctx, plan, k, done);

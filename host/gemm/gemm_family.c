@@ -213,8 +213,8 @@ static clf_status bench_create(clf_context *ctx, clf_dtype dt, const char *bucke
     size_t m, n, k;
     bench_shape(&ctx->info, b, &m, &n, &k);
     st->path = strcmp(b, "small") == 0 ? CLF__GEMM_DIRECT : CLF__GEMM_FAST;
-    st->call = (clf__gemm_call){dt, CLF_ROW_MAJOR, CLF_NO_TRANS, CLF_NO_TRANS, m, n, k, 1.0, 0.0,
-                                NULL, 0, k, 0, NULL, 0, n, 0, NULL, 0, n, 0, 1, 0, 0};
+    st->call = (clf__gemm_call){.dtype = dt, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_NO_TRANS,
+                                .m = m, .n = n, .k = k, .alpha = 1.0, .lda = k, .ldb = n, .ldc = n, .batch = 1};
     size_t esz = clf__dtype_size(dt);
     double *ha = malloc(m * k * sizeof(double)), *hb = malloc(k * n * sizeof(double));
     void *buf = malloc((m * k > k * n ? m * k : k * n) * esz);

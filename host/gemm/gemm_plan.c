@@ -7,6 +7,7 @@
  *   4. the steps (packs, main kernels, reductions) with their operands, and the scratch they need.
  * gemm_exec.c runs the plan. Every threshold below was measured; docs/gemm.md gives the numbers. */
 #include "gemm_plan.h"
+#include "gemm_mma.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 typedef struct product {
     size_t m, n, k, batch;
     int a_kmajor, b_kmajor;
+    clf_dtype a_type, b_type;     /* storage types (they follow A and B when a column-major call swaps them) */
     double alpha, beta;
     clf__gemm_operand a, b, c;
 } product;
@@ -316,6 +318,8 @@ static product normalise(const clf__gemm_call *c)
     clf_transpose ta = col ? c->tb : c->ta, tb = col ? c->ta : c->tb;
     p.a_kmajor = ta == CLF_TRANS;
     p.b_kmajor = tb == CLF_NO_TRANS;
+    p.a_type = col ? clf__gemm_b_type(c) : clf__gemm_a_type(c);
+    p.b_type = col ? clf__gemm_a_type(c) : clf__gemm_b_type(c);
     return p;
 }
 
@@ -347,6 +351,156 @@ static clf_status choose_config(planner *pl, const product *p, clf__gemm_path pa
                                &plan->origin_main);
 }
 
+/* A real (fp32 or fp64) product in the call's precision: the bucket's configuration on the direct, packed or
+ * split-K path. */
+static clf_status plan_real(planner *pl, product p, clf__gemm_path path, int no_split)
+{
+    clf__gemm_plan *plan = pl->plan;
+    int scale_only = p.alpha == 0.0 || p.k == 0;   /* C = beta*C: A and B are not referenced */
+    if (scale_only) {
+        p.k = 0;
+        p.a = p.b = p.c;   /* any valid buffer will do for the unread operands */
+    }
+    int direct;
+    clf_status s = choose_config(pl, &p, path, scale_only, &direct);
+    if (s != CLF_SUCCESS)
+        return s;
+    const clf__config *main_cfg = &plan->cfg_main;
+    size_t parts = p.batch == 1 && !scale_only && !no_split ? split_k_parts(pl->ctx, main_cfg, p.m, p.n, p.k) : 1;
+    plan->path = parts > 1 ? "split-k" : direct ? "direct" : "packed";
+    if (parts > 1)
+        return plan_split(pl, &p, main_cfg, direct, parts);
+    return plan_product(pl, &p, main_cfg, direct, !no_split);
+}
+
+/* ---- mixed precision ----------------------------------------------------------------------------- */
+
+#define CONVERT_ALIGN 64   /* elements: every converted operand starts 256-byte aligned (uint4 loads) */
+
+/* Room for rows x cols (x batch) elements of type t in the convert scratch; *off gets its element offset. */
+static int convert_room(planner *pl, clf_dtype t, size_t rows, size_t cols, size_t batch, size_t *off)
+{
+    size_t esz = clf__dtype_size(t), n, bytes, at = round_up(pl->plan->convert_bytes, CONVERT_ALIGN * 4);
+    if (!clf__mul(rows, cols, &n) || !clf__mul(n, batch, &n) || !clf__mul(n, esz, &bytes) ||
+        !clf__add(at, bytes, &bytes) || bytes > pl->ctx->info.max_alloc)
+        return 0;
+    *off = at / esz;
+    pl->plan->convert_bytes = bytes;
+    return 1;
+}
+
+static clf_status add_convert(planner *pl, clf_dtype from, clf_dtype to, int kmajor, size_t rows, size_t cols,
+                              size_t rows_pad, size_t cols_pad, size_t batch, clf__gemm_operand src,
+                              clf__gemm_operand dst)
+{
+    clf__gemm_step *st = add_step(pl, CLF__STEP_CONVERT);
+    if (!st)
+        return too_many_steps();
+    st->u.convert = (clf__convert_step){from, to, kmajor, rows, cols, rows_pad, cols_pad, batch, src, dst};
+    return CLF_SUCCESS;
+}
+
+static clf_status no_room(void)
+{
+    return clf__fail(CLF_ERR_INVALID_ARG, "gemm: the converted operands would not fit in one device allocation");
+}
+
+/* One operand for the matrix units: rows x K, K contiguous, in the mode's input type, whole tiles; read in
+ * place when it already is, else converted and packed. *o gets it in 32-bit words. */
+static clf_status mma_operand(planner *pl, clf__mma_mode mode, clf_dtype type, int kmajor, size_t rows, size_t k,
+                              size_t tile_rows, size_t tile_k, size_t batch, clf__gemm_operand *o)
+{
+    size_t pw = clf__mma_per_word(mode), q = 8 * pw;   /* 8-word (32-byte) loads */
+    clf_dtype in = clf__mma_input_type(mode);
+    if (!kmajor && type == in && rows % tile_rows == 0 && k % tile_k == 0 && o->ld % q == 0 && o->off % q == 0 &&
+        (batch == 1 || o->stride % q == 0)) {
+        o->off /= pw, o->ld /= pw, o->stride /= pw;
+        return CLF_SUCCESS;
+    }
+    size_t rp = round_up(rows, tile_rows), kp = round_up(k, tile_k), at;
+    if (!convert_room(pl, in, rp, kp, batch, &at))
+        return no_room();
+    clf__gemm_operand dst = {CLF__BUF_CONVERT, NULL, at, kp, rp * kp};
+    clf_status s = add_convert(pl, type, in, kmajor, rows, k, rp, kp, batch, *o, dst);
+    *o = (clf__gemm_operand){CLF__BUF_CONVERT, NULL, at / pw, kp / pw, rp * kp / pw};
+    return s;
+}
+
+static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const product *p, clf__mma_mode mode)
+{
+    clf__gemm_plan *plan = pl->plan;
+    plan->mma_mode = (int)mode;
+    plan->path = "mma";
+    if (call->mma_cfg) {
+        plan->cfg_mma = *call->mma_cfg;
+        plan->origin_mma = "caller";
+    } else {
+        clf_status s = clf__config_resolve(pl->ctx, &clf__family_gemm_mma, clf__mma_precision(mode),
+                                           clf__mma_bucket(mode), &plan->cfg_mma, &plan->origin_mma);
+        if (s != CLF_SUCCESS)
+            return s;
+    }
+    if (!clf__family_gemm_mma.valid(&plan->cfg_mma, &pl->ctx->info, clf__mma_precision(mode)))
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemm: matrix-unit configuration is not valid on this device");
+    size_t bm = (size_t)plan->cfg_mma.v[CLF__MMA_BM], bn = (size_t)plan->cfg_mma.v[CLF__MMA_BN];
+    size_t bk = (size_t)plan->cfg_mma.v[CLF__MMA_BK];
+    clf__gemm_operand a = p->a, b = p->b;
+    /* A as M x K and B as N x K, K contiguous: a K-major A (stored K x M) and a B stored K x N are turned. */
+    clf_status s = mma_operand(pl, mode, p->a_type, p->a_kmajor, p->m, p->k, bm, bk, p->batch, &a);
+    if (s == CLF_SUCCESS)
+        s = mma_operand(pl, mode, p->b_type, p->b_kmajor, p->n, p->k, bn, bk, p->batch, &b);
+    if (s != CLF_SUCCESS)
+        return s;
+    clf__gemm_step *st = add_step(pl, CLF__STEP_MMA);
+    if (!st)
+        return too_many_steps();
+    st->u.mma = (clf__mma_step){&plan->cfg_mma, (int)mode, clf__gemm_c_type(call), p->m, p->n,
+                                round_up(p->k, bk) / clf__mma_per_word(mode), p->batch, p->alpha, p->beta, a, b, p->c};
+    return CLF_SUCCESS;
+}
+
+/* Dense fp32 copy of a stored operand (outer x inner, ld apart) in the convert scratch, for the portable
+ * path; *o then names it. */
+static clf_status to_f32(planner *pl, clf_dtype type, size_t outer, size_t inner, size_t batch, clf__gemm_operand *o)
+{
+    if (type == CLF_F32)
+        return CLF_SUCCESS;
+    size_t at;
+    if (!convert_room(pl, CLF_F32, outer, inner, batch, &at))
+        return no_room();
+    clf__gemm_operand dst = {CLF__BUF_CONVERT, NULL, at, inner, outer * inner};
+    clf_status s = add_convert(pl, type, CLF_F32, 0, outer, inner, outer, inner, batch, *o, dst);
+    *o = dst;
+    return s;
+}
+
+/* Every device: operands stored in f16/bf16 are converted to fp32, the fp32 product runs on the bucket's
+ * configuration (any path), and a C of another type is converted back, with alpha and beta applied in fp32. */
+static clf_status plan_portable(planner *pl, const clf__gemm_call *call, product p, clf__gemm_path path)
+{
+    clf_status s = CLF_SUCCESS;
+    if (p.alpha != 0.0 && p.k > 0) {
+        s = to_f32(pl, p.a_type, p.a_kmajor ? p.k : p.m, p.a_kmajor ? p.m : p.k, p.batch, &p.a);
+        if (s == CLF_SUCCESS)
+            s = to_f32(pl, p.b_type, p.b_kmajor ? p.k : p.n, p.b_kmajor ? p.n : p.k, p.batch, &p.b);
+    }
+    clf_dtype ct = clf__gemm_c_type(call);
+    clf__gemm_operand c_user = p.c;
+    if (s == CLF_SUCCESS && ct != CLF_F32) {
+        size_t at;
+        if (!convert_room(pl, CLF_F32, p.m, p.n, p.batch, &at))
+            return no_room();
+        p.c = (clf__gemm_operand){CLF__BUF_CONVERT, NULL, at, p.n, p.m * p.n};
+        if (p.beta != 0.0)
+            s = add_convert(pl, ct, CLF_F32, 0, p.m, p.n, p.m, p.n, p.batch, c_user, p.c);
+    }
+    if (s == CLF_SUCCESS)
+        s = plan_real(pl, p, path, call->no_split || p.batch > 1);
+    if (s == CLF_SUCCESS && ct != CLF_F32)
+        s = add_convert(pl, CLF_F32, ct, 0, p.m, p.n, p.m, p.n, p.batch, p.c, c_user);
+    return s;
+}
+
 clf_status clf__gemm_plan_make(clf_context *ctx, const clf__gemm_call *call, const clf__config *cfg,
                                clf__gemm_path path, clf__gemm_plan *plan)
 {
@@ -359,21 +513,13 @@ clf_status clf__gemm_plan_make(clf_context *ctx, const clf__gemm_call *call, con
         plan->path = "none";
         return CLF_SUCCESS;
     }
-    int scale_only = p.alpha == 0.0 || p.k == 0;   /* C = beta*C: A and B are not referenced */
-    if (scale_only) {
-        p.k = 0;
-        p.a = p.b = p.c;   /* any valid buffer will do for the unread operands */
-    }
-    int direct;
-    clf_status s = choose_config(&pl, &p, path, scale_only, &direct);
-    if (s != CLF_SUCCESS)
-        return s;
-    const clf__config *main_cfg = &plan->cfg_main;
-    size_t parts = p.batch == 1 && !scale_only && !call->no_split ? split_k_parts(ctx, main_cfg, p.m, p.n, p.k) : 1;
-    plan->path = parts > 1 ? "split-k" : direct ? "direct" : "packed";
-    if (parts > 1)
-        return plan_split(&pl, &p, main_cfg, direct, parts);
-    return plan_product(&pl, &p, main_cfg, direct, !call->no_split);
+    if (!call->typed)
+        return plan_real(&pl, p, path, call->no_split);
+    /* Matrix units when the call's types ask for them and the device passed their self-test; else the
+     * portable path, which is never less accurate. */
+    clf__mma_mode mode = p.alpha != 0.0 && p.k > 0 ? clf__mma_wanted(call) : CLF__MMA_NONE;
+    int use = mode != CLF__MMA_NONE && call->mma >= 0 && (call->mma > 0 || clf__mma_usable(ctx, mode));
+    return use ? plan_mma(&pl, call, &p, mode) : plan_portable(&pl, call, p, path);
 }
 
 int clf__gemm_plan_launches(const clf__gemm_plan *plan) { return plan->nsteps; }

@@ -9,7 +9,7 @@
 
 /* Where an operand's elements are: the caller's buffer, or one of the context's scratch buffers (bound
  * by the executor when it takes them). */
-typedef enum { CLF__BUF_USER, CLF__BUF_PACK, CLF__BUF_PARTIAL } clf__buf_kind;
+typedef enum { CLF__BUF_USER, CLF__BUF_PACK, CLF__BUF_PARTIAL, CLF__BUF_CONVERT } clf__buf_kind;
 
 typedef struct clf__gemm_operand {
     clf__buf_kind kind;
@@ -17,7 +17,7 @@ typedef struct clf__gemm_operand {
     size_t off, ld, stride;      /* elements; stride between the matrices of a batch */
 } clf__gemm_operand;
 
-typedef enum { CLF__STEP_PACK, CLF__STEP_MAIN, CLF__STEP_REDUCE } clf__step_kind;
+typedef enum { CLF__STEP_PACK, CLF__STEP_MAIN, CLF__STEP_REDUCE, CLF__STEP_CONVERT, CLF__STEP_MMA } clf__step_kind;
 
 /* gemm_pack: R rows (along K) of Cn columns (along M or N) of src, copied K-major and zero-padded to
  * Rp x Cp into dst (a PACK operand), for each matrix of a batch. */
@@ -48,12 +48,35 @@ typedef struct clf__reduce_step {
     clf__gemm_operand partial, c;
 } clf__reduce_step;
 
+/* convert_pack (gemm_convert.cl): rows x cols of src (element (r, c) at r*ld + c, or at c*ld + r when
+ * src_kmajor), converted to dst_type and written as rows_pad x cols_pad at dst (row stride dst.ld), zero
+ * beyond rows x cols; for each matrix of a batch. */
+typedef struct clf__convert_step {
+    clf_dtype src_type, dst_type;
+    int src_kmajor;
+    size_t rows, cols, rows_pad, cols_pad, batch;
+    clf__gemm_operand src, dst;
+} clf__convert_step;
+
+/* gemm_mma: row-major C (m x n, c_type) = alpha * A B^T + beta * C on matrix units; A (m rows) and B (n rows)
+ * K-contiguous, offsets, leading dimensions and strides in 32-bit words; kw words of K. */
+typedef struct clf__mma_step {
+    const clf__config *cfg;      /* a gemm_mma configuration: points into the plan */
+    int mode;                    /* clf__mma_mode */
+    clf_dtype c_type;
+    size_t m, n, kw, batch;
+    double alpha, beta;
+    clf__gemm_operand a, b, c;
+} clf__mma_step;
+
 typedef struct clf__gemm_step {
     clf__step_kind kind;
     union {
         clf__pack_step pack;
         clf__main_step main;
         clf__reduce_step reduce;
+        clf__convert_step convert;
+        clf__mma_step mma;
     } u;
 } clf__gemm_step;
 
@@ -69,8 +92,12 @@ typedef struct clf__gemm_plan {
     const char *origin_main;     /* where they came from ("tuned", "stale", "shipped", "default", ...) */
     const char *origin_direct;
     int have_direct;
+    clf__config cfg_mma;         /* matrix units' configuration, when a step uses them */
+    const char *origin_mma;
+    int mma_mode;                /* clf__mma_mode of the MMA step, 0 when none */
     size_t pack_bytes;           /* scratch each buffer needs (0: not used) */
     size_t partial_bytes;
+    size_t convert_bytes;
     int nsteps;
     clf__gemm_step steps[CLF__GEMM_MAX_STEPS];
 } clf__gemm_plan;

@@ -1,16 +1,10 @@
-/* copy.c — clf_copy and clf_fill through cl/copy.cl, and the `copy` kernel family (parameters,
- * defaults, tuning hooks). */
+/* copy.c — clf_copy and clf_fill through cl/copy.cl, launched by the elementwise launcher
+ * (elementwise.h), and the `copy` kernel family's tuning hooks. */
 #include "map.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Launch geometry shared by copy and fill: head elements align the destination to the vector width. */
-typedef struct geom {
-    size_t n, head, nv, global, local;
-    int idx64;
-} geom;
 
 static const char *type_name(size_t esize)
 {
@@ -24,69 +18,21 @@ static const char *type_name(size_t esize)
 }
 
 /* Builds kernel `name` for elements of esize bytes with cfg, for n elements at element offsets
- * dst_off and src_off (src_off == dst_off for fill). */
+ * dst_off and src_off (src_off == dst_off for fill); the destination decides the aligned head. */
 static clf_status build(clf_context *ctx, const char *name, size_t esize, const clf__config *cfg, size_t n,
-                        size_t dst_off, size_t src_off, cl_kernel *k, geom *g)
+                        size_t dst_off, size_t src_off, cl_kernel *k, clf__ew_geom *g)
 {
     clf__config c = *cfg;
     if (esize == 16)
         c.v[CLF__P_VW] = 1;  /* uint4 elements are vectors already */
-    size_t vw = (size_t)c.v[CLF__P_VW], ept = (size_t)c.v[CLF__P_EPT];
-    g->n = n;
-    g->head = (vw - dst_off % vw) % vw;
-    if (g->head > n)
-        g->head = n;
-    g->nv = (n - g->head) / vw;
-    int aligned = vw > 1 && (src_off + g->head) % vw == 0;
-    size_t end = (dst_off > src_off ? dst_off : src_off) + n;
-    g->idx64 = end > 0x7fff0000u;
-    for (;;) {
-        char opts[256] = "";
-        clf_status s = clf__config_options(&clf__family_copy, &c, opts, sizeof opts);
-        if (s != CLF_SUCCESS)
-            return s;
-        size_t len = strlen(opts);
-        snprintf(opts + len, sizeof opts - len, " -DCLF_T=%s -DCLF_IDX=%s -DCLF_ALIGNED=%d", type_name(esize),
-                 g->idx64 ? "ulong" : "uint", aligned);
-        const char *src;
-        s = clf__source("copy.cl", &src);
-        if (s == CLF_SUCCESS)
-            s = clf__kernel(ctx, src, opts, name, k);
-        if (s != CLF_SUCCESS)
-            return s;
-        size_t kmax = 0;
-        clGetKernelWorkGroupInfo(*k, ctx->dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL);
-        if (kmax == 0 || kmax >= (size_t)c.v[CLF__P_WG] || c.v[CLF__P_WG] <= 32)
-            break;
-        clReleaseKernel(*k);
-        c.v[CLF__P_WG] /= 2;
-    }
-    g->local = (size_t)c.v[CLF__P_WG];
-    size_t groups = (g->nv + g->local * ept - 1) / (g->local * ept);
-    if (groups * g->local < 2 * vw)  /* head and tail: up to 2*(vw-1) work-items */
-        groups = (2 * vw + g->local - 1) / g->local;
-    g->global = groups * g->local;
-    return CLF_SUCCESS;
-}
-
-static clf_status arg(cl_kernel k, cl_uint i, size_t size, const void *v)
-{
-    cl_int err = clSetKernelArg(k, i, size, v);
-    return err == CL_SUCCESS ? CLF_SUCCESS : clf__fail_cl(err, "clSetKernelArg", "copy/fill argument %u", i);
-}
-
-static clf_status idx_arg(cl_kernel k, cl_uint i, const geom *g, size_t v)
-{
-    cl_ulong l = v;
-    cl_uint u = (cl_uint)v;
-    return g->idx64 ? arg(k, i, sizeof l, &l) : arg(k, i, sizeof u, &u);
-}
-
-static clf_status tail_args(cl_kernel k, cl_uint i, const geom *g)
-{
-    clf_status s = idx_arg(k, i, g, g->n);
-    if (s == CLF_SUCCESS) s = idx_arg(k, i + 1, g, g->head);
-    if (s == CLF_SUCCESS) s = idx_arg(k, i + 2, g, g->nv);
+    clf__ew_split(&c, n, dst_off, clf__ew_idx64((dst_off > src_off ? dst_off : src_off) + n), g);
+    clf__ew_align(g, src_off);
+    char extra[32];
+    snprintf(extra, sizeof extra, " -DCLF_T=%s", type_name(esize));
+    const char *src;
+    clf_status s = clf__source("copy.cl", &src);
+    if (s == CLF_SUCCESS)
+        s = clf__ew_build(ctx, &clf__family_copy, &c, src, name, extra, g, k);
     return s;
 }
 
@@ -98,33 +44,17 @@ static clf_status enqueue_copy(clf_context *ctx, const clf__config *cfg, cl_mem 
     while (es > 1 && (src_off % es || dst_off % es || bytes % es))
         es /= 2;
     cl_kernel k;
-    geom g;
+    clf__ew_geom g;
     clf_status s = build(ctx, "clf_copy", es, cfg, bytes / es, dst_off / es, src_off / es, &k, &g);
     if (s != CLF_SUCCESS)
         return s;
-    s = arg(k, 0, sizeof src, &src);
-    if (s == CLF_SUCCESS) s = idx_arg(k, 1, &g, src_off / es);
-    if (s == CLF_SUCCESS) s = arg(k, 2, sizeof dst, &dst);
-    if (s == CLF_SUCCESS) s = idx_arg(k, 3, &g, dst_off / es);
-    if (s == CLF_SUCCESS) s = tail_args(k, 4, &g);
+    s = clf__ew_arg(k, 0, sizeof src, &src, "clf_copy");
+    if (s == CLF_SUCCESS) s = clf__ew_index(k, 1, &g, src_off / es, "clf_copy");
+    if (s == CLF_SUCCESS) s = clf__ew_arg(k, 2, sizeof dst, &dst, "clf_copy");
+    if (s == CLF_SUCCESS) s = clf__ew_index(k, 3, &g, dst_off / es, "clf_copy");
+    if (s == CLF_SUCCESS) s = clf__ew_tail(k, 4, &g, "clf_copy");
     clf__work w = {"copy", 0, 2.0 * (double)bytes};
-    if (s == CLF_SUCCESS)
-        s = clf__enqueue(ctx, k, 1, &g.global, &g.local, &w, done);
-    clReleaseKernel(k);
-    return s;
-}
-
-static clf_status marker(clf_context *ctx, cl_event *done)
-{
-    if (!done)
-        return CLF_SUCCESS;
-    cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, done);
-    return err == CL_SUCCESS ? CLF_SUCCESS : clf__fail_cl(err, "clEnqueueMarkerWithWaitList", "empty copy/fill");
-}
-
-static clf_status copy_config(clf_context *ctx, clf__config *cfg)
-{
-    return clf__config_resolve(ctx, &clf__family_copy, CLF_F32, "default", cfg, NULL);
+    return clf__ew_enqueue(ctx, s, k, &g, &w, done);
 }
 
 clf_status clf_copy(clf_context *ctx, cl_mem src, size_t src_off, cl_mem dst, size_t dst_off, size_t bytes,
@@ -135,7 +65,7 @@ clf_status clf_copy(clf_context *ctx, cl_mem src, size_t src_off, cl_mem dst, si
     if (!ctx)
         return clf__fail(CLF_ERR_INVALID_ARG, "clf_copy: ctx is NULL");
     if (bytes == 0)
-        return marker(ctx, done);
+        return clf__ew_marker(ctx, done, "empty copy");
     clf_status s = clf__check_buffer(src, "clf_copy src", src_off, bytes, 1);
     if (s == CLF_SUCCESS)
         s = clf__check_buffer(dst, "clf_copy dst", dst_off, bytes, 1);
@@ -149,7 +79,7 @@ clf_status clf_copy(clf_context *ctx, cl_mem src, size_t src_off, cl_mem dst, si
                              "overlap in the same buffer", s0, s0 + bytes - 1, d0, d0 + bytes - 1);
     }
     clf__config cfg;
-    s = copy_config(ctx, &cfg);
+    s = clf__ew_config(ctx, &clf__family_copy, CLF_F32, &cfg);
     if (s != CLF_SUCCESS)
         return s;
     return enqueue_copy(ctx, &cfg, src, src_off, dst, dst_off, bytes, done);
@@ -168,7 +98,7 @@ clf_status clf_fill(clf_context *ctx, cl_mem dst, size_t dst_off, const void *pa
         return clf__fail(CLF_ERR_INVALID_ARG, "clf_fill: offset %zu and size %zu must be multiples of the %zu-byte "
                          "pattern", dst_off, bytes, pattern_size);
     if (bytes == 0)
-        return marker(ctx, done);
+        return clf__ew_marker(ctx, done, "empty fill");
     clf_status s = clf__check_buffer(dst, "clf_fill dst", dst_off, bytes, 1);
     if (s != CLF_SUCCESS)
         return s;
@@ -181,43 +111,40 @@ clf_status clf_fill(clf_context *ctx, cl_mem dst, size_t dst_off, const void *pa
         es *= 2;
     }
     clf__config cfg;
-    if ((s = copy_config(ctx, &cfg)) != CLF_SUCCESS)
+    if ((s = clf__ew_config(ctx, &clf__family_copy, CLF_F32, &cfg)) != CLF_SUCCESS)
         return s;
     cl_kernel k;
-    geom g;
+    clf__ew_geom g;
     s = build(ctx, "clf_fill", es, &cfg, bytes / es, dst_off / es, dst_off / es, &k, &g);
     if (s != CLF_SUCCESS)
         return s;
-    s = arg(k, 0, sizeof dst, &dst);
-    if (s == CLF_SUCCESS) s = idx_arg(k, 1, &g, dst_off / es);
-    if (s == CLF_SUCCESS) s = arg(k, 2, es, pat);
-    if (s == CLF_SUCCESS) s = tail_args(k, 3, &g);
+    s = clf__ew_arg(k, 0, sizeof dst, &dst, "clf_fill");
+    if (s == CLF_SUCCESS) s = clf__ew_index(k, 1, &g, dst_off / es, "clf_fill");
+    if (s == CLF_SUCCESS) s = clf__ew_arg(k, 2, es, pat, "clf_fill");
+    if (s == CLF_SUCCESS) s = clf__ew_tail(k, 3, &g, "clf_fill");
     clf__work w = {"fill", 0, (double)bytes};
-    if (s == CLF_SUCCESS)
-        s = clf__enqueue(ctx, k, 1, &g.global, &g.local, &w, done);
-    clReleaseKernel(k);
-    return s;
+    return clf__ew_enqueue(ctx, s, k, &g, &w, done);
 }
 
 /* ---- the `copy` kernel family ---------------------------------------------------------------- */
 
+/* VW counts 4-byte elements, whatever dt says: copies move bytes. */
 static void copy_default(const clf_device_info *dev, clf_dtype dt, const char *bucket, clf__config *out)
 {
-    memset(out, 0, sizeof *out);
-    int gpu = (dev->type & CL_DEVICE_TYPE_GPU) != 0;
-    out->v[CLF__P_VW] = gpu ? 4 : 8;  /* in 4-byte elements: 16-byte accesses on GPUs, 32 on CPUs */
-    out->v[CLF__P_EPT] = gpu ? 2 : 1;
-    out->v[CLF__P_WG] = gpu && (dev->max_work_group >= 256 || dev->max_work_group == 0) ? 256 : 64;
+    clf__ew_default(dev, 4, out);
 }
 
 static int copy_valid(const clf__config *cfg, const clf_device_info *dev, clf_dtype dt)
 {
-    return dev->max_work_group == 0 || (size_t)cfg->v[CLF__P_WG] <= dev->max_work_group;
+    return clf__ew_valid(cfg, dev);
 }
 
 static double copy_flops(const clf__problem *p) { return 0; }
-/* problem.n elements of problem.m bytes, read once and written once. */
-static double copy_bytes(const clf__problem *p) { return 2.0 * (double)p->n * (double)(p->m ? p->m : 1); }
+/* n elements of elem_size bytes (1 when unset), read once and written once. */
+static double copy_bytes(const clf__problem *p)
+{
+    return 2.0 * (double)p->n * (double)(p->elem_size ? p->elem_size : 1);
+}
 
 typedef struct copy_bench {
     clf_context *ctx;
@@ -248,7 +175,7 @@ static clf_status copy_bench_create(clf_context *ctx, clf_dtype dt, const char *
     if (!b)
         return clf__fail(CLF_ERR_OUT_OF_MEMORY, "copy tuning: out of memory");
     b->ctx = ctx;
-    b->bytes = (clf__map_bench_elements(ctx, 4) + 1) * 4;
+    b->bytes = (clf__ew_bench_elements(ctx, 4) + 1) * 4;
     b->ref = malloc(b->bytes);
     b->out = malloc(b->bytes);
     clf_status s = b->ref && b->out ? CLF_SUCCESS : clf__fail(CLF_ERR_OUT_OF_MEMORY, "copy tuning: out of memory");
@@ -298,11 +225,7 @@ static double copy_bench_work(void *state) { return 2.0 * (double)((copy_bench *
 
 const clf__family clf__family_copy = {
     .name = "copy",
-    .nparams = 3,
-    .params = {{"VW", 5, {1, 2, 4, 8, 16}}, {"EPT", 4, {1, 2, 4, 8}}, {"WG", 6, {32, 64, 128, 256, 512, 1024}}},
-    .nbuckets = 1,
-    .buckets = {"default"},
-    .unit = "GB/s",
+    CLF__EW_FAMILY_SHAPE,
     .default_config = copy_default,
     .valid = copy_valid,
     .flops = copy_flops,

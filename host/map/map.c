@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
-
 /* ---- a growable string -------------------------------------------------------------------- */
 typedef struct sbuf { char *s; size_t len, cap; int oom; } sbuf;
 
@@ -257,7 +255,7 @@ static clf_status bind(clf_context *ctx, map_plan *pl, size_t n, const clf_map_a
     }
     if (pl->f64 && !ctx->info.fp64)
         return clf__fail(CLF_ERR_UNSUPPORTED, "clf_map: %s has no fp64 support, and an f64 buffer needs it", ctx->info.name);
-    pl->idx64 = maxend > 0x7fff0000u;
+    pl->idx64 = clf__ew_idx64(maxend);
     pl->flops = (double)n * e->nops;
     return check_overlap(pl);
 }
@@ -291,94 +289,37 @@ clf_status clf__map_plan_make(clf_context *ctx, const char *expr, size_t n, cons
     return s;
 }
 
-static clf_status set_arg(cl_kernel k, cl_uint i, size_t size, const void *v)
-{
-    cl_int err = clSetKernelArg(k, i, size, v);
-    return err == CL_SUCCESS ? CLF_SUCCESS : clf__fail_cl(err, "clSetKernelArg", "clf_map argument %u", i);
-}
-
-static clf_status set_idx(cl_kernel k, cl_uint i, int idx64, size_t v)
-{
-    cl_ulong l = v;
-    cl_uint u = (cl_uint)v;
-    return idx64 ? set_arg(k, i, sizeof l, &l) : set_arg(k, i, sizeof u, &u);
-}
-
 /* Builds (through the program cache) and enqueues the plan with one configuration. */
 clf_status clf__map_plan_launch(clf_context *ctx, const map_plan *pl, const clf__config *cfg, cl_event *done)
 {
-    size_t vw = (size_t)cfg->v[CLF__P_VW], ept = (size_t)cfg->v[CLF__P_EPT], n = pl->n;
-    const map_param *fo = &pl->p[pl->first_out];
-    size_t head = (vw - fo->off % vw) % vw;
-    if (head > n)
-        head = n;
-    size_t nv = (n - head) / vw;
-    int aligned = vw > 1;
-    for (int k = 0; k < pl->ex.nnames; k++)
-        if (!pl->p[k].scalar && (pl->p[k].off + head) % vw != 0)
-            aligned = 0;
-    clf__config c = *cfg;
-    cl_kernel k = NULL;
-    for (;;) {
-        char opts[256] = "";
-        clf_status s = clf__config_options(&clf__family_map, &c, opts, sizeof opts);
-        if (s != CLF_SUCCESS)
-            return s;
-        size_t len = strlen(opts);
-        snprintf(opts + len, sizeof opts - len, " -DCLF_F64=%d -DCLF_IDX=%s -DCLF_ALIGNED=%d", pl->f64,
-                 pl->idx64 ? "ulong" : "uint", aligned);
-        s = clf__kernel(ctx, pl->src, opts, "clf_map", &k);
-        if (s != CLF_SUCCESS)
-            return s;
-        /* A large expression may not fit the configured work-group: halve it rather than fail. */
-        size_t kmax = 0;
-        clGetKernelWorkGroupInfo(k, ctx->dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL);
-        if (kmax == 0 || kmax >= (size_t)c.v[CLF__P_WG] || c.v[CLF__P_WG] <= 32)
-            break;
-        clReleaseKernel(k);
-        k = NULL;
-        c.v[CLF__P_WG] /= 2;
-    }
-    size_t wg = (size_t)c.v[CLF__P_WG];
-    size_t groups = (nv + wg * ept - 1) / (wg * ept);
-    if (groups * wg < 2 * vw)  /* the scalar head and tail need up to 2*(vw-1) work-items */
-        groups = (2 * vw + wg - 1) / wg;
-    size_t global = groups * wg;
-    clf_status s = CLF_SUCCESS;
+    clf__ew_geom g;
+    clf__ew_split(cfg, pl->n, pl->p[pl->first_out].off, pl->idx64, &g);
+    for (int i = 0; i < pl->ex.nnames; i++)
+        if (!pl->p[i].scalar)
+            clf__ew_align(&g, pl->p[i].off);
+    char extra[32];
+    snprintf(extra, sizeof extra, " -DCLF_F64=%d", pl->f64);
+    cl_kernel k;
+    clf_status s = clf__ew_build(ctx, &clf__family_map, cfg, pl->src, "clf_map", extra, &g, &k);
+    if (s != CLF_SUCCESS)
+        return s;
     cl_uint a = 0;
     for (int i = 0; i < pl->ex.nnames && s == CLF_SUCCESS; i++) {
         const map_param *p = &pl->p[i];
         if (p->scalar) {
             float f = (float)p->value;
-            s = pl->f64 ? set_arg(k, a++, sizeof p->value, &p->value) : set_arg(k, a++, sizeof f, &f);
+            s = pl->f64 ? clf__ew_arg(k, a++, sizeof p->value, &p->value, "clf_map")
+                        : clf__ew_arg(k, a++, sizeof f, &f, "clf_map");
         } else {
-            s = set_arg(k, a++, sizeof p->mem, &p->mem);
+            s = clf__ew_arg(k, a++, sizeof p->mem, &p->mem, "clf_map");
             if (s == CLF_SUCCESS)
-                s = set_idx(k, a++, pl->idx64, p->off);
+                s = clf__ew_index(k, a++, &g, p->off, "clf_map");
         }
     }
-    if (s == CLF_SUCCESS) s = set_idx(k, a++, pl->idx64, n);
-    if (s == CLF_SUCCESS) s = set_idx(k, a++, pl->idx64, head);
-    if (s == CLF_SUCCESS) s = set_idx(k, a++, pl->idx64, nv);
-    clf__work w = {"map", pl->flops, pl->bytes};
     if (s == CLF_SUCCESS)
-        s = clf__enqueue(ctx, k, 1, &global, &wg, &w, done);
-    clReleaseKernel(k);
-    return s;
-}
-
-static clf_status map_config(clf_context *ctx, int f64, clf__config *cfg)
-{
-    return clf__config_resolve(ctx, &clf__family_map, f64 ? CLF_F64 : CLF_F32, "default", cfg, NULL);
-}
-
-/* Nothing to compute: still hand back an event when one was asked for. */
-static clf_status marker(clf_context *ctx, cl_event *done)
-{
-    if (!done)
-        return CLF_SUCCESS;
-    cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, done);
-    return err == CL_SUCCESS ? CLF_SUCCESS : clf__fail_cl(err, "clEnqueueMarkerWithWaitList", "clf_map with n = 0");
+        s = clf__ew_tail(k, a, &g, "clf_map");
+    clf__work w = {"map", pl->flops, pl->bytes};
+    return clf__ew_enqueue(ctx, s, k, &g, &w, done);
 }
 
 clf_status clf_map(clf_context *ctx, const char *expr, size_t n, const clf_map_arg *args, size_t nargs,
@@ -391,10 +332,10 @@ clf_status clf_map(clf_context *ctx, const char *expr, size_t n, const clf_map_a
     if (s != CLF_SUCCESS)
         return s;
     if (n == 0) {
-        s = marker(ctx, done);
+        s = clf__ew_marker(ctx, done, "clf_map with n = 0");
     } else {
         clf__config cfg;
-        s = map_config(ctx, pl.f64, &cfg);
+        s = clf__ew_config(ctx, &clf__family_map, pl.f64 ? CLF_F64 : CLF_F32, &cfg);
         if (s == CLF_SUCCESS)
             s = clf__map_plan_launch(ctx, &pl, &cfg, done);
     }

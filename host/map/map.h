@@ -1,17 +1,12 @@
 /* map.h — what map.c (plans: parse, bind, generate, launch) shares with map_family.c (the `map`
- * kernel family and its tuning hooks) and copy.c. */
+ * kernel family and its tuning hooks); both launch through elementwise.h, as copy.c does. */
 #ifndef CLFORGE_MAP_H
 #define CLFORGE_MAP_H
 
+#include "elementwise.h"
 #include "expr.h"
-#include "config.h"
 
 extern const clf__family clf__family_map, clf__family_copy;
-
-/* Parameter order of the map and copy families. */
-#define CLF__P_VW 0
-#define CLF__P_EPT 1
-#define CLF__P_WG 2
 
 /* One kernel parameter per expression name, in order of first appearance (so the argument array's
  * order never changes the generated program). */
@@ -40,7 +35,5 @@ clf_status clf__map_plan_make(clf_context *ctx, const char *expr, size_t n, cons
 /* Builds (through the program cache) and enqueues the plan with one configuration. */
 clf_status clf__map_plan_launch(clf_context *ctx, const map_plan *pl, const clf__config *cfg, cl_event *done);
 void clf__map_plan_free(map_plan *pl);
-/* Elements per buffer for bandwidth measurements (tuning): beyond the device's caches. */
-size_t clf__map_bench_elements(clf_context *ctx, size_t esize);
 
 #endif

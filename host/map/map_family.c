@@ -8,12 +8,7 @@
 
 static void map_default(const clf_device_info *dev, clf_dtype dt, const char *bucket, clf__config *out)
 {
-    memset(out, 0, sizeof *out);
-    int gpu = (dev->type & CL_DEVICE_TYPE_GPU) != 0;
-    /* GPUs: 16-byte vectors, a few per work-item; CPUs (measured on PoCL): 32-byte vectors, small groups. */
-    out->v[CLF__P_VW] = gpu ? (dt == CLF_F64 ? 2 : 4) : (dt == CLF_F64 ? 4 : 8);
-    out->v[CLF__P_EPT] = gpu ? 2 : 1;
-    out->v[CLF__P_WG] = gpu && (dev->max_work_group >= 256 || dev->max_work_group == 0) ? 256 : 64;
+    clf__ew_default(dev, dt == CLF_F64 ? 8 : 4, out);
 }
 
 static int map_valid(const clf__config *cfg, const clf_device_info *dev, clf_dtype dt)
@@ -22,12 +17,14 @@ static int map_valid(const clf__config *cfg, const clf_device_info *dev, clf_dty
         return 0;
     if (dt != CLF_F32 && dt != CLF_F64)
         return 0;
-    return dev->max_work_group == 0 || (size_t)cfg->v[CLF__P_WG] <= dev->max_work_group;
+    return clf__ew_valid(cfg, dev);
 }
 
-/* For map, problem.k is the number of arithmetic operations per element. */
-static double map_flops(const clf__problem *p) { return (double)p->n * (double)p->k; }
-static double map_bytes(const clf__problem *p) { return (double)p->n * (double)p->m * (p->reads + p->writes); }
+static double map_flops(const clf__problem *p) { return (double)p->n * (double)p->flops_per_elem; }
+static double map_bytes(const clf__problem *p)
+{
+    return (double)p->n * (double)p->elem_size * (p->reads + p->writes);
+}
 
 /* Tuning problem: y = relu(a*x + b) on buffers larger than the last-level cache. */
 typedef struct map_bench {
@@ -37,26 +34,6 @@ typedef struct map_bench {
     void *ref, *out;
     size_t n, esize;
 } map_bench;
-
-/* Elements per buffer for bandwidth measurements: at least twice the device's reported cache and
- * 16 MiB (128 MiB on GPUs, whose last-level caches reach tens of MiB and are not always the one
- * reported), at most a quarter of the largest allocation and 1/16 of global memory. */
-size_t clf__map_bench_elements(clf_context *ctx, size_t esize)
-{
-    cl_ulong cache = 0;
-    clGetDeviceInfo(ctx->dev, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache, &cache, NULL);
-    size_t bytes = (size_t)cache * 2;
-    size_t floor_bytes = (ctx->info.type & CL_DEVICE_TYPE_GPU) ? (size_t)128 << 20 : (size_t)16 << 20;
-    if (bytes < floor_bytes)
-        bytes = floor_bytes;
-    if (ctx->info.max_alloc && bytes > ctx->info.max_alloc / 4)
-        bytes = (size_t)(ctx->info.max_alloc / 4);
-    if (ctx->info.global_mem && bytes > ctx->info.global_mem / 16)
-        bytes = (size_t)(ctx->info.global_mem / 16);
-    if (bytes < 64 * esize)
-        bytes = 64 * esize;
-    return bytes / esize - 1;  /* odd count: the tail path runs too */
-}
 
 static void map_bench_destroy(void *state)
 {
@@ -81,7 +58,7 @@ static clf_status map_bench_create(clf_context *ctx, clf_dtype dt, const char *b
         return clf__fail(CLF_ERR_OUT_OF_MEMORY, "map tuning: out of memory");
     b->ctx = ctx;
     b->esize = clf__dtype_size(dt);
-    b->n = clf__map_bench_elements(ctx, b->esize);
+    b->n = clf__ew_bench_elements(ctx, b->esize);
     size_t bytes = b->n * b->esize;
     void *host = malloc(bytes);
     b->ref = malloc(bytes);
@@ -158,11 +135,7 @@ static double map_bench_work(void *state) { return ((map_bench *)state)->pl.byte
 
 const clf__family clf__family_map = {
     .name = "map",
-    .nparams = 3,
-    .params = {{"VW", 5, {1, 2, 4, 8, 16}}, {"EPT", 4, {1, 2, 4, 8}}, {"WG", 6, {32, 64, 128, 256, 512, 1024}}},
-    .nbuckets = 1,
-    .buckets = {"default"},
-    .unit = "GB/s",
+    CLF__EW_FAMILY_SHAPE,
     .default_config = map_default,
     .valid = map_valid,
     .flops = map_flops,

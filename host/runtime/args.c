@@ -17,13 +17,6 @@ int clf__add(size_t a, size_t b, size_t *out)
     return 1;
 }
 
-size_t clf__mem_size(cl_mem m)
-{
-    size_t size = 0;
-    if (!m || clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof size, &size, NULL) != CL_SUCCESS) return 0;
-    return size;
-}
-
 clf_status clf__check_buffer(cl_mem m, const char *argname, size_t off, size_t extent, size_t elem_size)
 {
     if (extent == 0) return CLF_SUCCESS;

@@ -8,7 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* mkdir -p; returns 0 on success. */
+/* mkdir -p; returns 0 on success. New directories are 0700: the cache holds binaries that go to the
+ * driver unchecked, so nobody else may write them (docs/trust.md); existing ones are left as they are. */
 static int clf__mkdirs(const char *path)
 {
     char buf[1024];
@@ -16,38 +17,62 @@ static int clf__mkdirs(const char *path)
     for (char *p = buf + 1; *p; p++) {
         if (*p != '/') continue;
         *p = '\0';
-        if (mkdir(buf, 0755) != 0 && errno != EEXIST) return -1;
+        if (mkdir(buf, 0700) != 0 && errno != EEXIST) return -1;
         *p = '/';
     }
-    if (mkdir(buf, 0755) != 0 && errno != EEXIST) return -1;
+    if (mkdir(buf, 0700) != 0 && errno != EEXIST) return -1;
     return 0;
 }
 
-/* Resolves the cache directory and makes sure programs/<id>/ can be written; otherwise the disk cache
- * is off for this context, with one warning per process: a cache is an optimisation, never a failure. */
+/* Resolves the cache directory (absolute, so that a later chdir of the program does not move it) and makes
+ * sure programs/<id>/ can be written. A directory that exists but cannot be written still serves its tuning
+ * database (ctx->cache_dir set; program.c sees programs/<id>/ is not writable and stores no binaries).
+ * Otherwise the disk cache is off for this context. One warning per process: a cache is an optimisation,
+ * never a failure. */
 static void clf__setup_cache(clf_context *ctx, const clf_context_options *opt)
 {
     ctx->cache_dir[0] = '\0';
     if (opt && opt->no_disk_cache) return;
     const char *env = getenv("CLFORGE_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    char dir[1024];
+    char dir[1024], cwd[1024];
+    const char *given;
+    if (opt && opt->cache_dir && *opt->cache_dir) given = opt->cache_dir;
+    else if (env && *env) given = env;
+    else if (xdg && *xdg) given = xdg;
+    else if (home && *home) given = home;
+    else {
+        clf__warn_once("nocache", "no cache directory (set CLFORGE_CACHE_DIR); programs are compiled every run");
+        return;
+    }
+    const char *sub = given == xdg ? "/clforge" : given == home ? "/.cache/clforge" : "";
     int n;
-    if (opt && opt->cache_dir && *opt->cache_dir) n = snprintf(dir, sizeof dir, "%s", opt->cache_dir);
-    else if (env && *env) n = snprintf(dir, sizeof dir, "%s", env);
-    else if (xdg && *xdg) n = snprintf(dir, sizeof dir, "%s/clforge", xdg);
-    else if (home && *home) n = snprintf(dir, sizeof dir, "%s/.cache/clforge", home);
-    else { clf__warn_once("nocache", "no cache directory (set CLFORGE_CACHE_DIR); programs are compiled every run"); return; }
+    if (given[0] == '/') n = snprintf(dir, sizeof dir, "%s%s", given, sub);
+    else if (getcwd(cwd, sizeof cwd)) n = snprintf(dir, sizeof dir, "%s/%s%s", cwd, given, sub);
+    else {
+        clf__warn_once("nocache", "cache directory %s is relative and the working directory is unknown (%s); disk "
+                       "cache off", given, strerror(errno));
+        return;
+    }
     if (n <= 0 || (size_t)n >= sizeof dir - 64) {
-        clf__warn_once("nocache", "cache directory path too long; disk cache off");
+        clf__warn_once("nocache", "cache directory path too long (%d bytes, at most %zu); disk cache off", n,
+                       sizeof dir - 65);
         return;
     }
     char progs[1024 + 64];
     snprintf(progs, sizeof progs, "%s/programs/%s", dir, ctx->info.id);
-    if (clf__mkdirs(progs) != 0 || access(progs, W_OK) != 0) {
-        clf__warn_once("nocache", "cache directory %s is not writable (%s); disk cache off", dir, strerror(errno));
+    if (clf__mkdirs(progs) == 0 && access(progs, W_OK) == 0) {
+        snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s", dir);
         return;
     }
-    snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s", dir);
+    int e = errno;
+    struct stat st;
+    if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && access(dir, R_OK | X_OK) == 0) {
+        clf__warn_once("nocache", "cache directory %s is not writable (%s): its tuning database is read, but nothing "
+                       "is stored there (no program binaries, no tuning results)", dir, strerror(e));
+        snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s", dir);
+        return;
+    }
+    clf__warn_once("nocache", "cache directory %s cannot be created or read (%s); disk cache off", dir, strerror(e));
 }
 
 static clf_status clf__context_finish_setup(clf_context *ctx, const clf_context_options *opt)
@@ -67,6 +92,7 @@ static clf_status clf__context_finish_setup(clf_context *ctx, const clf_context_
     pthread_mutex_init(&ctx->lock, NULL);
     pthread_mutex_init(&ctx->pack.lock, NULL);
     pthread_mutex_init(&ctx->partial.lock, NULL);
+    pthread_mutex_init(&ctx->convert.lock, NULL);
     return CLF_SUCCESS;
 }
 
@@ -171,8 +197,8 @@ void clf__context_free(clf_context *ctx)
     if (ctx->tuning_free) ctx->tuning_free(ctx->tuning);
     if (ctx->configs_free) ctx->configs_free(ctx->configs);
     clf__progcache_destroy(ctx->progs);
-    clf__scratch *sc[] = {&ctx->pack, &ctx->partial};
-    for (int i = 0; i < 2; i++) {
+    clf__scratch *sc[] = {&ctx->pack, &ctx->partial, &ctx->convert};
+    for (int i = 0; i < 3; i++) {
         if (sc[i]->buf) clReleaseMemObject(sc[i]->buf);
         pthread_mutex_destroy(&sc[i]->lock);
     }

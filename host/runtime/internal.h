@@ -40,6 +40,7 @@ struct clf_context {
     pthread_mutex_t lock;        /* guards lazily loaded state below */
     clf__scratch pack;           /* GEMM: packed operands */
     clf__scratch partial;        /* GEMM: split-K partial products (taken before `pack` when both are) */
+    clf__scratch convert;        /* GEMM: operands converted between storage types (taken first of the three) */
     /* State of the layers above, owned by them and freed through their hook at destruction. */
     void *tuning;                /* config layer: the tuning database view (tunedb.c) */
     void (*tuning_free)(void *);
@@ -116,8 +117,24 @@ double clf__event_seconds(cl_event ev);
 /* Something to time: enqueues one run. Set *ev (caller releases) only when the run is a single command
  * whose event spans all of it; leave it NULL for multi-kernel runs, which are then timed on the host. */
 typedef clf_status (*clf__run_fn)(void *arg, cl_event *ev);
-/* Median seconds of reps runs after warmup runs. Uses profiling events where the driver reports sane
- * durations (checked once per context against host timers), host timers around clFinish otherwise. */
+/* The one timing policy (launch, tuner, `clforge bench`, bench/): the median of reps samples after warmup
+ * single runs. A sample is one run timed by its profiling event where the driver reports sane durations
+ * (checked against host timers on every sample and over all of them; one bad report switches the context
+ * to host timers), or a group of runs back to back timed on the host around clFinish, which keeps the
+ * device busy and hides the launch gap of short runs. */
+typedef struct clf__timing {
+    int warmup;                /* single runs first: compilation, caches, clocks */
+    int reps;                  /* samples (at least 1) */
+    int group;                 /* runs per sample; 0: from one more run, so a sample lasts group_seconds */
+    double group_seconds;
+    int max_group;             /* cap on a sized group */
+} clf__timing;
+/* Seconds per run (median sample / group); *group_used (may be NULL) gets the group. */
+clf_status clf__time_runs(clf_context *ctx, clf__run_fn run, void *arg, const clf__timing *how, double *seconds,
+                          int *group_used);
+/* Runs per sample for runs of `seconds` to last about target: at least 1, at most max_group. */
+int clf__time_group(double seconds, double target, int max_group);
+/* clf__time_runs with single-run samples. */
 clf_status clf__time_median(clf_context *ctx, clf__run_fn run, void *arg, int warmup, int reps,
                             double *median_seconds);
 
@@ -128,8 +145,6 @@ int clf__add(size_t a, size_t b, size_t *out);
 /* Checks that elements [off, off+extent) of elem_size bytes fit in buffer m (CL_MEM_SIZE), with overflow
  * caught. On failure returns CLF_ERR_INVALID_ARG naming argname. extent 0 is always fine. */
 clf_status clf__check_buffer(cl_mem m, const char *argname, size_t off, size_t extent, size_t elem_size);
-/* Bytes of a buffer (0 when m is not a valid buffer). */
-size_t clf__mem_size(cl_mem m);
 /* The buffer a cl_mem lives in and its byte offset there (sub-buffers resolve to their parent), for
  * overlap checks between arguments. */
 cl_mem clf__mem_root(cl_mem m, size_t *base);

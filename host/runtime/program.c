@@ -1,13 +1,19 @@
 /* program.c — JIT compilation of OpenCL C with two caches in front: a thread-safe in-memory table per
  * context, and program binaries on disk (programs/<device-id>/<hash>.bin) that survive the process.
- * A binary file carries its size and checksum; a truncated, corrupt or driver-refused file is removed
- * and the program rebuilt from source. */
+ * A binary file carries its full key (source hash, options, device key, driver), its size and a checksum
+ * over both; a truncated, corrupt, misplaced or driver-refused file is removed and the program rebuilt
+ * from source. Binaries go to the driver unchecked by anyone else, so they are only loaded from
+ * directories this user owns and nobody else may write (docs/trust.md). */
 #include "internal.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -27,9 +33,13 @@ struct clf__progcache {
     pthread_cond_t changed;
     clf__progentry *head;
     clf_cache_stats stats;
+    int disk;                   /* binaries on disk: 0 not checked yet, 1 usable, -1 refused or absent */
 };
 
-#define CLF__BIN_MAGIC "CLFBIN1"   /* 8 bytes with the NUL */
+#define CLF__BIN_MAGIC "CLFBIN2"   /* 8 bytes with the NUL; version 1 files (no key) read as corrupt */
+#define CLF__BIN_HEADER 32         /* magic, key length, payload size, checksum */
+#define CLF__BIN_MAX_KEY 65536
+#define CLF__TMP_AGE 600           /* seconds after which a temp file is a crashed writer's leftover */
 
 struct clf__progcache *clf__progcache_create(void)
 {
@@ -62,10 +72,14 @@ void clf__cache_stats(const clf_context *ctx, clf_cache_stats *out)
 }
 
 /* The disk file name covers everything that makes a binary valid: source, options, device identity and
- * driver version (the device key holds it too; named again so that the rule is visible here). */
-static void clf__bin_path(const clf_context *ctx, const char *source, const char *options, char *path, size_t cap)
+ * driver version (the device key holds it too; named again so that the rule is visible here). The same
+ * facts go into the file as its key (malloc'ed into *key), so that a file copied over another's name is
+ * refused rather than run. */
+static int clf__bin_path(const clf_context *ctx, const char *source, const char *options, char *path, size_t cap,
+                         char **key)
 {
     XXH3_state_t *st = XXH3_createState();
+    if (!st) return 0;
     XXH3_128bits_reset(st);
     XXH3_128bits_update(st, source, strlen(source) + 1);
     XXH3_128bits_update(st, options, strlen(options) + 1);
@@ -75,49 +89,157 @@ static void clf__bin_path(const clf_context *ctx, const char *source, const char
     XXH3_freeState(st);
     snprintf(path, cap, "%s/programs/%s/%016llx%016llx.bin", ctx->cache_dir, ctx->info.id,
              (unsigned long long)h.high64, (unsigned long long)h.low64);
+    XXH128_hash_t sh = XXH3_128bits(source, strlen(source));
+    size_t n = strlen(options) + strlen(ctx->info.key) + strlen(ctx->info.driver) + 128;
+    if (n > CLF__BIN_MAX_KEY || !(*key = malloc(n))) return 0;
+    snprintf(*key, n, "source %016llx%016llx\\noptions %s\\ndevice %s\\ndriver %s\\n", (unsigned long long)sh.high64,
+             (unsigned long long)sh.low64, options, ctx->info.key, ctx->info.driver);
+    return 1;
+}
+
+static int clf__read_all(int fd, void *buf, size_t len)
+{
+    for (size_t got = 0; got < len;) {
+        ssize_t r = read(fd, (char *)buf + got, len - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return 0;
+        got += (size_t)r;
+    }
+    return 1;
+}
+
+static int clf__write_all(int fd, const void *buf, size_t len)
+{
+    for (size_t put = 0; put < len;) {
+        ssize_t r = write(fd, (const char *)buf + put, len - put);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return 0;
+        put += (size_t)r;
+    }
+    return 1;
 }
 
 /* Reads a binary file; returns a malloc'ed payload or NULL when absent. *corrupt is set when the file
- * exists but fails its size or checksum test. */
-static unsigned char *clf__bin_read(const char *path, size_t *len, int *corrupt)
+ * exists but is no regular file (a FIFO would block every reader), a symbolic link, or fails its size,
+ * checksum or key test. */
+static unsigned char *clf__bin_read(const char *path, const char *key, size_t *len, int *corrupt)
 {
     *corrupt = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        *corrupt = errno == ELOOP;   /* a planted symbolic link */
+        return NULL;
+    }
+    struct stat st;
     char magic[8];
-    uint64_t size = 0, sum = 0;
+    uint64_t hdr[3] = {0, 0, 0};   /* key length, payload size, checksum */
     unsigned char *data = NULL;
-    if (fread(magic, 1, 8, f) != 8 || memcmp(magic, CLF__BIN_MAGIC, 8) != 0 || fread(&size, 8, 1, f) != 1 ||
-        fread(&sum, 8, 1, f) != 1 || size == 0 || size > ((uint64_t)1 << 31)) {
-        *corrupt = 1;
-    } else if ((data = malloc((size_t)size)) == NULL) {
+    size_t klen = strlen(key);
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !clf__read_all(fd, magic, 8) ||
+        memcmp(magic, CLF__BIN_MAGIC, 8) != 0 || !clf__read_all(fd, hdr, sizeof hdr) || hdr[0] != klen ||
+        hdr[1] == 0 || hdr[1] > ((uint64_t)1 << 31) || (uint64_t)st.st_size != CLF__BIN_HEADER + hdr[0] + hdr[1]) {
+        *corrupt = 1;   /* the size test comes before any allocation: a header cannot ask for 2 GB */
+    } else if ((data = malloc(klen + (size_t)hdr[1])) == NULL) {
         /* treat as absent */
-    } else if (fread(data, 1, (size_t)size, f) != size || fgetc(f) != EOF || XXH3_64bits(data, (size_t)size) != sum) {
+    } else if (!clf__read_all(fd, data, klen + (size_t)hdr[1]) || XXH3_64bits(data, klen + (size_t)hdr[1]) != hdr[2] ||
+               memcmp(data, key, klen) != 0) {
         *corrupt = 1;
         free(data);
         data = NULL;
+    } else {
+        memmove(data, data + klen, (size_t)hdr[1]);
     }
-    fclose(f);
-    *len = (size_t)size;
+    close(fd);
+    *len = (size_t)hdr[1];
     return data;
 }
 
-/* Writes to a temporary file and renames it, so that readers never see half a file. Failures only
- * cost the cache (one warning). */
-static void clf__bin_write(const char *path, const unsigned char *data, size_t len)
+/* Writes to a fresh temporary file (mkstemp: O_EXCL, mode 0600 whatever the umask, so a planted link is
+ * never followed) and renames it, so that readers never see half a file. Failures only cost the cache
+ * (one warning). */
+static void clf__bin_write(const char *path, const char *key, const unsigned char *data, size_t len)
 {
     char tmp[1500];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%lx", path, (long)getpid(), (unsigned long)pthread_self());
-    FILE *f = fopen(tmp, "wb");
-    if (!f) { clf__warn_once("binwrite", "cannot write program cache file %s: %s", tmp, strerror(errno)); return; }
-    uint64_t size = len, sum = XXH3_64bits(data, len);
-    int ok = fwrite(CLF__BIN_MAGIC, 1, 8, f) == 8 && fwrite(&size, 8, 1, f) == 1 && fwrite(&sum, 8, 1, f) == 1 &&
-             fwrite(data, 1, len, f) == len;
-    ok = (fclose(f) == 0) && ok;
+    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0) { clf__warn_once("binwrite", "cannot write program cache file %s: %s", tmp, strerror(errno)); return; }
+    size_t klen = strlen(key);
+    XXH3_state_t *st = XXH3_createState();
+    uint64_t hdr[3] = {klen, len, 0};
+    int ok = st != NULL;
+    if (ok) {
+        XXH3_64bits_reset(st);
+        XXH3_64bits_update(st, key, klen);
+        XXH3_64bits_update(st, data, len);
+        hdr[2] = XXH3_64bits_digest(st);
+        XXH3_freeState(st);
+    }
+    ok = ok && clf__write_all(fd, CLF__BIN_MAGIC, 8) && clf__write_all(fd, hdr, sizeof hdr) &&
+         clf__write_all(fd, key, klen) && clf__write_all(fd, data, len);
+    int e = errno;
+    ok = (close(fd) == 0) && ok;
     if (!ok || rename(tmp, path) != 0) {
-        clf__warn_once("binwrite", "cannot write program cache file %s", path);
+        if (ok) e = errno;
+        clf__warn_once("binwrite", "cannot write program cache file %s: %s", path, strerror(e));
         unlink(tmp);
     }
+}
+
+/* 1 when dir is a directory owned by this user that nobody else may write; else 0 with *why. */
+static int clf__dir_trusted(const char *dir, int follow, const char **why)
+{
+    struct stat st;
+    if ((follow ? stat(dir, &st) : lstat(dir, &st)) != 0) { *why = "missing"; return 0; }
+    if (!S_ISDIR(st.st_mode)) { *why = "not a directory"; return 0; }
+    if (st.st_uid != geteuid()) { *why = "owned by another user"; return 0; }
+    if (st.st_mode & (S_IWGRP | S_IWOTH)) { *why = "writable by group or others"; return 0; }
+    return 1;
+}
+
+/* Temporary files of writers that died between write and rename; old enough that no live writer owns them. */
+static void clf__remove_leftovers(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    time_t now = time(NULL);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!strstr(e->d_name, ".bin.tmp.")) continue;
+        struct stat st;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode) &&
+            now - st.st_mtime > CLF__TMP_AGE)
+            unlinkat(dirfd(d), e->d_name, 0);
+    }
+    closedir(d);
+}
+
+/* Whether binaries may be loaded from and stored in this context's cache: checked once per context. */
+static int clf__disk_usable(clf_context *ctx)
+{
+    struct clf__progcache *c = ctx->progs;
+    pthread_mutex_lock(&c->lock);
+    if (c->disk == 0) {
+        char progs[1100], mine[1200];
+        snprintf(progs, sizeof progs, "%s/programs", ctx->cache_dir);
+        snprintf(mine, sizeof mine, "%s/%s", progs, ctx->info.id);
+        const char *why = NULL, *bad = NULL;
+        if (access(mine, W_OK) != 0) c->disk = -1;   /* read-only cache: context.c said so already */
+        else if (!clf__dir_trusted(ctx->cache_dir, 1, &why)) bad = ctx->cache_dir;
+        else if (!clf__dir_trusted(progs, 0, &why)) bad = progs;
+        else if (!clf__dir_trusted(mine, 0, &why)) bad = mine;
+        if (bad) {
+            c->disk = -1;   /* one warning per cause and process */
+            clf__warn_once(why, "cache directory %s is %s: program binaries are neither loaded from it nor "
+                           "stored there (programs are compiled from source); make it yours with mode 0700",
+                           bad, why);
+        } else if (c->disk == 0) {
+            c->disk = 1;
+            clf__remove_leftovers(mine);
+        }
+    }
+    int usable = c->disk == 1;
+    pthread_mutex_unlock(&c->lock);
+    return usable;
 }
 
 static clf_status clf__build(clf_context *ctx, cl_program prog, const char *options, const char *what)
@@ -141,11 +263,11 @@ static clf_status clf__build(clf_context *ctx, cl_program prog, const char *opti
 }
 
 /* Loads from the disk cache (or NULL); removes files that fail their checks or that the driver refuses. */
-static cl_program clf__load_binary(clf_context *ctx, const char *path, const char *options)
+static cl_program clf__load_binary(clf_context *ctx, const char *path, const char *key, const char *options)
 {
     size_t len = 0;
     int corrupt = 0;
-    unsigned char *data = clf__bin_read(path, &len, &corrupt);
+    unsigned char *data = clf__bin_read(path, key, &len, &corrupt);
     if (!data) {
         if (corrupt) {
             unlink(path);
@@ -170,33 +292,38 @@ static cl_program clf__load_binary(clf_context *ctx, const char *path, const cha
     return NULL;
 }
 
-static void clf__store_binary(clf_context *ctx, cl_program prog, const char *path)
+static void clf__store_binary(clf_context *ctx, cl_program prog, const char *path, const char *key)
 {
     size_t len = 0;
     if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof len, &len, NULL) != CL_SUCCESS || len == 0) return;
     unsigned char *data = malloc(len);
     if (!data) return;
     unsigned char *bins[1] = {data};
-    if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) == CL_SUCCESS) clf__bin_write(path, data, len);
+    if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) == CL_SUCCESS)
+        clf__bin_write(path, key, data, len);
     free(data);
 }
 
 /* Produces a built program: disk cache first, then source. */
 static clf_status clf__produce(clf_context *ctx, const char *source, const char *options, cl_program *out, int *from_disk)
 {
-    char path[1400];
+    char path[1400], *key = NULL;
     *from_disk = 0;
-    if (ctx->cache_dir[0]) {
-        clf__bin_path(ctx, source, options, path, sizeof path);
-        if ((*out = clf__load_binary(ctx, path, options)) != NULL) { *from_disk = 1; return CLF_SUCCESS; }
+    int disk = ctx->cache_dir[0] && clf__disk_usable(ctx) &&
+               clf__bin_path(ctx, source, options, path, sizeof path, &key);
+    if (disk && (*out = clf__load_binary(ctx, path, key, options)) != NULL) {
+        free(key);
+        *from_disk = 1;
+        return CLF_SUCCESS;
     }
     cl_int err;
     size_t len = strlen(source);
     cl_program prog = clCreateProgramWithSource(ctx->cl, 1, &source, &len, &err);
-    if (!prog) return clf__fail_cl(err, "clCreateProgramWithSource", NULL);
+    if (!prog) { free(key); return clf__fail_cl(err, "clCreateProgramWithSource", NULL); }
     clf_status s = clf__build(ctx, prog, options, "from source");
-    if (s != CLF_SUCCESS) { clReleaseProgram(prog); return s; }
-    if (ctx->cache_dir[0]) clf__store_binary(ctx, prog, path);
+    if (s != CLF_SUCCESS) { free(key); clReleaseProgram(prog); return s; }
+    if (disk) clf__store_binary(ctx, prog, path, key);
+    free(key);
     *out = prog;
     return CLF_SUCCESS;
 }

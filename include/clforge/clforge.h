@@ -182,6 +182,38 @@ CLF_API clf_status clf_dgemm_batched_strided(clf_context *ctx, clf_layout layout
                                              double beta, cl_mem c, size_t c_off, size_t ldc, size_t stride_c,
                                              size_t batch_count, cl_event *done);
 
+/* Mixed precision. Storage types of A and B (CLF_F16, CLF_BF16 or CLF_F32; A and B may differ) and of C
+ * (CLF_F16, CLF_BF16 or CLF_F32; it may differ from A and B); products always accumulate in fp32. compute
+ * says what fp32 inputs may be multiplied in:
+ *   CLF_COMPUTE_EXACT  fp32 FMA (the default; what clf_sgemm does);
+ *   CLF_COMPUTE_TF32   tensor cores on tf32-rounded inputs (10-bit mantissa: fast, less precise, opt-in);
+ *   CLF_COMPUTE_3XTF32 each input split into a tf32 high part and a tf32 remainder, three tensor-core
+ *                      products accumulated in fp32: fp32 accuracy, faster than FMA where matrix units exist.
+ * Devices without matrix units (or whose driver fails clforge's self-test of them) run every mode as exact
+ * fp32 FMA over inputs converted to fp32: the result is never less accurate than asked for. f16/bf16
+ * inputs are exact products of the rounded inputs, accumulated in fp32, on every device. alpha and beta are
+ * applied in fp32. Arguments and checks are those of clf_sgemm (offsets, ld and strides in elements of
+ * each operand's own type). */
+typedef enum { CLF_COMPUTE_EXACT = 0, CLF_COMPUTE_TF32 = 1, CLF_COMPUTE_3XTF32 = 2 } clf_compute;
+typedef struct clf_gemm_types {
+    clf_dtype a, b, c;
+    clf_compute compute;
+} clf_gemm_types;
+CLF_API clf_status clf_gemm(clf_context *ctx, const clf_gemm_types *types, clf_layout layout, clf_transpose ta,
+                            clf_transpose tb, size_t m, size_t n, size_t k, float alpha,
+                            cl_mem a, size_t a_off, size_t lda, cl_mem b, size_t b_off, size_t ldb,
+                            float beta, cl_mem c, size_t c_off, size_t ldc, cl_event *done);
+CLF_API clf_status clf_gemm_batched_strided(clf_context *ctx, const clf_gemm_types *types, clf_layout layout,
+                                            clf_transpose ta, clf_transpose tb, size_t m, size_t n, size_t k,
+                                            float alpha, cl_mem a, size_t a_off, size_t lda, size_t stride_a,
+                                            cl_mem b, size_t b_off, size_t ldb, size_t stride_b,
+                                            float beta, cl_mem c, size_t c_off, size_t ldc, size_t stride_c,
+                                            size_t batch_count, cl_event *done);
+/* dst[dst_off + i] = src[src_off + i] converted from src_type to dst_type (any of the four), for i < n;
+ * offsets in elements. Narrowing rounds to nearest even; NaN stays NaN; fp32 -> f16 overflows to inf. */
+CLF_API clf_status clf_convert(clf_context *ctx, clf_dtype src_type, cl_mem src, size_t src_off,
+                               clf_dtype dst_type, cl_mem dst, size_t dst_off, size_t n, cl_event *done);
+
 /* ---------------------------------------------------------------------------------------------
  * Fused elementwise maps, copies and fills.
  */
@@ -223,8 +255,8 @@ typedef struct clf_tune_entry {
     char bucket[32];           /* shape class, e.g. "small", "large", "skinny" */
     char precision[8];         /* "f32", "f64" */
     char config[256];          /* "MWG=64 NWG=64 ..." */
-    double gflops;             /* or GB/s for memory-bound families (see unit) */
-    char unit[8];              /* "GFLOP/s" or "GB/s" */
+    double rate;               /* the best configuration's speed, in unit */
+    char unit[8];              /* "GFLOP/s" (compute-bound families) or "GB/s" (memory-bound) */
     int evaluations, failed;
     double seconds;
 } clf_tune_entry;

@@ -2,7 +2,7 @@
 # gpu_host_defaults.sh — run on the GPU host: tunes map and copy on the H200 and every family on the host's
 # PoCL (16 Xeon cores) from empty caches, and leaves the tuning databases in $OUT, from which the shipped
 # defaults in autotune/defaults/ are made.
-. bench/gpu/common.sh
+. scripts/gpu/common.sh
 gpu_build clforge_cli
 date -u
 rm -rf /tmp/h200 /tmp/xeon

@@ -3,7 +3,7 @@
 # result goes to the shipped defaults), then in one cache directory and one script: test_gemm, the full
 # `clforge bench` (clforge and CLBlast in one process), and cuBLAS through PyTorch on the same shapes
 # plus the shapes near the bucket boundaries (bench_gemm vs CLBlast, torch_gemm.py).
-. bench/gpu/common.sh
+. scripts/gpu/common.sh
 gpu_results
 gpu_build
 export CLFORGE_CACHE_DIR=/tmp/clf-cache

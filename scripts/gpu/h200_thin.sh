@@ -2,7 +2,7 @@
 # h200_thin.sh — on the GPU host, from the repository root: tunes the thin GEMM bucket on the H200 (60 s;
 # the result goes to the shipped defaults), then times the thin shapes against CLBlast (bench_gemm, with
 # that result) and cuBLAS (PyTorch) in this one script.
-. bench/gpu/common.sh
+. scripts/gpu/common.sh
 gpu_results
 gpu_build
 export CLFORGE_CACHE_DIR=/tmp/clf-cache

@@ -3,7 +3,7 @@
 # the test suites on the H200, then every bench with its baselines in this one script: `clforge bench`
 # (clforge vs CLBlast, calibrated roofline), cuBLAS through PyTorch, maps vs clEnqueueCopyBuffer, PyTorch
 # eager and torch.compile. Results go to $OUT (JSON). Needs the .gpu/ dependency folder (see DEVELOPERS).
-. bench/gpu/common.sh
+. scripts/gpu/common.sh
 gpu_build
 export CLFORGE_CACHE_DIR=/tmp/clf-cache
 date -u

@@ -7,7 +7,7 @@
 #   GPU 1: the reference search of the large bucket (300 s) at the same time, then test_gemm and the
 #          full `clforge bench` (clforge vs CLBlast, roofline, maps) for the report.
 # Results go to $OUT as one tarball.
-. bench/gpu/common.sh
+. scripts/gpu/common.sh
 gpu_results
 gpu_build
 export CLFORGE_SHIPPED=off

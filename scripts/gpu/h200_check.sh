@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # h200_check.sh — on the GPU host, from the repository root: every test suite on the H200, then a few
 # GEMM shapes against CLBlast, to check a change for regressions on the GPU.
-. bench/gpu/common.sh
+. scripts/gpu/common.sh
 gpu_results
 gpu_build
 export CLFORGE_CACHE_DIR=/tmp/clf-cache

@@ -7,7 +7,7 @@
 #     tuned (empty cache, CLFORGE_SHIPPED=off), with the evaluation trace, and that result measured
 #     at 1024^3 and 4096^3.
 # Everything lands in $OUT as one tarball (the device tool brings back few files).
-. bench/gpu/common.sh
+. scripts/gpu/common.sh
 gpu_results
 gpu_build
 export CLFORGE_CACHE_DIR=/tmp/clf-cache

@@ -7,7 +7,7 @@
 #  2. the GEMM shapes around the small/medium boundary and the irregular ones, clforge vs CLBlast
 #     (bench_gemm) and cuBLAS (PyTorch) in this one script;
 #  3. every test suite on the H200.
-. bench/gpu/common.sh
+. scripts/gpu/common.sh
 gpu_results
 gpu_build
 date -u

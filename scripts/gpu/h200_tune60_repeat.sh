@@ -3,7 +3,7 @@
 # medium and large buckets from empty caches with the shipped defaults off and NVIDIA's own kernel cache
 # off (CUDA_CACHE_DISABLE=1, so that neither run profits from the other's compiles), each measured at
 # 1024^3 and 4096^3; then `clforge bench --quick` on the host's PoCL (16 Xeon cores).
-. bench/gpu/common.sh
+. scripts/gpu/common.sh
 gpu_results
 gpu_build
 date -u

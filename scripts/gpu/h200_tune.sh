@@ -2,7 +2,7 @@
 # h200_tune.sh — run on the GPU host: tunes GEMM f32 on the H200
 # from an empty cache with a 60 s budget and with a longer one, measures each result at 1024 and 4096
 # next to the shipped default, and benches the host's PoCL (16 Xeon cores). Results go to $OUT.
-. bench/gpu/common.sh
+. scripts/gpu/common.sh
 long=${LONG_BUDGET:-180}
 gpu_build
 date -u

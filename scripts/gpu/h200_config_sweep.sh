@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # h200_config_sweep.sh — on the GPU host, from the repository root: which of the shipped H200 GEMM
 # configurations (medium 64x128, large 128x128, skinny 32x64) is fastest for shapes near the bucket
-# boundaries, each pinned through CLFORGE_GEMM_CONFIG. Decides the bucket rules in host/gemm_family.c.
-. bench/gpu/common.sh
+# boundaries, each pinned through CLFORGE_GEMM_CONFIG. Decides the bucket rules in host/gemm/gemm_family.c.
+. scripts/gpu/common.sh
 gpu_build
 export CLFORGE_CACHE_DIR=/tmp/clf-cache
 M="MWG=64 NWG=128 KWG=16 MDIMC=8 NDIMC=32 VWM=4 VWN=4 KWI=16 PADA=4 PADB=0 DBUF=1"

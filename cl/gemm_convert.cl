@@ -1,0 +1,101 @@
+/* gemm_convert.cl — element conversions between storage types, and the operand packing of the
+ * mixed-precision GEMM paths.
+ *
+ * Storage types (SRC, DST): 16 = IEEE half (read and written with vload_half/vstore_half, core OpenCL
+ * 1.2: no cl_khr_fp16 needed), 17 = bfloat16 (the high 16 bits of a float, by shifts), 32 = float,
+ * 64 = double (needs cl_khr_fp64). Narrowing rounds to nearest even; NaN stays NaN. */
+
+#ifndef SRC
+#define SRC 32
+#endif
+#ifndef DST
+#define DST 32
+#endif
+/* 1: the source stores K as the outer index (element (r, k) at k*ld + r); 0: element (r, k) at r*ld + k. */
+#ifndef SRC_KMAJOR
+#define SRC_KMAJOR 0
+#endif
+
+#if SRC == 64 || DST == 64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef double val_t;
+#else
+typedef float val_t;
+#endif
+
+static inline val_t load_val(const __global void *p, ulong i)
+{
+#if SRC == 16
+    return vload_half(i, (const __global half *)p);
+#elif SRC == 17
+    return as_float((uint)((const __global ushort *)p)[i] << 16);
+#elif SRC == 64
+    return ((const __global double *)p)[i];
+#else
+    return ((const __global float *)p)[i];
+#endif
+}
+
+/* float -> bfloat16 bits, round to nearest even; NaN keeps a quiet NaN's bits. */
+static inline ushort to_bf16(float f)
+{
+    uint u = as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return (ushort)((u >> 16) | 0x40u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (ushort)(u >> 16);
+}
+
+static inline void store_val(__global void *p, ulong i, val_t v)
+{
+#if DST == 16
+    vstore_half_rte((float)v, i, (__global half *)p);
+#elif DST == 17
+    ((__global ushort *)p)[i] = to_bf16((float)v);
+#elif DST == 64
+    ((__global double *)p)[i] = v;
+#else
+    ((__global float *)p)[i] = (float)v;
+#endif
+}
+
+/* dst[d_off + i] = convert(src[s_off + i]) for i < n: the public clf_convert. */
+__kernel void convert_elems(const ulong n, const __global void *src, const ulong s_off, __global void *dst,
+                            const ulong d_off)
+{
+    for (ulong i = get_global_id(0); i < n; i += get_global_size(0))
+        store_val(dst, d_off + i, load_val(src, s_off + i));
+}
+
+/* One operand of a batch, packed as Rp rows of Kp elements (K contiguous, rows ldd apart), zero beyond
+ * R x K. A 32x32 tile goes through local memory when the source runs along R, so that reads and writes
+ * both coalesce. Work-groups of 32 x 8. */
+__kernel __attribute__((reqd_work_group_size(32, 8, 1)))
+void convert_pack(const long R, const long K, const long Rp, const long Kp, const __global void *src,
+                  const ulong s_off, const long ld, const ulong s_stride, __global void *dst, const ulong d_off,
+                  const long ldd, const ulong d_stride)
+{
+    const long k0 = (long)get_group_id(0) * 32, r0 = (long)get_group_id(1) * 32;
+    const int tx = (int)get_local_id(0), ty = (int)get_local_id(1);
+    const ulong sb = s_off + get_global_id(2) * s_stride, db = d_off + get_global_id(2) * d_stride;
+#if SRC_KMAJOR
+    __local val_t tile[32][33];
+    for (int i = ty; i < 32; i += 8) {
+        const long k = k0 + i, r = r0 + tx;
+        tile[i][tx] = k < K && r < R ? load_val(src, sb + (ulong)(k * ld + r)) : (val_t)0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int i = ty; i < 32; i += 8) {
+        const long r = r0 + i, k = k0 + tx;
+        if (r < Rp && k < Kp)
+            store_val(dst, db + (ulong)(r * ldd + k), tile[tx][i]);
+    }
+#else
+    for (int i = ty; i < 32; i += 8) {
+        const long r = r0 + i, k = k0 + tx;
+        if (r < Rp && k < Kp)
+            store_val(dst, db + (ulong)(r * ldd + k),
+                      r < R && k < K ? load_val(src, sb + (ulong)(r * ld + k)) : (val_t)0);
+    }
+#endif
+}

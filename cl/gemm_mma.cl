@@ -1,0 +1,293 @@
+/* gemm_mma.cl — GEMM on NVIDIA matrix units (compute capability 8.0 and later) through inline PTX
+ * `mma.sync`, from OpenCL C. Built only for devices whose self-test passed (host/gemm/gemm_mma.c).
+ *
+ * Operands are K-contiguous: A is M x K and B is N x K, row r at r*ld (in 32-bit words), each zero-padded
+ * to whole BM x BK and BN x BK tiles (the convert_pack pre-pass of gemm_convert.cl writes them so, or the
+ * caller's buffer already is). The kernel works in 32-bit words: a word holds two K-neighbours in f16 or
+ * bf16, or one tf32/fp32 value. Rows start on 32-byte boundaries (8 words). Both mma shapes used here take 8 words of K per step, and their fragments
+ * sit at the same word positions, so one loop serves every mode:
+ *   m16n8k16 (f16, bf16):  A rows g, g+8, words t, t+4;  B column g, words t, t+4
+ *   m16n8k8  (tf32):       the same word positions, one value per word
+ * where g = lane / 4 and t = lane % 4. C fragments: rows g and g+8, columns 2t and 2t+1. In local memory
+ * each group of 8 words of K is stored interleaved (0 4 1 5 2 6 3 7), so that words t and t+4 are
+ * neighbours: one 64-bit load fetches both.
+ *
+ * Each work-group computes a BM x BN tile of C with (BM/WM) x (BN/WN) warps of WM x WN; tiles of A and B
+ * pass through local memory, double-buffered, with the next tile's global loads in flight (in registers)
+ * during the current tile's products. */
+
+/* Tunable parameters (host/gemm/gemm_mma.c validates them together). */
+#ifndef BM
+#define BM 128   /* rows of C per work-group */
+#endif
+#ifndef BN
+#define BN 128   /* columns of C per work-group */
+#endif
+#ifndef BK
+#define BK 32    /* K elements per local-memory stage: a multiple of 8 words */
+#endif
+#ifndef WM
+#define WM 64    /* rows per warp: a multiple of 16 */
+#endif
+#ifndef WN
+#define WN 32    /* columns per warp: a multiple of 8 */
+#endif
+/* What the matrix units multiply: 16 f16, 17 bf16, 32 tf32, 33 3xTF32 (fp32 split into a tf32 high part
+ * and a tf32 remainder, three products: fp32 accuracy). Set by the host. */
+#ifndef MODE
+#define MODE 16
+#endif
+/* Storage of C: 16 f16, 17 bf16, 32 float. */
+#ifndef CTYPE
+#define CTYPE 32
+#endif
+
+#if MODE == 16 || MODE == 17
+#define BKW (BK / 2)   /* words of K per stage */
+#else
+#define BKW BK
+#endif
+/* Local rows are LDW words apart, LDW = 8 or 24 mod 32, so that the 64-bit fragment loads of a half-warp
+ * (4 rows x 4 lanes x 2 words) fall on 32 distinct banks. */
+#define PADW (BKW % 16 == 8 ? 16 : 8)
+#define LDW (BKW + PADW)
+#define WARPS_M (BM / WM)
+#define WARPS_N (BN / WN)
+#define THREADS (WARPS_M * WARPS_N * 32)
+#define MT (WM / 16)                   /* m16 tiles per warp */
+#define NT (WN / 8)                    /* n8 tiles per warp */
+#define A_PIECES (BM * BKW / 8)             /* 8-word (uint8) pieces of a stage of A */
+#define B_PIECES (BN * BKW / 8)
+#define A_VECS ((A_PIECES + THREADS - 1) / THREADS)   /* per thread; the last round may be partial */
+#define B_VECS ((B_PIECES + THREADS - 1) / THREADS)
+#define GROUP_M 8                      /* work-groups along M that share B panels in L2 */
+
+static inline void mma_step(float *d, const uint *a, const uint *b)
+{
+#if MODE == 16
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                 "{%10,%11,%12,%13};"
+                 : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]),
+                   "f"(d[0]), "f"(d[1]), "f"(d[2]), "f"(d[3]));
+#elif MODE == 17
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                 "{%10,%11,%12,%13};"
+                 : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]),
+                   "f"(d[0]), "f"(d[1]), "f"(d[2]), "f"(d[3]));
+#else
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                 "{%10,%11,%12,%13};"
+                 : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]),
+                   "f"(d[0]), "f"(d[1]), "f"(d[2]), "f"(d[3]));
+#endif
+}
+
+#if MODE == 32 || MODE == 33
+/* fp32 -> tf32, rounded to nearest (ties away), as the matrix units expect. */
+static inline uint to_tf32(uint x)
+{
+    uint r;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(as_float(x)));
+    return r;
+}
+#endif
+
+/* Fragment words of one m16 tile of A (a) and one n8 tile of B (b) from local memory, at word kk. For
+ * 3xTF32, lo gets the tf32 remainders. */
+static inline void split_words(const uint *w, uint *hi, uint *lo, int n)
+{
+#pragma unroll
+    for (int i = 0; i < n; i++) {
+#if MODE == 32 || MODE == 33
+        hi[i] = to_tf32(w[i]);
+#if MODE == 33
+        lo[i] = to_tf32(as_uint(as_float(w[i]) - as_float(hi[i])));
+#endif
+#else
+        hi[i] = w[i];
+#endif
+    }
+}
+
+static inline void load_a(const __local uint *As, int row, int kk, uint *hi, uint *lo)
+{
+    const int g = (int)(get_local_id(0) & 31) >> 2, t = (int)get_local_id(0) & 3;
+    /* Typed loads (not vload2, which may assume 4-byte alignment) so that each is one 64-bit access. */
+    const uint2 r0 = *(const __local uint2 *)(As + (row + g) * LDW + kk + 2 * t);       /* words t, t+4, row g */
+    const uint2 r1 = *(const __local uint2 *)(As + (row + g + 8) * LDW + kk + 2 * t);   /* and of row g+8 */
+    uint w[4] = {r0.x, r1.x, r0.y, r1.y};
+    split_words(w, hi, lo, 4);
+}
+
+static inline void load_b(const __local uint *Bs, int col, int kk, uint *hi, uint *lo)
+{
+    const int g = (int)(get_local_id(0) & 31) >> 2, t = (int)get_local_id(0) & 3;
+    const uint2 r = *(const __local uint2 *)(Bs + (col + g) * LDW + kk + 2 * t);
+    uint w[2] = {r.x, r.y};
+    split_words(w, hi, lo, 2);
+}
+
+/* One stage's products: BKW words of K for this warp's WM x WN accumulators. 3xTF32 sums each stage's three
+ * products from zero on the matrix units, whose accumulation truncates, and adds the stage into acc with
+ * ordinary (round-to-nearest) fp32 adds: truncation over the whole of K would cost the accuracy the split
+ * bought (Ootomo & Yokota, 2022). */
+static inline void compute_stage(const __local uint *As, const __local uint *Bs, int wm0, int wn0, float *acc)
+{
+#if MODE == 33
+    float part[MT * NT * 4];
+#pragma unroll
+    for (int i = 0; i < MT * NT * 4; i++)
+        part[i] = 0.0f;
+    float *d = part;
+#else
+    float *d = acc;
+#endif
+#pragma unroll
+    for (int kk = 0; kk < BKW; kk += 8) {
+        uint ah[MT][4], al[MT][4], bh[NT][2], bl[NT][2];
+#pragma unroll
+        for (int i = 0; i < MT; i++)
+            load_a(As, wm0 + i * 16, kk, ah[i], al[i]);
+#pragma unroll
+        for (int j = 0; j < NT; j++)
+            load_b(Bs, wn0 + j * 8, kk, bh[j], bl[j]);
+#pragma unroll
+        for (int i = 0; i < MT; i++)
+#pragma unroll
+            for (int j = 0; j < NT; j++) {
+#if MODE == 33
+                mma_step(d + (i * NT + j) * 4, al[i], bh[j]);   /* small terms first */
+                mma_step(d + (i * NT + j) * 4, ah[i], bl[j]);
+#endif
+                mma_step(d + (i * NT + j) * 4, ah[i], bh[j]);
+            }
+    }
+#if MODE == 33
+#pragma unroll
+    for (int i = 0; i < MT * NT * 4; i++)
+        acc[i] += part[i];
+#endif
+}
+
+/* Global -> registers: this thread's share of one stage of A (rows ld words apart) or B, in 8-word pieces. */
+static inline void fetch(const __global uint8 *X, ulong base, long ld, int kw, uint8 *r, int nvec, int pieces)
+{
+#pragma unroll
+    for (int i = 0; i < nvec; i++) {
+        const int v = (int)get_local_id(0) + i * THREADS, row = v / (BKW / 8), c8 = v % (BKW / 8);
+        if (pieces % THREADS == 0 || v < pieces)
+            r[i] = X[(base + (ulong)((long)row * ld) + (ulong)kw) / 8 + (ulong)c8];
+    }
+}
+
+/* Registers -> local memory, each 8-word piece interleaved (0 4 1 5 2 6 3 7). */
+static inline void stash(__local uint *S, const uint8 *r, int nvec, int pieces)
+{
+#pragma unroll
+    for (int i = 0; i < nvec; i++) {
+        const int v = (int)get_local_id(0) + i * THREADS, row = v / (BKW / 8), c8 = v % (BKW / 8);
+        const uint8 x = r[i];
+        if (pieces % THREADS == 0 || v < pieces)
+            *(__local uint8 *)(S + row * LDW + c8 * 8) = (uint8)(x.s0, x.s4, x.s1, x.s5, x.s2, x.s6, x.s3, x.s7);
+    }
+}
+
+/* bfloat16 bits, round to nearest even (NaN stays NaN). */
+static inline ushort to_bf16(float f)
+{
+    uint u = as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return (ushort)((u >> 16) | 0x40u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (ushort)(u >> 16);
+}
+
+static inline void store_c(__global void *C, ulong i, float v, float beta)
+{
+#if CTYPE == 16
+    if (beta != 0.0f)
+        v += beta * vload_half(i, (const __global half *)C);
+    vstore_half_rte(v, i, (__global half *)C);
+#elif CTYPE == 17
+    __global ushort *c = (__global ushort *)C;
+    if (beta != 0.0f)
+        v += beta * as_float((uint)c[i] << 16);
+    c[i] = to_bf16(v);
+#else
+    __global float *c = (__global float *)C;
+    if (beta != 0.0f)
+        v += beta * c[i];
+    c[i] = v;
+#endif
+}
+
+/* C (M x N, row-major, ldc) = alpha * A B^T + beta * C for each matrix of a batch (dimension 1 of the
+ * grid). K is Kw words, a multiple of BKW. Offsets and strides of A and B are in words and multiples of 8;
+ * lda and ldb are in words. Work-groups: THREADS x 1, one per BM x BN tile, in GROUP_M swizzled order. */
+__kernel __attribute__((reqd_work_group_size(THREADS, 1, 1)))
+void gemm_mma(const int M, const int N, const int Kw, const float alpha, const float beta,
+              const __global uint8 *restrict A, const ulong a_off, const long lda, const ulong a_stride,
+              const __global uint8 *restrict B, const ulong b_off, const long ldb, const ulong b_stride,
+              __global void *restrict C, const ulong c_off, const long ldc, const ulong c_stride)
+{
+    /* Declared as uint8 so that every row (LDW, a multiple of 8 words) starts 32-byte aligned. */
+    __local uint8 As8[2 * BM * LDW / 8];
+    __local uint8 Bs8[2 * BN * LDW / 8];
+    __local uint *As = (__local uint *)As8, *Bs = (__local uint *)Bs8;   /* stage s at s * BM * LDW */
+    const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
+    const int pid = (int)get_group_id(0), per_group = GROUP_M * tiles_n, first_m = pid / per_group * GROUP_M;
+    const int gsize = min(tiles_m - first_m, GROUP_M);
+    const int tm = first_m + (pid % per_group) % gsize, tn = (pid % per_group) / gsize;
+    const ulong batch = get_group_id(1);
+    const int warp = (int)get_local_id(0) >> 5;
+    const int wm0 = (warp / WARPS_N) * WM, wn0 = (warp % WARPS_N) * WN;
+    const ulong abase = a_off + batch * a_stride + (ulong)((long)tm * BM * lda);
+    const ulong bbase = b_off + batch * b_stride + (ulong)((long)tn * BN * ldb);
+
+    float acc[MT * NT * 4];
+#pragma unroll
+    for (int i = 0; i < MT * NT * 4; i++)
+        acc[i] = 0.0f;
+    uint8 ra[A_VECS], rb[B_VECS];
+    fetch(A, abase, lda, 0, ra, A_VECS, A_PIECES);
+    fetch(B, bbase, ldb, 0, rb, B_VECS, B_PIECES);
+    stash(As, ra, A_VECS, A_PIECES);
+    stash(Bs, rb, B_VECS, B_PIECES);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int stages = Kw / BKW;
+    for (int s = 0; s < stages; s++) {
+        const int cur = s & 1;
+        if (s + 1 < stages) {   /* the next stage's loads overlap this stage's products */
+            fetch(A, abase, lda, (s + 1) * BKW, ra, A_VECS, A_PIECES);
+            fetch(B, bbase, ldb, (s + 1) * BKW, rb, B_VECS, B_PIECES);
+        }
+        compute_stage(As + cur * BM * LDW, Bs + cur * BN * LDW, wm0, wn0, acc);
+        if (s + 1 < stages) {
+            stash(As + (cur ^ 1) * BM * LDW, ra, A_VECS, A_PIECES);
+            stash(Bs + (cur ^ 1) * BN * LDW, rb, B_VECS, B_PIECES);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+
+    const int g = (int)(get_local_id(0) & 31) >> 2, t = (int)get_local_id(0) & 3;
+    const ulong cb = c_off + batch * c_stride;
+#pragma unroll
+    for (int i = 0; i < MT; i++)
+#pragma unroll
+        for (int j = 0; j < NT; j++)
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const int row = tm * BM + wm0 + i * 16 + g + h * 8, col = tn * BN + wn0 + j * 8 + 2 * t;
+                if (row >= M)
+                    continue;
+                const float *d = acc + (i * NT + j) * 4 + 2 * h;
+                const ulong at = cb + (ulong)((long)row * ldc + col);
+                if (col < N)
+                    store_c(C, at, alpha * d[0], beta);
+                if (col + 1 < N)
+                    store_c(C, at + 1, alpha * d[1], beta);
+            }
+}

@@ -1,0 +1,386 @@
+/* gemm_mma.c — the `gemm_mma` family: parameters and validity of cl/gemm_mma.cl, which devices may run it
+ * (NVIDIA, compute capability >= 8.0, self-test passed), and the tuner's benchmark of it. The planner
+ * (gemm_plan.c) decides when a call runs on it. */
+#include "gemm_mma.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+#include <strings.h>
+
+#define CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV 0x4000   /* cl_nv_device_attribute_query */
+#define CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV 0x4001
+
+clf__mma_mode clf__mma_wanted(const clf__gemm_call *c)
+{
+    if (!c->typed || c->a_type != c->b_type)
+        return CLF__MMA_NONE;
+    if (c->a_type == CLF_F16)
+        return CLF__MMA_F16;
+    if (c->a_type == CLF_BF16)
+        return CLF__MMA_BF16;
+    if (c->a_type == CLF_F32 && c->compute == CLF_COMPUTE_TF32)
+        return CLF__MMA_TF32;
+    if (c->a_type == CLF_F32 && c->compute == CLF_COMPUTE_3XTF32)
+        return CLF__MMA_3XTF32;
+    return CLF__MMA_NONE;
+}
+
+clf_dtype clf__mma_input_type(clf__mma_mode m)
+{
+    return m == CLF__MMA_F16 ? CLF_F16 : m == CLF__MMA_BF16 ? CLF_BF16 : CLF_F32;
+}
+
+clf_dtype clf__mma_precision(clf__mma_mode m) { return m == CLF__MMA_F16 || m == CLF__MMA_BF16 ? CLF_F16 : CLF_F32; }
+size_t clf__mma_per_word(clf__mma_mode m) { return m == CLF__MMA_F16 || m == CLF__MMA_BF16 ? 2 : 1; }
+
+/* ---- availability ------------------------------------------------------------------------------ */
+
+static int has_mma_hardware(clf_context *ctx)
+{
+    const clf_device_info *d = &ctx->info;
+    int nvidia = d->vendor_id == 0x10de || strcasestr(d->vendor, "nvidia") || strcasestr(d->platform, "nvidia");
+    if (!nvidia || !(d->type & CL_DEVICE_TYPE_GPU))
+        return 0;
+    cl_uint major = 0;
+    if (clGetDeviceInfo(ctx->dev, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof major, &major, NULL) != CL_SUCCESS)
+        return 0;
+    return major >= 8;
+}
+
+/* Self-test results per device and mode, for the process: 0 not run, 1 passed, -1 failed. */
+#define SELFTEST_SLOTS 16
+static struct { char id[17]; int mode, state; } selftests[SELFTEST_SLOTS];
+static pthread_mutex_t selftest_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int *selftest_slot(const clf_context *ctx, clf__mma_mode mode)
+{
+    for (int i = 0; i < SELFTEST_SLOTS; i++) {
+        if (selftests[i].id[0] == '\0') {
+            memcpy(selftests[i].id, ctx->info.id, sizeof selftests[i].id);
+            selftests[i].mode = (int)mode;
+            return &selftests[i].state;
+        }
+        if (selftests[i].mode == (int)mode && memcmp(selftests[i].id, ctx->info.id, sizeof selftests[i].id) == 0)
+            return &selftests[i].state;
+    }
+    return NULL;
+}
+
+/* A 96 x 80 x 64 product of small integers (exact in every mode) on the matrix units, compared exactly with
+ * the host's. Partial tiles in M and N, one stage short of a tile in K for large BK: the edges are tested. */
+static clf_status run_selftest(clf_context *ctx, clf__mma_mode mode)
+{
+    enum { M = 96, N = 80, K = 64 };
+    float ha[M * K], hb[K * N], hc[M * N];
+    for (int i = 0; i < M * K; i++)
+        ha[i] = (float)((i * 7 + 3) % 7 - 3);
+    for (int i = 0; i < K * N; i++)
+        hb[i] = (float)((i * 5 + 1) % 5 - 2);
+    clf_dtype t = clf__mma_input_type(mode);
+    size_t esz = clf__dtype_size(t);
+    cl_int e;
+    cl_mem fa = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof ha, ha, &e);
+    cl_mem fb = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof hb, hb, &e);
+    cl_mem a = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, M * K * esz, NULL, &e);
+    cl_mem b = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, K * N * esz, NULL, &e);
+    cl_mem c = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, sizeof hc, NULL, &e);
+    clf_status s = fa && fb && a && b && c ? CLF_SUCCESS : clf__fail_cl(e, "clCreateBuffer", "mma self-test");
+    if (s == CLF_SUCCESS)
+        s = clf_convert(ctx, CLF_F32, fa, 0, t, a, 0, M * K, NULL);
+    if (s == CLF_SUCCESS)
+        s = clf_convert(ctx, CLF_F32, fb, 0, t, b, 0, K * N, NULL);
+    clf__gemm_call call = {.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_NO_TRANS,
+                           .m = M, .n = N, .k = K, .alpha = 1.0, .beta = 0.0, .a = a, .lda = K, .b = b, .ldb = N,
+                           .c = c, .ldc = N, .batch = 1, .typed = 1, .a_type = t, .b_type = t, .c_type = CLF_F32,
+                           .compute = mode == CLF__MMA_3XTF32 ? CLF_COMPUTE_3XTF32 : CLF_COMPUTE_TF32, .mma = 1};
+    if (s == CLF_SUCCESS)
+        s = clf__gemm_run(ctx, &call, NULL, CLF__GEMM_AUTO, NULL, NULL);
+    if (s == CLF_SUCCESS && (e = clEnqueueReadBuffer(ctx->queue, c, CL_TRUE, 0, sizeof hc, hc, 0, NULL, NULL)))
+        s = clf__fail_cl(e, "clEnqueueReadBuffer", "mma self-test");
+    for (int i = 0; i < M && s == CLF_SUCCESS; i++)
+        for (int j = 0; j < N && s == CLF_SUCCESS; j++) {
+            float ref = 0;
+            for (int p = 0; p < K; p++)
+                ref += ha[i * K + p] * hb[p * N + j];
+            if (hc[i * N + j] != ref)
+                s = clf__fail(CLF_ERR_VERIFY, "C[%d][%d] = %g, expected %g", i, j, hc[i * N + j], ref);
+        }
+    cl_mem all[] = {fa, fb, a, b, c};
+    for (int i = 0; i < 5; i++)
+        if (all[i])
+            clReleaseMemObject(all[i]);
+    const char *force = getenv("CLFORGE_MMA_SELFTEST");
+    if (s == CLF_SUCCESS && force && strcmp(force, "fail") == 0)
+        s = clf__fail(CLF_ERR_VERIFY, "failed on request ($CLFORGE_MMA_SELFTEST=fail)");
+    return s;
+}
+
+int clf__mma_usable(clf_context *ctx, clf__mma_mode mode)
+{
+    const char *env = getenv("CLFORGE_MMA");
+    if (mode == CLF__MMA_NONE || (env && strcmp(env, "off") == 0) || !has_mma_hardware(ctx))
+        return 0;
+    /* The lock is held through the test: a second thread waits for the verdict instead of running it too. */
+    pthread_mutex_lock(&selftest_lock);
+    int *state = selftest_slot(ctx, mode);
+    if (state && *state == 0) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", clf_last_error());
+        clf_status s = run_selftest(ctx, mode);
+        *state = s == CLF_SUCCESS ? 1 : -1;
+        if (s != CLF_SUCCESS) {
+            char key[64];
+            snprintf(key, sizeof key, "mma-selftest-%d", (int)mode);
+            clf__warn_once(key, "matrix units (mode %d) failed their self-test on %s with driver %s: %s; the portable "
+                           "path answers instead", (int)mode, ctx->info.name, ctx->info.driver, clf_last_error());
+        }
+        clf__fail(CLF_SUCCESS, "%s", msg);   /* the caller's last message, as it was */
+    }
+    int ok = state && *state == 1;
+    pthread_mutex_unlock(&selftest_lock);
+    return ok;
+}
+
+/* ---- the family descriptor ------------------------------------------------------------------- */
+
+static size_t per_word_of(clf_dtype dt) { return dt == CLF_F16 || dt == CLF_BF16 ? 2 : 1; }
+
+/* Buckets: "all" (f16, bf16, tf32) and "3x" (3xTF32: three products and a second accumulator per thread). */
+const char *clf__mma_bucket(clf__mma_mode m) { return m == CLF__MMA_3XTF32 ? "3x" : "all"; }
+
+static void mma_default(const clf_device_info *dev, clf_dtype dt, const char *bucket, clf__config *out)
+{
+    memset(out, 0, sizeof *out);
+    int three = bucket && strcmp(bucket, "3x") == 0;
+    int v[CLF__MMA_NPARAMS] = {128, 128, dt == CLF_F32 ? 16 : 32, three ? 32 : 64, 32};
+    memcpy(out->v, v, sizeof v);
+}
+
+static int mma_valid(const clf__config *c, const clf_device_info *dev, clf_dtype dt)
+{
+    int bm = c->v[CLF__MMA_BM], bn = c->v[CLF__MMA_BN], bk = c->v[CLF__MMA_BK];
+    int wm = c->v[CLF__MMA_WM], wn = c->v[CLF__MMA_WN];
+    if (bm <= 0 || bn <= 0 || bk <= 0 || wm <= 0 || wn <= 0 || bm % wm || bn % wn || wm % 16 || wn % 8)
+        return 0;
+    int bkw = bk / (int)per_word_of(dt), threads = (bm / wm) * (bn / wn) * 32;
+    if (bkw % 8 || threads < 64 || threads > 1024 || (size_t)threads > dev->max_work_group)
+        return 0;
+    int ldw = bkw + (bkw % 16 == 8 ? 16 : 8);   /* as LDW in gemm_mma.cl */
+    if ((size_t)2 * (size_t)(bm + bn) * (size_t)ldw * 4 > dev->local_mem)
+        return 0;
+    return (wm / 16) * (wn / 8) * 4 <= 128;   /* accumulators per thread */
+}
+
+static double mma_flops(const clf__problem *p)
+{
+    return 2.0 * (double)p->m * (double)p->n * (double)p->k * (double)(p->batch ? p->batch : 1);
+}
+
+static double mma_bytes(const clf__problem *p)
+{
+    double e = (double)clf__dtype_size(p->dtype);
+    double one = ((double)p->m + (double)p->n) * (double)p->k * e + (p->beta != 0.0 ? 8.0 : 4.0) * (double)p->m * (double)p->n;
+    return one * (double)(p->batch ? p->batch : 1);
+}
+
+/* ---- tuning hooks: a 4096^3 product in the precision's mode on random data ------------------------ */
+
+#define NSAMPLES 256
+
+typedef struct mma_bench {
+    clf_context *ctx;
+    clf__gemm_call call;
+    clf__config cfg;
+    double ref[NSAMPLES], tol[NSAMPLES];
+    size_t si[NSAMPLES], sj[NSAMPLES];
+} mma_bench;
+
+static void bench_destroy(void *p)
+{
+    mma_bench *st = p;
+    if (!st)
+        return;
+    cl_mem all[] = {st->call.a, st->call.b, st->call.c};
+    for (int i = 0; i < 3; i++)
+        if (all[i])
+            clReleaseMemObject(all[i]);
+    free(st);
+}
+
+/* What the device multiplies after its input conversion: f16 and bf16 round to nearest even (clf_convert),
+ * tf32 to nearest with ties away (cvt.rna); 3xTF32 is fp32-accurate. */
+static float device_value(float x, clf__mma_mode mode)
+{
+    if (mode == CLF__MMA_F16) {
+        int e;
+        frexp(x, &e);
+        double q = ldexp(1.0, e - 11 < -24 ? -24 : e - 11);
+        return (float)(nearbyint((double)x / q) * q);
+    }
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    if (mode == CLF__MMA_TF32)
+        u = (u + 0x1000u) & 0xffffe000u;
+    else if (mode == CLF__MMA_BF16)
+        u = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
+    memcpy(&x, &u, 4);
+    return x;
+}
+
+static clf_status bench_data(mma_bench *st, clf__mma_mode mode, size_t m, size_t n, size_t k)
+{
+    clf_context *ctx = st->ctx;
+    float *ha = malloc(m * k * 4), *hb = malloc(k * n * 4);
+    clf_status s = ha && hb ? CLF_SUCCESS : clf__fail(CLF_ERR_OUT_OF_MEMORY, "gemm_mma bench data");
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (size_t i = 0; s == CLF_SUCCESS && i < m * k + k * n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        float v = (float)((double)(x >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+        if (i < m * k)
+            ha[i] = v;
+        else
+            hb[i - m * k] = v;
+    }
+    cl_int e = CL_SUCCESS;
+    cl_mem fa = NULL, fb = NULL;
+    clf_dtype t = clf__mma_input_type(mode);
+    if (s == CLF_SUCCESS) {
+        fa = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, m * k * 4, ha, &e);
+        fb = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, k * n * 4, hb, &e);
+        st->call.a = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, m * k * clf__dtype_size(t), NULL, &e);
+        st->call.b = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, k * n * clf__dtype_size(t), NULL, &e);
+        st->call.c = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, m * n * 4, NULL, &e);
+        if (!fa || !fb || !st->call.a || !st->call.b || !st->call.c)
+            s = clf__fail_cl(e, "clCreateBuffer", "gemm_mma bench");
+    }
+    if (s == CLF_SUCCESS)
+        s = clf_convert(ctx, CLF_F32, fa, 0, t, st->call.a, 0, m * k, NULL);
+    if (s == CLF_SUCCESS)
+        s = clf_convert(ctx, CLF_F32, fb, 0, t, st->call.b, 0, k * n, NULL);
+    for (int i = 0; s == CLF_SUCCESS && i < NSAMPLES; i++) {
+        size_t r = (size_t)(i * 2654435761u) % m, c = (size_t)(i * 40503u + 7) % n;
+        double sum = 0, mag = 0;
+        for (size_t p = 0; p < k; p++) {
+            double v = (double)device_value(ha[r * k + p], mode) * device_value(hb[c * k + p], mode);   /* B is N x K */
+            sum += v;
+            mag += fabs(v);
+        }
+        st->si[i] = r, st->sj[i] = c, st->ref[i] = sum;
+        st->tol[i] = 1e-5 * mag + 1e-6 * (double)k;
+    }
+    if (fa)
+        clReleaseMemObject(fa);
+    if (fb)
+        clReleaseMemObject(fb);
+    free(ha);
+    free(hb);
+    return s;
+}
+
+static clf_status bench_create(clf_context *ctx, clf_dtype dt, const char *bucket, void **state)
+{
+    *state = NULL;
+    int three = bucket && strcmp(bucket, "3x") == 0;
+    clf__mma_mode mode = dt == CLF_F16 && !three ? CLF__MMA_F16
+                         : dt == CLF_F32 ? (three ? CLF__MMA_3XTF32 : CLF__MMA_TF32) : CLF__MMA_NONE;
+    if (mode == CLF__MMA_NONE)
+        return clf__fail(CLF_ERR_UNSUPPORTED, "gemm_mma bench: f16 (f16 and bf16) and f32 (tf32; 3xTF32 in \"3x\") only");
+    if (!clf__mma_usable(ctx, mode))
+        return clf__fail(CLF_ERR_UNSUPPORTED, "gemm_mma: no usable matrix units on \"%s\"", ctx->info.name);
+    mma_bench *st = calloc(1, sizeof *st);
+    if (!st)
+        return clf__fail(CLF_ERR_OUT_OF_MEMORY, "gemm_mma bench state");
+    st->ctx = ctx;
+    size_t n = 4096;
+    clf_dtype t = clf__mma_input_type(mode);
+    st->call = (clf__gemm_call){.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_TRANS,
+                                .m = n, .n = n, .k = n, .alpha = 1.0, .lda = n, .ldb = n, .ldc = n, .batch = 1,
+                                .typed = 1, .a_type = t, .b_type = t, .c_type = CLF_F32,
+                                .compute = three ? CLF_COMPUTE_3XTF32 : CLF_COMPUTE_TF32, .mma = 1};
+    /* B^T stored N x K: the layout the kernel reads in place, so the tuner times the kernel alone. */
+    clf_status s = bench_data(st, mode, n, n, n);
+    if (s != CLF_SUCCESS) {
+        bench_destroy(st);
+        return s;
+    }
+    *state = st;
+    return CLF_SUCCESS;
+}
+
+static clf_status bench_run(void *p, const clf__config *cfg, cl_event *ev)
+{
+    mma_bench *st = p;
+    st->cfg = *cfg;
+    st->call.mma_cfg = &st->cfg;
+    int launches = 0;
+    cl_event e = NULL;
+    clf_status s = clf__gemm_run(st->ctx, &st->call, NULL, CLF__GEMM_AUTO, &launches, &e);
+    *ev = NULL;
+    if (s == CLF_SUCCESS && launches == 1)
+        *ev = e;
+    else if (e)
+        clReleaseEvent(e);
+    return s;
+}
+
+static clf_status bench_build(void *p, const clf__config *cfg)
+{
+    mma_bench *st = p;
+    clf__gemm_call call = st->call;
+    call.mma_cfg = cfg;
+    call.build_only = 1;
+    return clf__gemm_run(st->ctx, &call, NULL, CLF__GEMM_AUTO, NULL, NULL);
+}
+
+static clf_status bench_check(void *p)
+{
+    mma_bench *st = p;
+    clf_status s = CLF_SUCCESS;
+    for (int i = 0; i < NSAMPLES && s == CLF_SUCCESS; i++) {
+        float v;
+        size_t at = st->si[i] * st->call.n + st->sj[i];
+        cl_int e = clEnqueueReadBuffer(st->ctx->queue, st->call.c, CL_TRUE, at * 4, 4, &v, 0, NULL, NULL);
+        if (e != CL_SUCCESS)
+            return clf__fail_cl(e, "clEnqueueReadBuffer", "gemm_mma bench check");
+        if (!(fabs(v - st->ref[i]) <= st->tol[i]))
+            s = clf__fail(CLF_ERR_VERIFY, "gemm_mma: C[%zu][%zu] = %.7g, reference %.7g (tolerance %.3g)", st->si[i],
+                          st->sj[i], v, st->ref[i], st->tol[i]);
+    }
+    return s;
+}
+
+static double bench_work(void *p)
+{
+    mma_bench *st = p;
+    return 2.0 * (double)st->call.m * (double)st->call.n * (double)st->call.k;
+}
+
+const clf__family clf__family_gemm_mma = {
+    .name = "gemm_mma",
+    .nparams = CLF__MMA_NPARAMS,
+    .params = {
+        {"BM", 3, {64, 128, 256}},
+        {"BN", 3, {64, 128, 256}},
+        {"BK", 4, {8, 16, 32, 64}},
+        {"WM", 3, {16, 32, 64}},
+        {"WN", 4, {8, 16, 32, 64}},
+    },
+    .nbuckets = 2,
+    .buckets = {"all", "3x"},
+    .unit = "GFLOP/s",
+    .nprecisions = 2,
+    .precisions = {CLF_F16, CLF_F32},   /* f16 serves f16 and bf16; f32 serves tf32 ("all") and 3xTF32 ("3x") */
+    .default_config = mma_default,
+    .valid = mma_valid,
+    .flops = mma_flops,
+    .bytes = mma_bytes,
+    .bench_create = bench_create,
+    .bench_run = bench_run,
+    .bench_build = bench_build,
+    .bench_check = bench_check,
+    .bench_work = bench_work,
+    .bench_destroy = bench_destroy,
+};

@@ -1,0 +1,39 @@
+/* gemm_mma.h — the `gemm_mma` kernel family: GEMM on matrix units (NVIDIA mma.sync from OpenCL C through
+ * inline PTX, cl/gemm_mma.cl). Other vendors' matrix units would be further modes of this family, behind
+ * the same availability check and self-test. */
+#ifndef CLFORGE_GEMM_MMA_H
+#define CLFORGE_GEMM_MMA_H
+
+#include "gemm.h"
+
+extern const clf__family clf__family_gemm_mma;
+
+/* Parameter order in clf__family_gemm_mma.params. */
+enum { CLF__MMA_BM, CLF__MMA_BN, CLF__MMA_BK, CLF__MMA_WM, CLF__MMA_WN, CLF__MMA_NPARAMS };
+
+/* What the matrix units multiply (the kernel's MODE); NONE: the portable path. */
+typedef enum {
+    CLF__MMA_NONE = 0,
+    CLF__MMA_F16 = 16,
+    CLF__MMA_BF16 = 17,
+    CLF__MMA_TF32 = 32,
+    CLF__MMA_3XTF32 = 33
+} clf__mma_mode;
+
+/* The mode a typed call asks for (ignoring the device): f16 or bf16 inputs of one type, or fp32 inputs with
+ * a TF32 compute mode; NONE otherwise. */
+clf__mma_mode clf__mma_wanted(const clf__gemm_call *call);
+/* 1 when ctx's device runs mode on matrix units: an NVIDIA GPU of compute capability 8.0 or later whose
+ * driver builds the kernel and passes a self-test (a small exact product, run once per device and mode;
+ * a failure warns once and the portable path answers from then on). $CLFORGE_MMA=off disables the family;
+ * $CLFORGE_MMA_SELFTEST=fail makes the self-test fail (for tests of the fallback). */
+int clf__mma_usable(clf_context *ctx, clf__mma_mode mode);
+/* Storage type of the operands the kernel reads in mode (CLF_F16, CLF_BF16 or CLF_F32), the precision its
+ * configurations are tuned and stored under, and elements of that type per 32-bit word. */
+clf_dtype clf__mma_input_type(clf__mma_mode mode);
+clf_dtype clf__mma_precision(clf__mma_mode mode);
+size_t clf__mma_per_word(clf__mma_mode mode);
+/* The bucket its configurations are tuned and stored under: "all", or "3x" for 3xTF32. */
+const char *clf__mma_bucket(clf__mma_mode mode);
+
+#endif

@@ -1,0 +1,406 @@
+/* test_gemm_mixed.c — mixed-precision GEMM (clf_gemm: f16/bf16/f32 storage, fp32 accumulation, TF32 and
+ * 3xTF32 compute modes) and clf_convert, on every device present, against a double-precision host reference
+ * over the inputs as the device stores them. Devices with matrix units run them; others run the portable
+ * path; the self-test fallback is forced once. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gemm_mma.h"
+#include "gemm_plan.h"
+#include "testutil.h"
+
+/* ---- host encodings -------------------------------------------------------------------------- */
+
+static float half_to_float(uint16_t h)
+{
+    int e = (h >> 10) & 31, m = h & 1023;
+    double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(1024 + m, e - 25);
+    return (float)((h & 0x8000) ? -v : v);
+}
+
+/* Round to nearest even, as vstore_half_rte: by search over the neighbours of a truncated guess. */
+static uint16_t float_to_half(float f)
+{
+    if (isnan(f))
+        return 0x7e00;
+    uint16_t sign = signbit(f) ? 0x8000 : 0;
+    double a = fabs((double)f);
+    if (a >= 65520.0)
+        return sign | 0x7c00;
+    uint16_t best = 0;
+    double err = INFINITY;
+    int e;
+    frexp(a, &e);
+    for (int d = -2; d <= 2; d++) {   /* candidates around the value's exponent */
+        int ee = e + d;
+        double q = ee - 11 < -24 ? ldexp(1, -24) : ldexp(1, ee - 11);
+        double lo = floor(a / q) * q;
+        for (int s = 0; s < 2; s++) {
+            double c = lo + s * q;
+            if (c > 65504.0)
+                continue;
+            uint16_t h = 0;
+            /* encode c exactly (it is representable by construction when in range) */
+            if (c != 0) {
+                int ce;
+                double fr = frexp(c, &ce);   /* c = fr * 2^ce, fr in [0.5, 1) */
+                if (ce - 1 < -14)
+                    h = (uint16_t)llround(c / ldexp(1, -24));
+                else
+                    h = (uint16_t)(((ce - 1 + 15) << 10) | ((int)llround(fr * 2048) - 1024));
+            }
+            double diff = fabs(c - a);
+            if (half_to_float(h) != (float)c)
+                continue;
+            if (diff < err || (diff == err && !(h & 1))) {
+                err = diff;
+                best = h;
+            }
+        }
+    }
+    return sign | best;
+}
+
+static float bf16_to_float(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static uint16_t float_to_bf16(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if (isnan(f))
+        return (uint16_t)((u >> 16) | 0x40);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+
+static size_t tsize(clf_dtype t) { return t == CLF_F32 ? 4 : 2; }
+
+/* The value a host float has once stored as t. */
+static float stored(float x, clf_dtype t)
+{
+    return t == CLF_F16 ? half_to_float(float_to_half(x)) : t == CLF_BF16 ? bf16_to_float(float_to_bf16(x)) : x;
+}
+
+static void encode(const float *x, size_t n, clf_dtype t, void *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (t == CLF_F32)
+            ((float *)out)[i] = x[i];
+        else
+            ((uint16_t *)out)[i] = t == CLF_F16 ? float_to_half(x[i]) : float_to_bf16(x[i]);
+    }
+}
+
+static float decode(const void *in, size_t i, clf_dtype t)
+{
+    return t == CLF_F32 ? ((const float *)in)[i]
+                        : t == CLF_F16 ? half_to_float(((const uint16_t *)in)[i]) : bf16_to_float(((const uint16_t *)in)[i]);
+}
+
+/* ---- clf_convert ----------------------------------------------------------------------------- */
+
+START_TEST(convert_round_trips)
+{
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    ck_assert_int_gt(nctx, 0);
+    enum { N = 4099 };
+    float *x = malloc(N * sizeof *x), *back = malloc(N * sizeof *back + 16);
+    uint16_t *h = malloc(N * 2 + 8);
+    ck_assert(x && back && h);
+    uint64_t seed = 11;
+    for (int i = 0; i < N; i++)
+        x[i] = (float)(clf_test_rand(&seed) * ldexp(1.0, (int)(i % 40) - 20));
+    float special[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 65504.0f, 65520.0f, 1e-8f, 6e-8f, 3e38f,
+                       1.00048828125f /* 1 + 2^-11: a tie */, 1.00146484375f /* 1 + 3*2^-11: a tie */};
+    memcpy(x, special, sizeof special);
+    for (int d = 0; d < nctx; d++) {
+        clf_context *ctx = ctxs[d];
+        cl_mem src = clf_test_buffer(ctx, N * 4, x), mid = clf_test_buffer(ctx, N * 2 + 8, NULL);
+        cl_mem out = clf_test_buffer(ctx, N * 4 + 16, NULL);
+        clf_dtype types[] = {CLF_F16, CLF_BF16};
+        for (int t = 0; t < 2; t++) {
+            ck_assert_int_eq(clf_convert(ctx, CLF_F32, src, 0, types[t], mid, 3, N, NULL), CLF_SUCCESS);
+            clf_test_read(ctx, mid, N * 2 + 8, h - 0);
+            for (int i = 0; i < N; i++) {
+                uint16_t want = types[t] == CLF_F16 ? float_to_half(x[i]) : float_to_bf16(x[i]);
+                uint16_t got = h[3 + i];
+                if (isnan(x[i]))
+                    ck_assert_msg(isnan(decode(&got, 0, types[t])), "NaN lost (type %d)", (int)types[t]);
+                else
+                    ck_assert_msg(got == want, "type %d, x[%d] = %.9g: got 0x%04x, want 0x%04x", (int)types[t], i,
+                                  x[i], got, want);
+            }
+            ck_assert_int_eq(clf_convert(ctx, types[t], mid, 3, CLF_F32, out, 4, N, NULL), CLF_SUCCESS);
+            clf_test_read(ctx, out, N * 4 + 16, back - 0);
+            for (int i = 0; i < N; i++)
+                if (!isnan(x[i]))
+                    ck_assert(back[4 + i] == stored(x[i], types[t]));
+        }
+        /* Bad input changes nothing. */
+        ck_assert_int_eq(clf_convert(ctx, (clf_dtype)9, src, 0, CLF_F16, mid, 0, 4, NULL), CLF_ERR_INVALID_ARG);
+        ck_assert_int_eq(clf_convert(ctx, CLF_F32, src, N, CLF_F16, mid, 0, 4, NULL), CLF_ERR_INVALID_ARG);
+        ck_assert_int_eq(clf_convert(ctx, CLF_F32, src, 0, CLF_F32, src, 2, 4, NULL), CLF_ERR_INVALID_ARG);
+        clReleaseMemObject(src);
+        clReleaseMemObject(mid);
+        clReleaseMemObject(out);
+    }
+    free(x);
+    free(back);
+    free(h);
+    clf_test_contexts_free(ctxs, nctx);
+}
+END_TEST
+
+/* ---- random mixed-precision products -------------------------------------------------------- */
+
+typedef struct mcase {
+    clf_gemm_types t;
+    clf_layout layout;
+    clf_transpose ta, tb;
+    size_t m, n, k, batch, lda, ldb, ldc, off;
+    float alpha, beta;
+} mcase;
+
+/* Error bound per element: fp32 accumulation over k terms, the input rounding of the compute mode, and the
+ * rounding of C's storage (docs/gemm.md states the same bounds). */
+static double bound(const mcase *c, double mag, double ref, int mma)
+{
+    double u32 = ldexp(1, -24), in = 0;
+    if (c->t.a == CLF_F32 && c->t.compute == CLF_COMPUTE_TF32 && mma)
+        in = 2 * ldexp(1, -11);
+    double out = c->t.c == CLF_F16 ? ldexp(1, -11) : c->t.c == CLF_BF16 ? ldexp(1, -8) : u32;
+    return (2.0 * (double)(c->k + 2) * u32 + in) * mag * fabs(c->alpha) + out * fabs(ref) * 1.01 + 1e-6;
+}
+
+static int run_case(clf_context *ctx, const mcase *c, uint64_t *seed)
+{
+    int row = c->layout == CLF_ROW_MAJOR;
+    size_t ar = (c->ta == CLF_NO_TRANS) == row ? c->m : c->k, br = (c->tb == CLF_NO_TRANS) == row ? c->k : c->n;
+    size_t cr = row ? c->m : c->n;
+    size_t sa = ar * c->lda + 5, sb = br * c->ldb + 3, sc = cr * c->ldc + 7;
+    size_t na = c->off + c->batch * sa, nb = c->off + c->batch * sb, nc = c->off + c->batch * sc;
+    float *fa = malloc(na * 4), *fb = malloc(nb * 4), *fc = malloc(nc * 4), *out = malloc(nc * 4);
+    void *ea = malloc(na * 4), *eb = malloc(nb * 4), *ec = malloc(nc * 4);
+    ck_assert(fa && fb && fc && out && ea && eb && ec);
+    for (size_t i = 0; i < na; i++)
+        fa[i] = stored((float)clf_test_rand(seed), c->t.a);
+    for (size_t i = 0; i < nb; i++)
+        fb[i] = stored((float)clf_test_rand(seed), c->t.b);
+    for (size_t i = 0; i < nc; i++)
+        fc[i] = c->beta == 0.0f ? NAN : stored((float)clf_test_rand(seed), c->t.c);   /* beta 0 never reads C */
+    encode(fa, na, c->t.a, ea);
+    encode(fb, nb, c->t.b, eb);
+    encode(fc, nc, c->t.c, ec);
+    cl_mem A = clf_test_buffer(ctx, na * tsize(c->t.a), ea), B = clf_test_buffer(ctx, nb * tsize(c->t.b), eb);
+    cl_mem C = clf_test_buffer(ctx, nc * tsize(c->t.c), ec);
+    clf_status s = c->batch == 1
+        ? clf_gemm(ctx, &c->t, c->layout, c->ta, c->tb, c->m, c->n, c->k, c->alpha, A, c->off, c->lda, B, c->off,
+                   c->ldb, c->beta, C, c->off, c->ldc, NULL)
+        : clf_gemm_batched_strided(ctx, &c->t, c->layout, c->ta, c->tb, c->m, c->n, c->k, c->alpha, A, c->off,
+                                   c->lda, sa, B, c->off, c->ldb, sb, c->beta, C, c->off, c->ldc, sc, c->batch, NULL);
+    ck_assert_msg(s == CLF_SUCCESS, "clf_gemm: %s", clf_last_error());
+    clf_test_read(ctx, C, nc * tsize(c->t.c), ec);
+    clf__gemm_call probe = {.dtype = CLF_F32, .typed = 1, .a_type = c->t.a, .b_type = c->t.b, .compute = c->t.compute};
+    clf__mma_mode mode = clf__mma_wanted(&probe);
+    int mma = mode != CLF__MMA_NONE && clf__mma_usable(ctx, mode);
+    int bad = 0;
+    for (size_t bt = 0; bt < c->batch && !bad; bt++)
+        for (size_t i = 0; i < c->m && !bad; i++)
+            for (size_t j = 0; j < c->n && !bad; j++) {
+                double sum = 0, mag = 0;
+                for (size_t p = 0; p < c->k; p++) {
+                    size_t ia = c->off + bt * sa + (row ? (c->ta == CLF_NO_TRANS ? i * c->lda + p : p * c->lda + i)
+                                                         : (c->ta == CLF_NO_TRANS ? p * c->lda + i : i * c->lda + p));
+                    size_t ib = c->off + bt * sb + (row ? (c->tb == CLF_NO_TRANS ? p * c->ldb + j : j * c->ldb + p)
+                                                         : (c->tb == CLF_NO_TRANS ? j * c->ldb + p : p * c->ldb + j));
+                    sum += (double)fa[ia] * fb[ib];
+                    mag += fabs((double)fa[ia] * fb[ib]);
+                }
+                size_t ic = c->off + bt * sc + (row ? i * c->ldc + j : j * c->ldc + i);
+                double ref = c->alpha * sum + (c->beta != 0.0f ? c->beta * (double)fc[ic] : 0.0);
+                double got = decode(ec, ic, c->t.c);
+                double tol = bound(c, mag + (c->beta != 0.0f ? fabs(c->beta * fc[ic]) : 0), ref, mma);
+                if (!(fabs(got - ref) <= tol)) {
+                    fprintf(stderr, "mixed gemm a%d b%d c%d compute %d %s %c%c %zux%zux%zu batch %zu: C[%zu][%zu][%zu] = "
+                            "%.8g, want %.8g (tol %.3g)\n", (int)c->t.a, (int)c->t.b, (int)c->t.c, (int)c->t.compute,
+                            row ? "row" : "col", c->ta == CLF_TRANS ? 'T' : 'N', c->tb == CLF_TRANS ? 'T' : 'N', c->m,
+                            c->n, c->k, c->batch, bt, i, j, got, ref, tol);
+                    bad = 1;
+                }
+            }
+    /* Outside each matrix, C is untouched. */
+    for (size_t bt = 0; bt < c->batch && !bad; bt++)
+        for (size_t r = 0; r < cr && !bad; r++)
+            for (size_t q = row ? c->n : c->m; q < c->ldc && !bad; q++) {
+                size_t ic = c->off + bt * sc + r * c->ldc + q;
+                float before = decode(&((char *)ec)[0], ic, c->t.c);
+                bad = !(isnan(before) && isnan(fc[ic])) && before != fc[ic];
+            }
+    clReleaseMemObject(A);
+    clReleaseMemObject(B);
+    clReleaseMemObject(C);
+    free(fa), free(fb), free(fc), free(out), free(ea), free(eb), free(ec);
+    return bad;
+}
+
+static void random_case(mcase *c, uint64_t *seed, int big)
+{
+    static const clf_dtype types[] = {CLF_F16, CLF_BF16, CLF_F32};
+    uint64_t r = (uint64_t)((clf_test_rand(seed) + 1) * 1e9);
+    c->t.a = types[r % 3];
+    c->t.b = r % 5 == 0 ? types[(r / 3) % 3] : c->t.a;   /* mostly one input type: the matrix units' case */
+    c->t.c = types[(r / 7) % 3];
+    c->t.compute = (clf_compute)((r / 11) % 3);
+    c->layout = (r / 13) % 2 ? CLF_ROW_MAJOR : CLF_COL_MAJOR;
+    c->ta = (r / 17) % 2 ? CLF_TRANS : CLF_NO_TRANS;
+    c->tb = (r / 19) % 2 ? CLF_TRANS : CLF_NO_TRANS;
+    size_t span = big ? 300 : 70;
+    c->m = 1 + (r / 23) % span;
+    c->n = 1 + (r / 29) % span;
+    c->k = 1 + (r / 31) % (big ? 600 : 90);
+    c->batch = (r / 37) % 4 == 0 ? 1 + (r / 41) % 3 : 1;
+    int row = c->layout == CLF_ROW_MAJOR;
+    size_t acols = (c->ta == CLF_NO_TRANS) == row ? c->k : c->m, bcols = (c->tb == CLF_NO_TRANS) == row ? c->n : c->k;
+    size_t ccols = row ? c->n : c->m;
+    c->lda = acols + (r / 43) % 3;
+    c->ldb = bcols + (r / 47) % 5;
+    c->ldc = ccols + (r / 53) % 2;
+    c->off = (r / 59) % 3;
+    c->alpha = (r / 61) % 4 == 0 ? -0.5f : 1.0f;
+    c->beta = (r / 67) % 3 == 0 ? 0.0f : (r / 67) % 3 == 1 ? 1.0f : 0.25f;
+}
+
+START_TEST(random_mixed_cases)
+{
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    ck_assert_int_gt(nctx, 0);
+    const char *env = getenv("CLFORGE_GEMM_TEST_CASES");
+    int cases = env && *env ? atoi(env) / 4 : 120;
+    for (int d = 0; d < nctx; d++) {
+        uint64_t seed = 1234 + (uint64_t)d;
+        int failed = 0;
+        for (int i = 0; i < cases; i++) {
+            mcase c;
+            random_case(&c, &seed, i % 10 == 9);
+            failed += run_case(ctxs[d], &c, &seed);
+        }
+        fprintf(stderr, "gemm_mixed: %d cases on %s, %d failed\n", cases, clf_context_device(ctxs[d])->name, failed);
+        ck_assert_int_eq(failed, 0);
+    }
+    clf_test_contexts_free(ctxs, nctx);
+}
+END_TEST
+
+/* 3xTF32 is an fp32-accurate mode: at k = 4096 its error is at most twice the exact fp32 path's. */
+START_TEST(three_tf32_is_fp32_accurate)
+{
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    ck_assert_int_gt(nctx, 0);
+    enum { M = 64, N = 64, K = 4096 };
+    float *a = malloc(M * K * 4), *b = malloc(K * N * 4), *c = malloc(M * N * 4);
+    ck_assert(a && b && c);
+    uint64_t seed = 5;
+    clf_test_rand_f32(a, M * K, &seed);
+    clf_test_rand_f32(b, K * N, &seed);
+    for (int d = 0; d < nctx; d++) {
+        clf_context *ctx = ctxs[d];
+        cl_mem A = clf_test_buffer(ctx, M * K * 4, a), B = clf_test_buffer(ctx, K * N * 4, b);
+        cl_mem C = clf_test_buffer(ctx, M * N * 4, NULL);
+        double err[2];
+        for (int mode = 0; mode < 2; mode++) {
+            clf_gemm_types t = {CLF_F32, CLF_F32, CLF_F32, mode ? CLF_COMPUTE_3XTF32 : CLF_COMPUTE_EXACT};
+            ck_assert_int_eq(clf_gemm(ctx, &t, CLF_ROW_MAJOR, CLF_NO_TRANS, CLF_NO_TRANS, M, N, K, 1.0f, A, 0, K, B, 0,
+                                      N, 0.0f, C, 0, N, NULL),
+                             CLF_SUCCESS);
+            clf_test_read(ctx, C, M * N * 4, c);
+            double e2 = 0;
+            for (int i = 0; i < M; i++)
+                for (int j = 0; j < N; j++) {
+                    double ref = 0;
+                    for (int p = 0; p < K; p++)
+                        ref += (double)a[i * K + p] * b[p * N + j];
+                    e2 += (c[i * N + j] - ref) * (c[i * N + j] - ref);
+                }
+            err[mode] = sqrt(e2 / (M * N));
+        }
+        fprintf(stderr, "gemm_mixed: k = 4096 rms error on %s: fp32 %.3g, 3xTF32 %.3g\n",
+                clf_context_device(ctx)->name, err[0], err[1]);
+        ck_assert_msg(err[1] <= 2 * err[0] + 1e-7, "3xTF32 error %.3g vs fp32 %.3g", err[1], err[0]);
+        clReleaseMemObject(A);
+        clReleaseMemObject(B);
+        clReleaseMemObject(C);
+    }
+    free(a), free(b), free(c);
+    clf_test_contexts_free(ctxs, nctx);
+}
+END_TEST
+
+/* A failing self-test sends every mode to the portable path, which still answers correctly. */
+START_TEST(failed_selftest_falls_back)
+{
+    setenv("CLFORGE_MMA_SELFTEST", "fail", 1);
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    ck_assert_int_gt(nctx, 0);
+    uint64_t seed = 99;
+    for (int d = 0; d < nctx; d++) {
+        ck_assert_int_eq(clf__mma_usable(ctxs[d], CLF__MMA_F16), 0);
+        mcase c = {{CLF_F16, CLF_F16, CLF_F32, CLF_COMPUTE_EXACT}, CLF_ROW_MAJOR, CLF_NO_TRANS, CLF_TRANS,
+                   130, 70, 96, 1, 96, 96, 70, 0, 1.0f, 0.0f};
+        ck_assert_int_eq(run_case(ctxs[d], &c, &seed), 0);
+    }
+    clf_test_contexts_free(ctxs, nctx);
+    unsetenv("CLFORGE_MMA_SELFTEST");
+}
+END_TEST
+
+/* Argument checks of the typed entry. */
+START_TEST(typed_arguments)
+{
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    ck_assert_int_gt(nctx, 0);
+    clf_context *ctx = ctxs[0];
+    cl_mem x = clf_test_buffer(ctx, 256, NULL);
+    clf_gemm_types bad = {(clf_dtype)7, CLF_F16, CLF_F32, CLF_COMPUTE_EXACT};
+    ck_assert_int_eq(clf_gemm(ctx, &bad, CLF_ROW_MAJOR, CLF_NO_TRANS, CLF_NO_TRANS, 4, 4, 4, 1, x, 0, 4, x, 0, 4, 0, x,
+                              32, 4, NULL),
+                     CLF_ERR_INVALID_ARG);
+    ck_assert_int_eq(clf_gemm(ctx, NULL, CLF_ROW_MAJOR, CLF_NO_TRANS, CLF_NO_TRANS, 4, 4, 4, 1, x, 0, 4, x, 0, 4, 0, x,
+                              32, 4, NULL),
+                     CLF_ERR_INVALID_ARG);
+    clf_gemm_types f16 = {CLF_F16, CLF_F16, CLF_F16, CLF_COMPUTE_EXACT};
+    /* 4x4 f16 C at element 120 ends at byte 272: past the 256-byte buffer. */
+    ck_assert_int_eq(clf_gemm(ctx, &f16, CLF_ROW_MAJOR, CLF_NO_TRANS, CLF_NO_TRANS, 4, 4, 4, 1, x, 0, 4, x, 16, 4, 0,
+                              x, 122, 4, NULL),
+                     CLF_ERR_INVALID_ARG);
+    clf_gemm_types mode = {CLF_F32, CLF_F32, CLF_F32, (clf_compute)5};
+    ck_assert_int_eq(clf_gemm(ctx, &mode, CLF_ROW_MAJOR, CLF_NO_TRANS, CLF_NO_TRANS, 4, 4, 4, 1, x, 0, 4, x, 16, 4, 0,
+                              x, 32, 4, NULL),
+                     CLF_ERR_INVALID_ARG);
+    clReleaseMemObject(x);
+    clf_test_contexts_free(ctxs, nctx);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("gemm_mixed");
+    CLF_TEST_ALONE(s, convert_round_trips);
+    CLF_TEST_ALONE(s, random_mixed_cases);
+    CLF_TEST_ALONE(s, three_tf32_is_fp32_accurate);
+    CLF_TEST_ALONE(s, failed_selftest_falls_back);
+    CLF_TEST_ALONE(s, typed_arguments);
+    return clf_test_run(s);
+}
