@@ -32,6 +32,15 @@
 #ifndef WN
 #define WN 32    /* columns per warp: a multiple of 8 */
 #endif
+#ifndef STAGES
+#define STAGES 2   /* local-memory buffers: 2 overlap a stage's stores with the next stage's products (one
+                    * barrier per stage); 1 leaves room for twice the K per stage (two barriers per stage) */
+#endif
+#ifndef LDSM
+#define LDSM 0   /* fragments from local memory: 0 64-bit loads (interleaved layout), 1 ldmatrix (natural layout,
+                  * 64-bit shared address), 2 ldmatrix with a 32-bit shared address; the tuner verifies which
+                  * form this driver gets right */
+#endif
 /* What the matrix units multiply: 16 f16, 17 bf16, 32 tf32, 33 3xTF32 (fp32 split into a tf32 high part
  * and a tf32 remainder, three products: fp32 accuracy). Set by the host. */
 #ifndef MODE
@@ -47,9 +56,14 @@
 #else
 #define BKW BK
 #endif
-/* Local rows are LDW words apart, LDW = 8 or 24 mod 32, so that the 64-bit fragment loads of a half-warp
- * (4 rows x 4 lanes x 2 words) fall on 32 distinct banks. */
+/* Local rows are LDW words apart. 64-bit fragment loads: LDW = 8 or 24 mod 32, so that a half-warp's
+ * (4 rows x 4 lanes x 2 words) fall on 32 distinct banks. ldmatrix: LDW = 4 mod 8, so that the 8 rows of
+ * 16 bytes each phase reads do. */
+#if LDSM
+#define PADW 4
+#else
 #define PADW (BKW % 16 == 8 ? 16 : 8)
+#endif
 #define LDW (BKW + PADW)
 #define WARPS_M (BM / WM)
 #define WARPS_N (BN / WN)
@@ -112,6 +126,40 @@ static inline void split_words(const uint *w, uint *hi, uint *lo, int n)
     }
 }
 
+#if LDSM
+/* Four 8x8 matrices of 16-bit elements (8 rows of 4 words) in one instruction; lane l gives the address of
+ * row l % 8 of matrix l / 8 and receives, of each matrix, the word of row l / 4 at column l % 4 — exactly the
+ * mma fragment word positions. */
+static inline void ldsm_x4(const __local uint *p, uint *r)
+{
+#if LDSM == 2
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"((uint)(ulong)p) : "memory");
+#else
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "l"((ulong)p) : "memory");
+#endif
+}
+
+/* A: matrices (rows 0-7, words 0-3), (rows 8-15, words 0-3), (rows 0-7, words 4-7), (rows 8-15, words 4-7). */
+static inline void load_a(const __local uint *As, int row, int kk, uint *hi, uint *lo)
+{
+    const int l = (int)get_local_id(0) & 31, mi = l >> 3;
+    uint w[4];
+    ldsm_x4(As + (row + (l & 7) + (mi & 1) * 8) * LDW + kk + (mi >> 1) * 4, w);
+    split_words(w, hi, lo, 4);
+}
+
+/* B, two n8 tiles at once: (cols 0-7, words 0-3), (cols 0-7, words 4-7), (cols 8-15, words 0-3), (8-15, 4-7). */
+static inline void load_b2(const __local uint *Bs, int col, int kk, uint *hi0, uint *lo0, uint *hi1, uint *lo1)
+{
+    const int l = (int)get_local_id(0) & 31, mi = l >> 3;
+    uint w[4];
+    ldsm_x4(Bs + (col + (l & 7) + (mi >> 1) * 8) * LDW + kk + (mi & 1) * 4, w);
+    split_words(w, hi0, lo0, 2);
+    split_words(w + 2, hi1, lo1, 2);
+}
+#else
 static inline void load_a(const __local uint *As, int row, int kk, uint *hi, uint *lo)
 {
     const int g = (int)(get_local_id(0) & 31) >> 2, t = (int)get_local_id(0) & 3;
@@ -129,6 +177,7 @@ static inline void load_b(const __local uint *Bs, int col, int kk, uint *hi, uin
     uint w[2] = {r.x, r.y};
     split_words(w, hi, lo, 2);
 }
+#endif
 
 /* One stage's products: BKW words of K for this warp's WM x WN accumulators. 3xTF32 sums each stage's three
  * products from zero on the matrix units, whose accumulation truncates, and adds the stage into acc with
@@ -151,9 +200,15 @@ static inline void compute_stage(const __local uint *As, const __local uint *Bs,
 #pragma unroll
         for (int i = 0; i < MT; i++)
             load_a(As, wm0 + i * 16, kk, ah[i], al[i]);
+#if LDSM
+#pragma unroll
+        for (int j = 0; j < NT; j += 2)
+            load_b2(Bs, wn0 + j * 8, kk, bh[j], bl[j], bh[j + 1], bl[j + 1]);
+#else
 #pragma unroll
         for (int j = 0; j < NT; j++)
             load_b(Bs, wn0 + j * 8, kk, bh[j], bl[j]);
+#endif
 #pragma unroll
         for (int i = 0; i < MT; i++)
 #pragma unroll
@@ -183,15 +238,22 @@ static inline void fetch(const __global uint8 *X, ulong base, long ld, int kw, u
     }
 }
 
-/* Registers -> local memory, each 8-word piece interleaved (0 4 1 5 2 6 3 7). */
+/* Registers -> local memory, each 8-word piece interleaved (0 4 1 5 2 6 3 7) for 64-bit fragment loads, or
+ * in natural order for ldmatrix. */
 static inline void stash(__local uint *S, const uint8 *r, int nvec, int pieces)
 {
 #pragma unroll
     for (int i = 0; i < nvec; i++) {
         const int v = (int)get_local_id(0) + i * THREADS, row = v / (BKW / 8), c8 = v % (BKW / 8);
         const uint8 x = r[i];
-        if (pieces % THREADS == 0 || v < pieces)
+        if (pieces % THREADS == 0 || v < pieces) {
+#if LDSM   /* natural order; rows only 16-byte aligned (LDW = 4 mod 8) */
+            *(__local uint4 *)(S + row * LDW + c8 * 8) = x.lo;
+            *(__local uint4 *)(S + row * LDW + c8 * 8 + 4) = x.hi;
+#else
             *(__local uint8 *)(S + row * LDW + c8 * 8) = (uint8)(x.s0, x.s4, x.s1, x.s5, x.s2, x.s6, x.s3, x.s7);
+#endif
+        }
     }
 }
 
@@ -233,9 +295,9 @@ void gemm_mma(const int M, const int N, const int Kw, const float alpha, const f
               const __global uint8 *restrict B, const ulong b_off, const long ldb, const ulong b_stride,
               __global void *restrict C, const ulong c_off, const long ldc, const ulong c_stride)
 {
-    /* Declared as uint8 so that every row (LDW, a multiple of 8 words) starts 32-byte aligned. */
-    __local uint8 As8[2 * BM * LDW / 8];
-    __local uint8 Bs8[2 * BN * LDW / 8];
+    /* Declared as uint8: 32-byte aligned, so that rows (LDW words apart) start on 16 or 32-byte boundaries. */
+    __local uint8 As8[(STAGES * BM * LDW + 7) / 8];
+    __local uint8 Bs8[(STAGES * BN * LDW + 7) / 8];
     __local uint *As = (__local uint *)As8, *Bs = (__local uint *)Bs8;   /* stage s at s * BM * LDW */
     const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
     const int pid = (int)get_group_id(0), per_group = GROUP_M * tiles_n, first_m = pid / per_group * GROUP_M;
@@ -252,15 +314,30 @@ void gemm_mma(const int M, const int N, const int Kw, const float alpha, const f
     for (int i = 0; i < MT * NT * 4; i++)
         acc[i] = 0.0f;
     uint8 ra[A_VECS], rb[B_VECS];
+    const int stages = Kw / BKW;
+    /* The next stage's global loads are in flight (in registers) during this stage's products. */
     fetch(A, abase, lda, 0, ra, A_VECS, A_PIECES);
     fetch(B, bbase, ldb, 0, rb, B_VECS, B_PIECES);
+#if STAGES == 1
+    for (int s = 0; s < stages; s++) {
+        if (s > 0)
+            barrier(CLK_LOCAL_MEM_FENCE);   /* everyone is done reading the previous stage */
+        stash(As, ra, A_VECS, A_PIECES);
+        stash(Bs, rb, B_VECS, B_PIECES);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (s + 1 < stages) {
+            fetch(A, abase, lda, (s + 1) * BKW, ra, A_VECS, A_PIECES);
+            fetch(B, bbase, ldb, (s + 1) * BKW, rb, B_VECS, B_PIECES);
+        }
+        compute_stage(As, Bs, wm0, wn0, acc);
+    }
+#else
     stash(As, ra, A_VECS, A_PIECES);
     stash(Bs, rb, B_VECS, B_PIECES);
     barrier(CLK_LOCAL_MEM_FENCE);
-    const int stages = Kw / BKW;
     for (int s = 0; s < stages; s++) {
         const int cur = s & 1;
-        if (s + 1 < stages) {   /* the next stage's loads overlap this stage's products */
+        if (s + 1 < stages) {
             fetch(A, abase, lda, (s + 1) * BKW, ra, A_VECS, A_PIECES);
             fetch(B, bbase, ldb, (s + 1) * BKW, rb, B_VECS, B_PIECES);
         }
@@ -271,6 +348,7 @@ void gemm_mma(const int M, const int N, const int Kw, const float alpha, const f
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
+#endif
 
     const int g = (int)(get_local_id(0) & 31) >> 2, t = (int)get_local_id(0) & 3;
     const ulong cb = c_off + batch * c_stride;

@@ -174,7 +174,7 @@ static int write_json(const char *path, clf_context *ctx, const clf_tune_options
     return 0;
 }
 
-int clf_cmd_tune(int argc, char **argv)
+int cli_cmd_tune(int argc, char **argv)
 {
     const char *device = NULL, *families = NULL, *json_path = NULL, *precision = NULL, *buckets = NULL;
     clf_tune_options o;
@@ -218,7 +218,7 @@ int clf_cmd_tune(int argc, char **argv)
     }
     if (families && !families_known(families))
         return 2;
-    if (json_path && !want_show && !clf_cli_output_ok("tune", json_path))
+    if (json_path && !want_show && !cli_output_ok("tune", json_path))
         return 2;   /* before the run, not after an hour of tuning */
     clf_dtype precs[3];
     int nprecs = 0;
@@ -265,7 +265,9 @@ int clf_cmd_tune(int argc, char **argv)
     struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;
-    sa.sa_flags = SA_RESETHAND;   /* a second Ctrl-C ends the process at once */
+    /* A second Ctrl-C ends the process at once. glibc's SA_RESETHAND is 0x80000000u, the sign bit of the int
+     * field: the cast keeps the bit pattern (GCC converts modulo 2^32). */
+    sa.sa_flags = (int)SA_RESETHAND;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old);
 

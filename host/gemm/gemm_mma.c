@@ -151,11 +151,15 @@ static size_t per_word_of(clf_dtype dt) { return dt == CLF_F16 || dt == CLF_BF16
 /* Buckets: "all" (f16, bf16, tf32) and "3x" (3xTF32: three products and a second accumulator per thread). */
 const char *clf__mma_bucket(clf__mma_mode m) { return m == CLF__MMA_3XTF32 ? "3x" : "all"; }
 
+/* The H200's tuned configurations (autotune/defaults/nvidia-h200.json) for every NVIDIA device: single
+ * local buffer with K-deep stages (the loads of the next stage then have a whole stage of products to
+ * land), ldmatrix fragments, 64 x 64 warp tiles (32 x 64 for 3xTF32's second accumulator). The self-test
+ * checks the configuration on each device before first use. */
 static void mma_default(const clf_device_info *dev, clf_dtype dt, const char *bucket, clf__config *out)
 {
     memset(out, 0, sizeof *out);
     int three = bucket && strcmp(bucket, "3x") == 0;
-    int v[CLF__MMA_NPARAMS] = {128, 128, dt == CLF_F32 ? 16 : 32, three ? 32 : 64, 32};
+    int v[CLF__MMA_NPARAMS] = {128, 128, dt == CLF_F32 ? 32 : 64, three ? 32 : 64, 64, 1, 1};
     memcpy(out->v, v, sizeof v);
 }
 
@@ -168,8 +172,11 @@ static int mma_valid(const clf__config *c, const clf_device_info *dev, clf_dtype
     int bkw = bk / (int)per_word_of(dt), threads = (bm / wm) * (bn / wn) * 32;
     if (bkw % 8 || threads < 64 || threads > 1024 || (size_t)threads > dev->max_work_group)
         return 0;
-    int ldw = bkw + (bkw % 16 == 8 ? 16 : 8);   /* as LDW in gemm_mma.cl */
-    if ((size_t)2 * (size_t)(bm + bn) * (size_t)ldw * 4 > dev->local_mem)
+    int ldsm = c->v[CLF__MMA_LDSM];
+    if (ldsm && wn % 16)   /* ldmatrix fetches B two n8 tiles at a time */
+        return 0;
+    int ldw = bkw + (ldsm ? 4 : bkw % 16 == 8 ? 16 : 8);   /* as LDW in gemm_mma.cl */
+    if ((size_t)c->v[CLF__MMA_STAGES] * (size_t)(bm + bn) * (size_t)ldw * 4 > dev->local_mem)
         return 0;
     return (wm / 16) * (wn / 8) * 4 <= 128;   /* accumulators per thread */
 }
@@ -367,6 +374,8 @@ const clf__family clf__family_gemm_mma = {
         {"BK", 4, {8, 16, 32, 64}},
         {"WM", 3, {16, 32, 64}},
         {"WN", 4, {8, 16, 32, 64}},
+        {"LDSM", 3, {0, 1, 2}},
+        {"STAGES", 2, {1, 2}},
     },
     .nbuckets = 2,
     .buckets = {"all", "3x"},

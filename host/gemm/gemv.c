@@ -1,0 +1,516 @@
+/* gemv.c — matrix-vector products (cl/gemv.cl): launch parameters, the plan of one call (which kernel,
+ * how the reduced dimension is split), enqueueing it, and the public clf_[sd]gemv with their argument
+ * checks (the rules of clf_sgemm: extents against CL_MEM_SIZE, y not overlapping what is read). */
+#include "gemv.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SPLIT 4096   /* slices: dimension 1 of the grid stays far below every driver's limit (65535) */
+#define RWG 64           /* gemv_reduce's work-group */
+
+/* ---- launch parameters -------------------------------------------------------------------- */
+
+static int pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
+static size_t pow2_ceil(size_t v)
+{
+    size_t p = 1;
+    while (p < v)
+        p *= 2;
+    return p;
+}
+
+static clf_status params_check(const clf_device_info *dev, clf_dtype dt, const clf__gemv_params *p)
+{
+    size_t wg_max = dev->max_work_group ? dev->max_work_group : 256;
+    if (!pow2(p->wg) || (size_t)p->wg > wg_max || p->wg > 1024)
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: WG=%d must be a power of two up to %zu", p->wg,
+                         wg_max < 1024 ? wg_max : 1024);
+    if (!pow2(p->vw) || p->vw > 16)
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: VW=%d must be 1, 2, 4, 8 or 16", p->vw);
+    if (p->lu < 1 || p->lu > 8 || p->gpb < 1 || p->gpb > 1024 || p->split < 0 || p->split > MAX_SPLIT)
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: LU=%d GPB=%d SPLIT=%d: LU in 1..8, GPB in 1..1024, SPLIT in "
+                         "0..%d", p->lu, p->gpb, p->split, MAX_SPLIT);
+    if ((p->team && (!pow2(p->team) || p->team > p->wg)) || (p->tx && (!pow2(p->tx) || p->tx > p->wg)))
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: TEAM=%d and TX=%d must be 0 or powers of two up to WG=%d",
+                         p->team, p->tx, p->wg);
+    size_t local = (size_t)p->wg * (size_t)p->vw * clf__dtype_size(dt);   /* gemv_cols' reduction array */
+    if (dev->local_mem && local > dev->local_mem)
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: WG=%d x VW=%d needs %zu bytes of local memory; the device "
+                         "has %llu", p->wg, p->vw, local, (unsigned long long)dev->local_mem);
+    return CLF_SUCCESS;
+}
+
+static clf_status params_parse(const char *text, clf__gemv_params *p)
+{
+    static const char *const names[] = {"WG", "VW", "LU", "GPB", "TEAM", "TX", "SPLIT"};
+    int *fields[] = {&p->wg, &p->vw, &p->lu, &p->gpb, &p->team, &p->tx, &p->split};
+    const char *s = text;
+    while (*s) {
+        if (*s == ' ' || *s == '\t' || *s == ',') {
+            s++;
+            continue;
+        }
+        char name[16];
+        int value, used = 0;
+        if (sscanf(s, "%15[A-Z]=%d%n", name, &value, &used) != 2)
+            return clf__fail(CLF_ERR_INVALID_ARG, "CLFORGE_GEMV_CONFIG: cannot read \"%s\" (NAME=VALUE pairs)", s);
+        int i = 0;
+        while (i < 7 && strcmp(name, names[i]) != 0)
+            i++;
+        if (i == 7)
+            return clf__fail(CLF_ERR_INVALID_ARG, "CLFORGE_GEMV_CONFIG: unknown parameter %s (WG, VW, LU, GPB, "
+                             "TEAM, TX, SPLIT)", name);
+        *fields[i] = value;
+        s += used;
+    }
+    return CLF_SUCCESS;
+}
+
+clf_status clf__gemv_params_get(const clf_device_info *dev, clf_dtype dt, clf__gemv_params *out)
+{
+    /* GPUs: 16-byte loads, 256 work-items, 8 groups per compute unit to cover memory latency. CPUs run a
+     * work-group per core, vectorized across work-items: wider loads, fewer items, a few groups per core
+     * for balance. */
+    int esz = (int)clf__dtype_size(dt);
+    int cpu = (dev->type & CL_DEVICE_TYPE_CPU) != 0;
+    *out = (clf__gemv_params){.wg = cpu ? 64 : 256, .vw = (cpu ? 32 : 16) / esz, .lu = 4, .gpb = cpu ? 4 : 8};
+    while ((size_t)out->wg > dev->max_work_group && out->wg > 1)
+        out->wg /= 2;
+    const char *env = getenv("CLFORGE_GEMV_CONFIG");
+    if (env && *env) {
+        clf_status s = params_parse(env, out);
+        if (s != CLF_SUCCESS)
+            return s;
+    }
+    return params_check(dev, dt, out);
+}
+
+/* ---- planning ----------------------------------------------------------------------------- */
+
+enum { K_ROWS, K_COLS, K_SCALE };
+
+/* One call as the kernels see it: L lines of W contiguous elements, lda apart (gemv.cl). */
+typedef struct gemv_plan {
+    int kind, prec;
+    size_t L, W, lda, nout;      /* nout: outputs (L for rows, W for cols) */
+    size_t chunk, nsplit;        /* slices of the reduced dimension */
+    int team, rpg, tx, ty, aligned, x_unit;
+    size_t global[2], local[2];
+} gemv_plan;
+
+/* Slices for `groups` work-groups over a reduced dimension of `len`, each slice at least min_chunk long
+ * (a multiple of align); sets chunk and nsplit. */
+static void plan_split(clf_context *ctx, const clf__gemv_params *p, size_t groups, size_t len, size_t min_chunk,
+                       size_t align, gemv_plan *pl)
+{
+    size_t target = (size_t)(ctx->info.compute_units ? ctx->info.compute_units : 1) * (size_t)p->gpb;
+    size_t want = p->split ? (size_t)p->split : groups >= target ? 1 : (target + groups - 1) / groups;
+    size_t most = len / (min_chunk ? min_chunk : 1);
+    if (!p->split && want > most)
+        want = most;
+    if (want > MAX_SPLIT)
+        want = MAX_SPLIT;
+    if (want < 1)
+        want = 1;
+    size_t chunk = (len + want - 1) / want;
+    chunk = (chunk + align - 1) / align * align;
+    pl->chunk = chunk;
+    pl->nsplit = (len + chunk - 1) / chunk;
+}
+
+static void plan_rows(clf_context *ctx, const clf__gemv_params *p, gemv_plan *pl)
+{
+    size_t vw = (size_t)p->vw, nvec = (pl->W + vw - 1) / vw;
+    pl->team = p->team ? p->team : (int)(pow2_ceil(nvec) < (size_t)p->wg ? pow2_ceil(nvec) : (size_t)p->wg);
+    size_t rpg = (size_t)(p->wg / pl->team);
+    pl->rpg = (int)(pow2_ceil(pl->L) < rpg ? pow2_ceil(pl->L) : rpg);
+    size_t groups = (pl->L + (size_t)pl->rpg - 1) / (size_t)pl->rpg;
+    plan_split(ctx, p, groups, pl->W, (size_t)pl->team * vw * (size_t)p->lu, vw, pl);
+    pl->local[0] = (size_t)(pl->team * pl->rpg);
+    pl->local[1] = 1;
+    pl->global[0] = groups * pl->local[0];
+    pl->global[1] = pl->nsplit;
+    pl->nout = pl->L;
+}
+
+static void plan_cols(clf_context *ctx, const clf__gemv_params *p, gemv_plan *pl)
+{
+    size_t vw = (size_t)p->vw, nvec = (pl->W + vw - 1) / vw;
+    size_t tx_max = p->wg < 64 ? (size_t)p->wg : 64;   /* the rest of the group goes along the lines */
+    pl->tx = p->tx ? p->tx : (int)(pow2_ceil(nvec) < tx_max ? pow2_ceil(nvec) : tx_max);
+    size_t ty = (size_t)(p->wg / pl->tx);
+    pl->ty = (int)(pow2_ceil(pl->L) < ty ? pow2_ceil(pl->L) : ty);
+    size_t groups = (nvec + (size_t)pl->tx - 1) / (size_t)pl->tx;
+    /* At least 32 lines a slice: the partial sums then cost at most 1/32 of A's traffic. */
+    size_t min_lines = (size_t)pl->ty * (size_t)p->lu > 32 ? (size_t)pl->ty * (size_t)p->lu : 32;
+    plan_split(ctx, p, groups, pl->L, min_lines, 1, pl);
+    pl->local[0] = (size_t)pl->tx;
+    pl->local[1] = (size_t)pl->ty;
+    pl->global[0] = groups * pl->local[0];
+    pl->global[1] = pl->nsplit * pl->local[1];
+    pl->nout = pl->W;
+}
+
+/* Chooses the kernel and its geometry; rows, cols >= 1 and alpha != 0 here. */
+static void plan_make(clf_context *ctx, const clf__gemv_params *p, clf_dtype dt, int rows_contig, size_t rows,
+                      size_t cols, size_t a_off, size_t lda, size_t incx, gemv_plan *pl)
+{
+    memset(pl, 0, sizeof *pl);
+    pl->prec = dt == CLF_F64 ? 64 : 32;
+    pl->kind = rows_contig ? K_ROWS : K_COLS;
+    pl->L = rows_contig ? rows : cols;
+    pl->W = rows_contig ? cols : rows;
+    pl->lda = lda;
+    /* Lines of one element with lda 1 are one contiguous line: the other kernel streams it with vectors. */
+    if (pl->W == 1 && lda == 1 && pl->L > 1) {
+        pl->kind = pl->kind == K_ROWS ? K_COLS : K_ROWS;
+        pl->W = pl->L;
+        pl->L = 1;
+        pl->lda = pl->W;
+    }
+    size_t vw = (size_t)p->vw;
+    pl->aligned = vw == 1 || (a_off % vw == 0 && (pl->lda % vw == 0 || pl->L == 1));
+    if (pl->kind == K_ROWS) {
+        pl->x_unit = incx == 1;
+        plan_rows(ctx, p, pl);
+    } else {
+        plan_cols(ctx, p, pl);
+    }
+}
+
+/* ---- enqueueing --------------------------------------------------------------------------- */
+
+/* The main kernel (and gemv_reduce, from the same program). SCALE plans use a fixed option set. */
+static clf_status plan_kernels(clf_context *ctx, const clf__gemv_params *p, const gemv_plan *pl, cl_kernel *main_k,
+                               cl_kernel *reduce_k)
+{
+    char opts[256];
+    if (pl->kind == K_SCALE)
+        snprintf(opts, sizeof opts, "-DPRECISION=%d -DRWG=%d", pl->prec, RWG);
+    else
+        snprintf(opts, sizeof opts, "-DPRECISION=%d -DVW=%d -DLU=%d -DTEAM=%d -DRPG=%d -DTX=%d -DTY=%d "
+                 "-DALIGNED=%d -DX_UNIT=%d -DRWG=%d", pl->prec, p->vw, p->lu, pl->kind == K_ROWS ? pl->team : 1,
+                 pl->kind == K_ROWS ? pl->rpg : 1, pl->kind == K_COLS ? pl->tx : 1, pl->kind == K_COLS ? pl->ty : 1,
+                 pl->aligned, pl->x_unit, RWG);
+    const char *src;
+    clf_status s = clf__source("gemv.cl", &src);
+    if (s == CLF_SUCCESS && pl->kind != K_SCALE)
+        s = clf__kernel(ctx, src, opts, pl->kind == K_ROWS ? "gemv_rows" : "gemv_cols", main_k);
+    if (s == CLF_SUCCESS && (pl->kind == K_SCALE || pl->nsplit > 1))
+        s = clf__kernel(ctx, src, opts, "gemv_reduce", reduce_k);
+    return s;
+}
+
+static clf_status set_args(cl_kernel k, const void *const *vals, const size_t *sizes, int n)
+{
+    for (int i = 0; i < n; i++) {
+        cl_int e = clSetKernelArg(k, (cl_uint)i, sizes[i], vals[i]);
+        if (e != CL_SUCCESS)
+            return clf__fail_cl(e, "clSetKernelArg", "gemv argument %d", i);
+    }
+    return CLF_SUCCESS;
+}
+
+/* The scalars alpha and beta as the kernel's `real`. */
+typedef struct scalars {
+    float fa, fb;
+    double da, db;
+    size_t esz;
+    const void *pa, *pb;
+} scalars;
+
+static void scalars_init(scalars *sc, clf_dtype dt, double alpha, double beta)
+{
+    sc->fa = (float)alpha, sc->fb = (float)beta, sc->da = alpha, sc->db = beta;
+    sc->esz = clf__dtype_size(dt);
+    sc->pa = dt == CLF_F64 ? (const void *)&sc->da : (const void *)&sc->fa;
+    sc->pb = dt == CLF_F64 ? (const void *)&sc->db : (const void *)&sc->fb;
+}
+
+typedef struct gemv_bufs {
+    cl_mem a, x, y, partial;
+    size_t a_off, x_off, incx, y_off, incy;
+} gemv_bufs;
+
+static clf_status enqueue_main(clf_context *ctx, const gemv_plan *pl, const scalars *sc, const gemv_bufs *b,
+                               cl_kernel k, cl_event *done)
+{
+    cl_int L = (cl_int)pl->L, W = (cl_int)pl->W, chunk = (cl_int)pl->chunk;
+    cl_ulong aoff = b->a_off, lda = pl->lda, xoff = b->x_off, incx = b->incx, yoff = b->y_off, incy = b->incy;
+    cl_mem partial = pl->nsplit > 1 ? b->partial : NULL;
+    const void *v[] = {&L, &W, &chunk, sc->pa, sc->pb, &b->a, &aoff, &lda, &b->x, &xoff, &incx, &b->y, &yoff,
+                       &incy, &partial};
+    size_t z[] = {4, 4, 4, sc->esz, sc->esz, sizeof(cl_mem), 8, 8, sizeof(cl_mem), 8, 8, sizeof(cl_mem), 8, 8,
+                  sizeof(cl_mem)};
+    clf_status s = set_args(k, v, z, 15);
+    if (s != CLF_SUCCESS)
+        return s;
+    double esz = (double)sc->esz, nout = (double)pl->nout, lw = (double)pl->L * (double)pl->W;
+    double xlen = pl->kind == K_ROWS ? (double)pl->W : (double)pl->L;
+    double out = pl->nsplit > 1 ? (double)pl->nsplit * nout : nout * (sc->db != 0.0 ? 2.0 : 1.0);
+    clf__work w = {pl->prec == 64 ? "dgemv" : "sgemv", 2.0 * lw, esz * (lw + xlen + out)};
+    return clf__enqueue(ctx, k, 2, pl->global, pl->local, &w, done);
+}
+
+/* gemv_reduce over nsplit slices (0: y = beta*y, P unused). */
+static clf_status enqueue_reduce(clf_context *ctx, const gemv_plan *pl, const scalars *sc, const gemv_bufs *b,
+                                 cl_kernel k, cl_event *done)
+{
+    cl_int n = (cl_int)pl->nout, ns = pl->kind == K_SCALE ? 0 : (cl_int)pl->nsplit;
+    cl_ulong yoff = b->y_off, incy = b->incy;
+    cl_mem partial = ns ? b->partial : NULL;
+    const void *v[] = {&n, &ns, sc->pa, sc->pb, &partial, &b->y, &yoff, &incy};
+    size_t z[] = {4, 4, sc->esz, sc->esz, sizeof(cl_mem), sizeof(cl_mem), 8, 8};
+    clf_status s = set_args(k, v, z, 8);
+    if (s != CLF_SUCCESS)
+        return s;
+    size_t local = RWG, global = (pl->nout + RWG - 1) / RWG * RWG;
+    double nout = (double)pl->nout;
+    clf__work w = {pl->prec == 64 ? "dgemv_reduce" : "sgemv_reduce", (double)ns * nout,
+                   (double)sc->esz * ((double)ns * nout + nout * (sc->db != 0.0 ? 2.0 : 1.0))};
+    return clf__enqueue(ctx, k, 1, &global, &local, &w, done);
+}
+
+/* Builds first (a build failure enqueues nothing), then enqueues holding the partial scratch if split. */
+static clf_status plan_run(clf_context *ctx, const clf__gemv_params *p, const gemv_plan *pl, const scalars *sc,
+                           gemv_bufs *b, cl_event *done)
+{
+    cl_kernel mk = NULL, rk = NULL;
+    clf_status s = plan_kernels(ctx, p, pl, &mk, &rk);
+    int split = pl->kind != K_SCALE && pl->nsplit > 1;
+    if (s == CLF_SUCCESS && split)
+        s = clf__scratch_take(ctx, &ctx->partial, pl->nsplit * pl->nout * sc->esz, &b->partial);
+    if (s == CLF_SUCCESS) {
+        if (pl->kind != K_SCALE)
+            s = enqueue_main(ctx, pl, sc, b, mk, split ? NULL : done);
+        if (s == CLF_SUCCESS && (split || pl->kind == K_SCALE))
+            s = enqueue_reduce(ctx, pl, sc, b, rk, done);
+        if (split)
+            clf__scratch_give(&ctx->partial);
+    }
+    if (mk)
+        clReleaseKernel(mk);
+    if (rk)
+        clReleaseKernel(rk);
+    return s;
+}
+
+static clf_status marker(clf_context *ctx, cl_event *done)
+{
+    if (!done)
+        return CLF_SUCCESS;
+    cl_int e = clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, done);
+    return e == CL_SUCCESS ? CLF_SUCCESS : clf__fail_cl(e, "clEnqueueMarkerWithWaitList", "gemv with nothing to do");
+}
+
+clf_status clf__gemv_enqueue_with(clf_context *ctx, const clf__gemv_params *params, clf_dtype dt,
+                                  int a_rows_contiguous, size_t rows, size_t cols, double alpha, cl_mem a,
+                                  size_t a_off, size_t lda, cl_mem x, size_t x_off, size_t incx, double beta,
+                                  cl_mem y, size_t y_off, size_t incy, cl_event *done)
+{
+    if (done)
+        *done = NULL;
+    if (!ctx)
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: ctx is NULL");
+    if ((dt != CLF_F32 && dt != CLF_F64) || rows > CLF__GEMV_MAX || cols > CLF__GEMV_MAX)
+        return clf__fail(CLF_ERR_INTERNAL, "gemv: dtype %d, %zu x %zu outside what the kernels take", (int)dt, rows,
+                         cols);
+    clf__gemv_params p;
+    clf_status s = params ? params_check(&ctx->info, dt, params) : clf__gemv_params_get(&ctx->info, dt, &p);
+    if (s != CLF_SUCCESS)
+        return s;
+    if (params)
+        p = *params;
+    if (rows == 0 || (alpha == 0.0 && beta == 1.0))
+        return marker(ctx, done);
+    gemv_plan pl;
+    if (cols == 0 || alpha == 0.0) {   /* y = beta*y: A and x are not read (BLAS: not referenced) */
+        memset(&pl, 0, sizeof pl);
+        pl.kind = K_SCALE;
+        pl.prec = dt == CLF_F64 ? 64 : 32;
+        pl.nout = rows;
+    } else {
+        plan_make(ctx, &p, dt, a_rows_contiguous, rows, cols, a_off, lda, incx, &pl);
+    }
+    scalars sc;
+    scalars_init(&sc, dt, alpha, beta);
+    gemv_bufs b = {a, x, y, NULL, a_off, x_off, incx, y_off, incy};
+    return plan_run(ctx, &p, &pl, &sc, &b, done);
+}
+
+clf_status clf__gemv_enqueue(clf_context *ctx, clf_dtype dt, int a_rows_contiguous, size_t rows, size_t cols,
+                             double alpha, cl_mem a, size_t a_off, size_t lda, cl_mem x, size_t x_off, size_t incx,
+                             double beta, cl_mem y, size_t y_off, size_t incy, cl_event *done)
+{
+    return clf__gemv_enqueue_with(ctx, NULL, dt, a_rows_contiguous, rows, cols, alpha, a, a_off, lda, x, x_off,
+                                  incx, beta, y, y_off, incy, done);
+}
+
+/* ---- argument checks ---------------------------------------------------------------------- */
+
+typedef struct gemv_call {
+    clf_dtype dt;
+    clf_layout layout;
+    clf_transpose ta;
+    size_t m, n;
+    double alpha, beta;
+    cl_mem a; size_t a_off, lda;
+    cl_mem x; size_t x_off, incx;
+    cl_mem y; size_t y_off, incy;
+} gemv_call;
+
+/* Byte range of an operand in its root buffer, for the overlap check (root NULL: not referenced). */
+typedef struct span {
+    cl_mem root;
+    size_t lo, hi;
+} span;
+
+/* Elements [off, off + extent) of buf: in the buffer, of ctx's OpenCL context; extent 0: not referenced. */
+static clf_status check_operand(clf_context *ctx, const char *name, cl_mem buf, size_t off, size_t extent,
+                                size_t esz, span *sp)
+{
+    *sp = (span){NULL, 0, 0};
+    if (extent == 0)
+        return CLF_SUCCESS;
+    char what[32];
+    snprintf(what, sizeof what, "gemv: %s", name);
+    if (!buf)
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: %s is NULL", name);
+    clf_status s = clf__check_buffer(buf, what, off, extent, esz);
+    if (s != CLF_SUCCESS)
+        return s;
+    cl_context owner = NULL;
+    cl_int e = clGetMemObjectInfo(buf, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
+    if (e != CL_SUCCESS || owner != ctx->cl)
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: %s belongs to another OpenCL context than ctx's", name);
+    size_t base;
+    sp->root = clf__mem_root(buf, &base);
+    sp->lo = base + off * esz;   /* no overflow: clf__check_buffer bounded (off + extent) * esz */
+    sp->hi = sp->lo + extent * esz;
+    return CLF_SUCCESS;
+}
+
+static int overlap(const span *p, const span *q) { return p->root && p->root == q->root && p->lo < q->hi && q->lo < p->hi; }
+
+/* Elements spanned by a vector of len entries inc apart (0 when len is 0). */
+static int vec_extent(size_t len, size_t inc, size_t *out)
+{
+    size_t t;
+    if (len == 0) {
+        *out = 0;
+        return 1;
+    }
+    return clf__mul(len - 1, inc, &t) && clf__add(t, 1, out);
+}
+
+static clf_status check_scalars(clf_context *ctx, const gemv_call *c)
+{
+    if (!ctx)
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: ctx is NULL");
+    if (c->layout != CLF_ROW_MAJOR && c->layout != CLF_COL_MAJOR)
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: layout %d is neither CLF_ROW_MAJOR nor CLF_COL_MAJOR",
+                         (int)c->layout);
+    if (c->ta != CLF_NO_TRANS && c->ta != CLF_TRANS)
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: ta %d is neither CLF_NO_TRANS nor CLF_TRANS", (int)c->ta);
+    if (c->dt == CLF_F64 && !ctx->info.fp64)
+        return clf__fail(CLF_ERR_UNSUPPORTED, "dgemv: device \"%s\" has no fp64 (cl_khr_fp64)", ctx->info.name);
+    const char *names[] = {"incx", "incy"};
+    size_t incs[] = {c->incx, c->incy};
+    for (int i = 0; i < 2; i++) {
+        if (incs[i] == 0)
+            return clf__fail(CLF_ERR_INVALID_ARG, "gemv: %s is 0; it must be positive", names[i]);
+        if (incs[i] > (size_t)PTRDIFF_MAX)
+            return clf__fail(CLF_ERR_INVALID_ARG, "gemv: %s = %zu (a negative increment cast to size_t?): only "
+                             "positive increments are supported", names[i], incs[i]);
+    }
+    if (c->m > CLF__GEMV_MAX || c->n > CLF__GEMV_MAX)
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: m and n must be at most %zu (got %zu, %zu)", CLF__GEMV_MAX,
+                         c->m, c->n);
+    size_t inner = c->layout == CLF_ROW_MAJOR ? c->n : c->m;
+    if (c->lda < (inner > 1 ? inner : 1))
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: lda = %zu is smaller than the stored %s length %zu", c->lda,
+                         c->layout == CLF_ROW_MAJOR ? "row" : "column", inner > 1 ? inner : 1);
+    return CLF_SUCCESS;
+}
+
+/* y is written: writable, and not overlapping A or x (BLAS leaves that undefined; with the buffers in hand
+ * a library can refuse it). Spans are compared whole, so a strided y interleaved with x is refused too. */
+static clf_status check_y(const gemv_call *c, const span *sa, const span *sx, const span *sy)
+{
+    if (!sy->root)
+        return CLF_SUCCESS;
+    cl_mem_flags flags = 0;
+    if (clGetMemObjectInfo(c->y, CL_MEM_FLAGS, sizeof flags, &flags, NULL) == CL_SUCCESS &&
+        (flags & CL_MEM_READ_ONLY))
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: y is a CL_MEM_READ_ONLY buffer");
+    if (overlap(sy, sa))
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: y (bytes %zu..%zu) overlaps A (bytes %zu..%zu) in the same "
+                         "buffer", sy->lo, sy->hi - 1, sa->lo, sa->hi - 1);
+    if (overlap(sy, sx))
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: y (bytes %zu..%zu) overlaps x (bytes %zu..%zu) in the same "
+                         "buffer", sy->lo, sy->hi - 1, sx->lo, sx->hi - 1);
+    return CLF_SUCCESS;
+}
+
+static clf_status gemv_check(clf_context *ctx, const gemv_call *c)
+{
+    clf_status s = check_scalars(ctx, c);
+    if (s != CLF_SUCCESS)
+        return s;
+    int row = c->layout == CLF_ROW_MAJOR, nt = c->ta == CLF_NO_TRANS;
+    /* BLAS: nothing is referenced when m or n is 0; A and x are not when alpha is 0; y is not written
+     * when alpha is 0 and beta is 1. Those may then be NULL. */
+    int any = c->m && c->n, reads = any && c->alpha != 0.0, writes = any && !(c->alpha == 0.0 && c->beta == 1.0);
+    size_t outer = row ? c->m : c->n, inner = row ? c->n : c->m, ea = 0, ex, ey, t;
+    if (reads && (!clf__mul(outer - 1, c->lda, &t) || !clf__add(t, inner, &ea)))
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: extent of A overflows (%zu x lda %zu)", outer, c->lda);
+    if (!vec_extent(reads ? (nt ? c->n : c->m) : 0, c->incx, &ex))
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: extent of x overflows (incx %zu)", c->incx);
+    if (!vec_extent(writes ? (nt ? c->m : c->n) : 0, c->incy, &ey))
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: extent of y overflows (incy %zu)", c->incy);
+    size_t esz = clf__dtype_size(c->dt);
+    span sa, sx, sy;
+    if ((s = check_operand(ctx, "A", c->a, c->a_off, ea, esz, &sa)) != CLF_SUCCESS ||
+        (s = check_operand(ctx, "x", c->x, c->x_off, ex, esz, &sx)) != CLF_SUCCESS ||
+        (s = check_operand(ctx, "y", c->y, c->y_off, ey, esz, &sy)) != CLF_SUCCESS)
+        return s;
+    return check_y(c, &sa, &sx, &sy);
+}
+
+/* ---- public entry points ------------------------------------------------------------------ */
+
+static clf_status gemv_public(clf_context *ctx, const gemv_call *c, cl_event *done)
+{
+    if (done)
+        *done = NULL;
+    clf_status s = gemv_check(ctx, c);
+    if (s != CLF_SUCCESS)
+        return s;
+    if (c->m == 0 || c->n == 0)   /* BLAS quick return: y is not touched even when its length is not 0 */
+        return marker(ctx, done);
+    /* op(A) is rows x cols; its rows are contiguous for row-major NoTrans and column-major Trans. */
+    int nt = c->ta == CLF_NO_TRANS;
+    return clf__gemv_enqueue(ctx, c->dt, (c->layout == CLF_ROW_MAJOR) == nt, nt ? c->m : c->n, nt ? c->n : c->m,
+                             c->alpha, c->a, c->a_off, c->lda, c->x, c->x_off, c->incx, c->beta, c->y, c->y_off,
+                             c->incy, done);
+}
+
+CLF_API clf_status clf_sgemv(clf_context *ctx, clf_layout layout, clf_transpose ta, size_t m, size_t n, float alpha,
+                             cl_mem a, size_t a_off, size_t lda, cl_mem x, size_t x_off, size_t incx, float beta,
+                             cl_mem y, size_t y_off, size_t incy, cl_event *done)
+{
+    gemv_call c = {CLF_F32, layout, ta, m, n, alpha, beta, a, a_off, lda, x, x_off, incx, y, y_off, incy};
+    return gemv_public(ctx, &c, done);
+}
+
+CLF_API clf_status clf_dgemv(clf_context *ctx, clf_layout layout, clf_transpose ta, size_t m, size_t n,
+                             double alpha, cl_mem a, size_t a_off, size_t lda, cl_mem x, size_t x_off, size_t incx,
+                             double beta, cl_mem y, size_t y_off, size_t incy, cl_event *done)
+{
+    gemv_call c = {CLF_F64, layout, ta, m, n, alpha, beta, a, a_off, lda, x, x_off, incx, y, y_off, incy};
+    return gemv_public(ctx, &c, done);
+}

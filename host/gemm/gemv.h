@@ -1,0 +1,46 @@
+/* gemv.h — the matrix-vector op (gemv.c, cl/gemv.cl): clf_sgemv/clf_dgemv, and the internal entry that
+ * the GEMM planner can call for thin products (m or n of 1). */
+#ifndef CLFORGE_GEMV_H
+#define CLFORGE_GEMV_H
+
+#include "internal.h"
+
+/* The kernels' launch parameters (-D values of cl/gemv.cl, plus how the host splits the reduction). 0 in
+ * team, tx or split: chosen per call from the shape. */
+typedef struct clf__gemv_params {
+    int wg;      /* work-items per work-group (a power of two) */
+    int vw;      /* elements per vector load of A: 1, 2, 4, 8 or 16 */
+    int lu;      /* vector loads in flight per work-item, 1..8 */
+    int gpb;     /* work-groups per compute unit that the split aims for */
+    int team;    /* rows kernel: work-items per line (power of two <= wg); 0: the line's vectors, up to wg */
+    int tx;      /* cols kernel: work-items along the outputs (power of two <= wg); 0: up to 64 */
+    int split;   /* slices of the reduced dimension; 0: enough to reach gpb groups per compute unit */
+} clf__gemv_params;
+
+/* Defaults for dev and dt (GPU: 256 work-items, 16-byte loads; CPU: 64 work-items, 32-byte loads), then
+ * $CLFORGE_GEMV_CONFIG when set ("WG=256 VW=4 LU=4 GPB=8 TEAM=0 TX=0 SPLIT=0", any subset). An invalid
+ * override fails with CLF_ERR_INVALID_ARG. */
+clf_status clf__gemv_params_get(const clf_device_info *dev, clf_dtype dt, clf__gemv_params *out);
+
+/* Computes, for i < rows,
+ *     y[y_off + i*incy] = alpha * sum_{j < cols} A(i, j) * x[x_off + j*incx] + beta * y[y_off + i*incy]
+ * where A(i, j) = a[a_off + i*lda + j] when a_rows_contiguous is 1 (each row of A contiguous), and
+ * a[a_off + j*lda + i] when it is 0 (each column contiguous); offsets, lda and increments are in elements
+ * of dt (CLF_F32 or CLF_F64). beta == 0 never reads y; alpha == 0 or cols == 0 reads neither A nor x
+ * (y = beta*y); alpha == 0 with beta == 1, or rows == 0, enqueues only a marker. Every argument must
+ * already be valid (checked as clf_sgemv checks them: extents inside the buffers, y not overlapping A or
+ * x, rows and cols at most CLF__GEMV_MAX); nothing is enqueued when a kernel fails to build. done (may be
+ * NULL) gets the event of the last command. When the reduction is split it holds ctx->partial from the
+ * first command to the last: the caller must not hold it. */
+#define CLF__GEMV_MAX ((size_t)1 << 30)
+clf_status clf__gemv_enqueue(clf_context *ctx, clf_dtype dt, int a_rows_contiguous, size_t rows, size_t cols,
+                             double alpha, cl_mem a, size_t a_off, size_t lda, cl_mem x, size_t x_off, size_t incx,
+                             double beta, cl_mem y, size_t y_off, size_t incy, cl_event *done);
+
+/* As clf__gemv_enqueue with the parameters given (tests, tuner); NULL: clf__gemv_params_get's. */
+clf_status clf__gemv_enqueue_with(clf_context *ctx, const clf__gemv_params *params, clf_dtype dt,
+                                  int a_rows_contiguous, size_t rows, size_t cols, double alpha, cl_mem a,
+                                  size_t a_off, size_t lda, cl_mem x, size_t x_off, size_t incx, double beta,
+                                  cl_mem y, size_t y_off, size_t incy, cl_event *done);
+
+#endif
