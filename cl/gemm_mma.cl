@@ -42,24 +42,39 @@
                   * form this driver gets right */
 #endif
 /* What the matrix units multiply: 16 f16, 17 bf16, 32 tf32, 33 3xTF32 (fp32 split into a tf32 high part
- * and a tf32 remainder, three products: fp32 accuracy). Set by the host. */
+ * and a tf32 remainder, three products: fp32 accuracy), 64 fp64 (m8n8k4 DMMA: IEEE fp64 fused multiply-add,
+ * a double being two words here). Set by the host. */
 #ifndef MODE
 #define MODE 16
 #endif
-/* Storage of C: 16 f16, 17 bf16, 32 float. */
+/* Storage of C: 16 f16, 17 bf16, 32 float, 64 double (MODE 64 only). */
 #ifndef CTYPE
 #define CTYPE 32
 #endif
 
 #if MODE == 16 || MODE == 17
 #define BKW (BK / 2)   /* words of K per stage */
+#elif MODE == 64
+#define BKW (BK * 2)
 #else
 #define BKW BK
+#endif
+#if MODE == 64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef double acc_t;
+#define MT (WM / 8)                    /* m8 tiles per warp */
+#define ACC_N (MT * (WN / 8) * 2)      /* accumulators per thread */
+#else
+typedef float acc_t;
+#define MT (WM / 16)                   /* m16 tiles per warp */
+#define ACC_N (MT * (WN / 8) * 4)
 #endif
 /* Local rows are LDW words apart. 64-bit fragment loads: LDW = 8 or 24 mod 32, so that a half-warp's
  * (4 rows x 4 lanes x 2 words) fall on 32 distinct banks. ldmatrix: LDW = 4 mod 8, so that the 8 rows of
  * 16 bytes each phase reads do. */
-#if LDSM
+#if MODE == 64
+#define PADW 8   /* rows LDW/2 = 4 or 12 mod 16 doubles apart: a half-warp's 4 rows x 4 doubles hit distinct banks */
+#elif LDSM
 #define PADW 4
 #else
 #define PADW (BKW % 16 == 8 ? 16 : 8)
@@ -68,7 +83,6 @@
 #define WARPS_M (BM / WM)
 #define WARPS_N (BN / WN)
 #define THREADS (WARPS_M * WARPS_N * 32)
-#define MT (WM / 16)                   /* m16 tiles per warp */
 #define NT (WN / 8)                    /* n8 tiles per warp */
 #define A_PIECES (BM * BKW / 8)             /* 8-word (uint8) pieces of a stage of A */
 #define B_PIECES (BN * BKW / 8)
@@ -76,6 +90,7 @@
 #define B_VECS ((B_PIECES + THREADS - 1) / THREADS)
 #define GROUP_M 8                      /* work-groups along M that share B panels in L2 */
 
+#if MODE != 64
 static inline void mma_step(float *d, const uint *a, const uint *b)
 {
 #if MODE == 16
@@ -227,6 +242,40 @@ static inline void compute_stage(const __local uint *As, const __local uint *Bs,
 #endif
 }
 
+#endif
+
+#if MODE == 64
+/* fp64: d (2 accumulators, row g, columns 2t and 2t+1 of an 8x8 tile) += a (row g, k t) * b (k t, column g). */
+static inline void mma_f64(double *d, double a, double b)
+{
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%4,%5};"
+                 : "=d"(d[0]), "=d"(d[1]) : "d"(a), "d"(b), "d"(d[0]), "d"(d[1]));
+}
+
+static inline void compute_stage64(const __local uint *As, const __local uint *Bs, int wm0, int wn0, double *acc)
+{
+    const int g = (int)(get_local_id(0) & 31) >> 2, t = (int)get_local_id(0) & 3;
+#pragma unroll
+    for (int kk = 0; kk < BK; kk += 4) {
+        double a[MT], b[NT];
+#pragma unroll
+        for (int i = 0; i < MT; i++)
+            a[i] = ((const __local double *)(As + (wm0 + i * 8 + g) * LDW))[kk + t];
+#pragma unroll
+        for (int j = 0; j < NT; j++)
+            b[j] = ((const __local double *)(Bs + (wn0 + j * 8 + g) * LDW))[kk + t];
+#pragma unroll
+        for (int i = 0; i < MT; i++)
+#pragma unroll
+            for (int j = 0; j < NT; j++)
+                mma_f64(acc + (i * NT + j) * 2, a[i], b[j]);
+    }
+}
+#define COMPUTE_STAGE compute_stage64
+#else
+#define COMPUTE_STAGE compute_stage
+#endif
+
 /* Global -> registers: this thread's share of one stage of A (rows ld words apart) or B, in 8-word pieces. */
 static inline void fetch(const __global uint8 *X, ulong base, long ld, int kw, uint8 *r, int nvec, int pieces)
 {
@@ -247,7 +296,7 @@ static inline void stash(__local uint *S, const uint8 *r, int nvec, int pieces)
         const int v = (int)get_local_id(0) + i * THREADS, row = v / (BKW / 8), c8 = v % (BKW / 8);
         const uint8 x = r[i];
         if (pieces % THREADS == 0 || v < pieces) {
-#if LDSM   /* natural order; rows only 16-byte aligned (LDW = 4 mod 8) */
+#if LDSM || MODE == 64   /* natural order (rows only 16-byte aligned when LDW = 4 mod 8) */
             *(__local uint4 *)(S + row * LDW + c8 * 8) = x.lo;
             *(__local uint4 *)(S + row * LDW + c8 * 8 + 4) = x.hi;
 #else
@@ -267,9 +316,14 @@ static inline ushort to_bf16(float f)
     return (ushort)(u >> 16);
 }
 
-static inline void store_c(__global void *C, ulong i, float v, float beta)
+static inline void store_c(__global void *C, ulong i, acc_t v, acc_t beta)
 {
-#if CTYPE == 16
+#if CTYPE == 64
+    __global double *c = (__global double *)C;
+    if (beta != 0.0)
+        v += beta * c[i];
+    c[i] = v;
+#elif CTYPE == 16
     if (beta != 0.0f)
         v += beta * vload_half(i, (const __global half *)C);
     vstore_half_rte(v, i, (__global half *)C);
@@ -290,7 +344,7 @@ static inline void store_c(__global void *C, ulong i, float v, float beta)
  * grid). K is Kw words, a multiple of BKW. Offsets and strides of A and B are in words and multiples of 8;
  * lda and ldb are in words. Work-groups: THREADS x 1, one per BM x BN tile, in GROUP_M swizzled order. */
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1)))
-void gemm_mma(const int M, const int N, const int Kw, const float alpha, const float beta,
+void gemm_mma(const int M, const int N, const int Kw, const acc_t alpha, const acc_t beta,
               const __global uint8 *restrict A, const ulong a_off, const long lda, const ulong a_stride,
               const __global uint8 *restrict B, const ulong b_off, const long ldb, const ulong b_stride,
               __global void *restrict C, const ulong c_off, const long ldc, const ulong c_stride)
@@ -309,10 +363,10 @@ void gemm_mma(const int M, const int N, const int Kw, const float alpha, const f
     const ulong abase = a_off + batch * a_stride + (ulong)((long)tm * BM * lda);
     const ulong bbase = b_off + batch * b_stride + (ulong)((long)tn * BN * ldb);
 
-    float acc[MT * NT * 4];
+    acc_t acc[ACC_N];
 #pragma unroll
-    for (int i = 0; i < MT * NT * 4; i++)
-        acc[i] = 0.0f;
+    for (int i = 0; i < ACC_N; i++)
+        acc[i] = 0;
     uint8 ra[A_VECS], rb[B_VECS];
     const int stages = Kw / BKW;
     /* The next stage's global loads are in flight (in registers) during this stage's products. */
@@ -329,7 +383,7 @@ void gemm_mma(const int M, const int N, const int Kw, const float alpha, const f
             fetch(A, abase, lda, (s + 1) * BKW, ra, A_VECS, A_PIECES);
             fetch(B, bbase, ldb, (s + 1) * BKW, rb, B_VECS, B_PIECES);
         }
-        compute_stage(As, Bs, wm0, wn0, acc);
+        COMPUTE_STAGE(As, Bs, wm0, wn0, acc);
     }
 #else
     stash(As, ra, A_VECS, A_PIECES);
@@ -341,7 +395,7 @@ void gemm_mma(const int M, const int N, const int Kw, const float alpha, const f
             fetch(A, abase, lda, (s + 1) * BKW, ra, A_VECS, A_PIECES);
             fetch(B, bbase, ldb, (s + 1) * BKW, rb, B_VECS, B_PIECES);
         }
-        compute_stage(As + cur * BM * LDW, Bs + cur * BN * LDW, wm0, wn0, acc);
+        COMPUTE_STAGE(As + cur * BM * LDW, Bs + cur * BN * LDW, wm0, wn0, acc);
         if (s + 1 < stages) {
             stash(As + (cur ^ 1) * BM * LDW, ra, A_VECS, A_PIECES);
             stash(Bs + (cur ^ 1) * BN * LDW, rb, B_VECS, B_PIECES);
@@ -352,16 +406,21 @@ void gemm_mma(const int M, const int N, const int Kw, const float alpha, const f
 
     const int g = (int)(get_local_id(0) & 31) >> 2, t = (int)get_local_id(0) & 3;
     const ulong cb = c_off + batch * c_stride;
+#if MODE == 64
+    const int halves = 1, tile_m = 8;   /* DMMA: one row (g) of two columns per 8x8 tile */
+#else
+    const int halves = 2, tile_m = 16;  /* rows g and g+8 of two columns per 16x8 tile */
+#endif
 #pragma unroll
     for (int i = 0; i < MT; i++)
 #pragma unroll
         for (int j = 0; j < NT; j++)
 #pragma unroll
-            for (int h = 0; h < 2; h++) {
-                const int row = tm * BM + wm0 + i * 16 + g + h * 8, col = tn * BN + wn0 + j * 8 + 2 * t;
+            for (int h = 0; h < halves; h++) {
+                const int row = tm * BM + wm0 + i * tile_m + g + h * 8, col = tn * BN + wn0 + j * 8 + 2 * t;
                 if (row >= M)
                     continue;
-                const float *d = acc + (i * NT + j) * 4 + 2 * h;
+                const acc_t *d = acc + (i * NT + j) * 2 * halves + 2 * h;
                 const ulong at = cb + (ulong)((long)row * ldc + col);
                 if (col < N)
                     store_c(C, at, alpha * d[0], beta);

@@ -213,6 +213,8 @@ static clf_status enqueue_mma(clf_context *ctx, const clf__mma_step *m, cl_kerne
                    ((m->n + (size_t)v[CLF__MMA_BN] - 1) / (size_t)v[CLF__MMA_BN]);
     cl_int mm = (cl_int)m->m, nn = (cl_int)m->n, kw = (cl_int)m->kw;
     float alpha = (float)m->alpha, beta = (float)m->beta;
+    int f64 = m->mode == CLF__MMA_F64;   /* alpha and beta are doubles there */
+    size_t sab = f64 ? 8 : 4;
     cl_mem a = bind(&m->a, sb), b = bind(&m->b, sb), c = bind(&m->c, sb);
     cl_long lda = (cl_long)m->a.ld, ldb = (cl_long)m->b.ld, ldc = (cl_long)m->c.ld;
     cl_ulong ast = m->a.stride, bst = m->b.stride, cst = m->c.stride;
@@ -220,14 +222,15 @@ static clf_status enqueue_mma(clf_context *ctx, const clf__mma_step *m, cl_kerne
     for (size_t b0 = 0; b0 < m->batch && s == CLF_SUCCESS; b0 += BATCH_CHUNK) {
         size_t nb = m->batch - b0 < BATCH_CHUNK ? m->batch - b0 : BATCH_CHUNK;
         cl_ulong aoff = m->a.off + b0 * ast, boff = m->b.off + b0 * bst, coff = m->c.off + b0 * cst;
-        const void *vals[] = {&mm, &nn, &kw, &alpha, &beta, &a, &aoff, &lda, &ast, &b, &boff, &ldb, &bst,
-                              &c, &coff, &ldc, &cst};
-        size_t z[] = {4, 4, 4, 4, 4, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8};
+        const void *vals[] = {&mm, &nn, &kw, f64 ? (const void *)&m->alpha : &alpha, f64 ? (const void *)&m->beta : &beta,
+                              &a, &aoff, &lda, &ast, &b, &boff, &ldb, &bst, &c, &coff, &ldc, &cst};
+        size_t z[] = {4, 4, 4, sab, sab, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8};
         if ((s = set_args(k, vals, z, 17)) != CLF_SUCCESS)
             break;
         size_t global[2] = {tiles * threads, nb}, local[2] = {threads, 1};
         clf__problem pr = {.dtype = clf__mma_input_type((clf__mma_mode)m->mode), .m = m->m, .n = m->n,
-                           .k = m->kw * clf__mma_per_word((clf__mma_mode)m->mode), .batch = nb, .beta = m->beta};
+                           .k = m->kw * 4 / clf__dtype_size(clf__mma_input_type((clf__mma_mode)m->mode)), .batch = nb,
+                           .beta = m->beta};
         clf__work w = {"gemm_mma", clf__family_gemm_mma.flops(&pr), clf__family_gemm_mma.bytes(&pr)};
         s = clf__enqueue(ctx, k, 2, global, local, &w, b0 + nb >= m->batch ? done : NULL);
     }

@@ -30,11 +30,15 @@ clf__mma_mode clf__mma_wanted(const clf__gemm_call *c)
 
 clf_dtype clf__mma_input_type(clf__mma_mode m)
 {
-    return m == CLF__MMA_F16 ? CLF_F16 : m == CLF__MMA_BF16 ? CLF_BF16 : CLF_F32;
+    return m == CLF__MMA_F16 ? CLF_F16 : m == CLF__MMA_BF16 ? CLF_BF16 : m == CLF__MMA_F64 ? CLF_F64 : CLF_F32;
 }
 
-clf_dtype clf__mma_precision(clf__mma_mode m) { return m == CLF__MMA_F16 || m == CLF__MMA_BF16 ? CLF_F16 : CLF_F32; }
-size_t clf__mma_per_word(clf__mma_mode m) { return m == CLF__MMA_F16 || m == CLF__MMA_BF16 ? 2 : 1; }
+clf_dtype clf__mma_precision(clf__mma_mode m)
+{
+    return m == CLF__MMA_F16 || m == CLF__MMA_BF16 ? CLF_F16 : m == CLF__MMA_F64 ? CLF_F64 : CLF_F32;
+}
+
+size_t clf__mma_words(clf__mma_mode m, size_t n) { return n * clf__dtype_size(clf__mma_input_type(m)) / 4; }
 
 /* ---- availability ------------------------------------------------------------------------------ */
 
@@ -79,14 +83,14 @@ static clf_status run_selftest(clf_context *ctx, clf__mma_mode mode)
         ha[i] = (float)((i * 7 + 3) % 7 - 3);
     for (int i = 0; i < K * N; i++)
         hb[i] = (float)((i * 5 + 1) % 5 - 2);
-    clf_dtype t = clf__mma_input_type(mode);
+    clf_dtype t = clf__mma_input_type(mode), ct = mode == CLF__MMA_F64 ? CLF_F64 : CLF_F32;
     size_t esz = clf__dtype_size(t);
     cl_int e;
     cl_mem fa = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof ha, ha, &e);
     cl_mem fb = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof hb, hb, &e);
     cl_mem a = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, M * K * esz, NULL, &e);
     cl_mem b = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, K * N * esz, NULL, &e);
-    cl_mem c = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, sizeof hc, NULL, &e);
+    cl_mem c = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, M * N * clf__dtype_size(ct), NULL, &e);
     clf_status s = fa && fb && a && b && c ? CLF_SUCCESS : clf__fail_cl(e, "clCreateBuffer", "mma self-test");
     if (s == CLF_SUCCESS)
         s = clf_convert(ctx, CLF_F32, fa, 0, t, a, 0, M * K, NULL);
@@ -94,12 +98,19 @@ static clf_status run_selftest(clf_context *ctx, clf__mma_mode mode)
         s = clf_convert(ctx, CLF_F32, fb, 0, t, b, 0, K * N, NULL);
     clf__gemm_call call = {.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_NO_TRANS,
                            .m = M, .n = N, .k = K, .alpha = 1.0, .beta = 0.0, .a = a, .lda = K, .b = b, .ldb = N,
-                           .c = c, .ldc = N, .batch = 1, .typed = 1, .a_type = t, .b_type = t, .c_type = CLF_F32,
-                           .compute = mode == CLF__MMA_3XTF32 ? CLF_COMPUTE_3XTF32 : CLF_COMPUTE_TF32, .mma = 1};
+                           .c = c, .ldc = N, .batch = 1, .typed = mode != CLF__MMA_F64, .a_type = t, .b_type = t,
+                           .c_type = CLF_F32, .compute = mode == CLF__MMA_3XTF32 ? CLF_COMPUTE_3XTF32 : CLF_COMPUTE_TF32,
+                           .mma = 1};
+    if (mode == CLF__MMA_F64)
+        call.dtype = CLF_F64;
+    double hd[M * N];
     if (s == CLF_SUCCESS)
         s = clf__gemm_run(ctx, &call, NULL, CLF__GEMM_AUTO, NULL, NULL);
-    if (s == CLF_SUCCESS && (e = clEnqueueReadBuffer(ctx->queue, c, CL_TRUE, 0, sizeof hc, hc, 0, NULL, NULL)))
+    if (s == CLF_SUCCESS && (e = clEnqueueReadBuffer(ctx->queue, c, CL_TRUE, 0, M * N * clf__dtype_size(ct),
+                                                     ct == CLF_F64 ? (void *)hd : (void *)hc, 0, NULL, NULL)))
         s = clf__fail_cl(e, "clEnqueueReadBuffer", "mma self-test");
+    for (int i = 0; ct == CLF_F64 && s == CLF_SUCCESS && i < M * N; i++)
+        hc[i] = (float)hd[i];   /* exact: small integers */
     for (int i = 0; i < M && s == CLF_SUCCESS; i++)
         for (int j = 0; j < N && s == CLF_SUCCESS; j++) {
             float ref = 0;
@@ -146,7 +157,7 @@ int clf__mma_usable(clf_context *ctx, clf__mma_mode mode)
 
 /* ---- the family descriptor ------------------------------------------------------------------- */
 
-static size_t per_word_of(clf_dtype dt) { return dt == CLF_F16 || dt == CLF_BF16 ? 2 : 1; }
+
 
 /* Buckets: "all" (f16, bf16, tf32) and "3x" (3xTF32: three products and a second accumulator per thread). */
 const char *clf__mma_bucket(clf__mma_mode m) { return m == CLF__MMA_3XTF32 ? "3x" : "all"; }
@@ -160,7 +171,8 @@ static void mma_default(const clf_device_info *dev, clf_dtype dt, const char *bu
     memset(out, 0, sizeof *out);
     int three = bucket && strcmp(bucket, "3x") == 0;
     int v[CLF__MMA_NPARAMS] = {128, 128, dt == CLF_F32 ? 32 : 64, three ? 32 : 64, 64, 1, 1};
-    memcpy(out->v, v, sizeof v);
+    int v64[CLF__MMA_NPARAMS] = {64, 64, 16, 32, 32, 0, 2};   /* H200, tune-dmma-h200.json */
+    memcpy(out->v, dt == CLF_F64 ? v64 : v, sizeof v);
 }
 
 static int mma_valid(const clf__config *c, const clf_device_info *dev, clf_dtype dt)
@@ -169,16 +181,18 @@ static int mma_valid(const clf__config *c, const clf_device_info *dev, clf_dtype
     int wm = c->v[CLF__MMA_WM], wn = c->v[CLF__MMA_WN];
     if (bm <= 0 || bn <= 0 || bk <= 0 || wm <= 0 || wn <= 0 || bm % wm || bn % wn || wm % 16 || wn % 8)
         return 0;
-    int bkw = bk / (int)per_word_of(dt), threads = (bm / wm) * (bn / wn) * 32;
+    int bkw = bk * (int)clf__dtype_size(dt) / 4, threads = (bm / wm) * (bn / wn) * 32;
     if (bkw % 8 || threads < 64 || threads > 1024 || (size_t)threads > dev->max_work_group)
         return 0;
-    int ldsm = c->v[CLF__MMA_LDSM];
-    if (ldsm && wn % 16)   /* ldmatrix fetches B two n8 tiles at a time */
+    int ldsm = c->v[CLF__MMA_LDSM], f64 = dt == CLF_F64;
+    if ((ldsm && (wn % 16 || f64)) || (f64 && !dev->fp64))   /* ldmatrix fetches B two n8 tiles at a time */
         return 0;
-    int ldw = bkw + (ldsm ? 4 : bkw % 16 == 8 ? 16 : 8);   /* as LDW in gemm_mma.cl */
+    int ldw = bkw + (f64 ? 8 : ldsm ? 4 : bkw % 16 == 8 ? 16 : 8);   /* as LDW in gemm_mma.cl */
     if ((size_t)c->v[CLF__MMA_STAGES] * (size_t)(bm + bn) * (size_t)ldw * 4 > dev->local_mem)
         return 0;
-    return (wm / 16) * (wn / 8) * 4 <= 128;   /* accumulators per thread */
+    if (f64)   /* m8n8 tiles of two doubles per thread */
+        return (wm / 8) * (wn / 8) * 4 <= 128;
+    return (wm / 16) * (wn / 8) * 4 <= 128;   /* accumulator registers per thread */
 }
 
 static double mma_flops(const clf__problem *p)
@@ -188,8 +202,8 @@ static double mma_flops(const clf__problem *p)
 
 static double mma_bytes(const clf__problem *p)
 {
-    double e = (double)clf__dtype_size(p->dtype);
-    double one = ((double)p->m + (double)p->n) * (double)p->k * e + (p->beta != 0.0 ? 8.0 : 4.0) * (double)p->m * (double)p->n;
+    double e = (double)clf__dtype_size(p->dtype), ce = p->dtype == CLF_F64 ? 8.0 : 4.0;   /* C: fp32 or fp64 */
+    double one = ((double)p->m + (double)p->n) * (double)p->k * e + (p->beta != 0.0 ? 2.0 : 1.0) * ce * (double)p->m * (double)p->n;
     return one * (double)(p->batch ? p->batch : 1);
 }
 
@@ -259,7 +273,7 @@ static clf_status bench_data(mma_bench *st, clf__mma_mode mode, size_t m, size_t
         fb = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, k * n * 4, hb, &e);
         st->call.a = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, m * k * clf__dtype_size(t), NULL, &e);
         st->call.b = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, k * n * clf__dtype_size(t), NULL, &e);
-        st->call.c = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, m * n * 4, NULL, &e);
+        st->call.c = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, m * n * (mode == CLF__MMA_F64 ? 8 : 4), NULL, &e);
         if (!fa || !fb || !st->call.a || !st->call.b || !st->call.c)
             s = clf__fail_cl(e, "clCreateBuffer", "gemm_mma bench");
     }
@@ -292,9 +306,10 @@ static clf_status bench_create(clf_context *ctx, clf_dtype dt, const char *bucke
     *state = NULL;
     int three = bucket && strcmp(bucket, "3x") == 0;
     clf__mma_mode mode = dt == CLF_F16 && !three ? CLF__MMA_F16
-                         : dt == CLF_F32 ? (three ? CLF__MMA_3XTF32 : CLF__MMA_TF32) : CLF__MMA_NONE;
+                         : dt == CLF_F32 ? (three ? CLF__MMA_3XTF32 : CLF__MMA_TF32)
+                         : dt == CLF_F64 && !three ? CLF__MMA_F64 : CLF__MMA_NONE;
     if (mode == CLF__MMA_NONE)
-        return clf__fail(CLF_ERR_UNSUPPORTED, "gemm_mma bench: f16 (f16 and bf16) and f32 (tf32; 3xTF32 in \"3x\") only");
+        return clf__fail(CLF_ERR_UNSUPPORTED, "gemm_mma bench: f16 (f16 and bf16), f32 (tf32; 3xTF32 in \"3x\") and f64");
     if (!clf__mma_usable(ctx, mode))
         return clf__fail(CLF_ERR_UNSUPPORTED, "gemm_mma: no usable matrix units on \"%s\"", ctx->info.name);
     mma_bench *st = calloc(1, sizeof *st);
@@ -307,6 +322,8 @@ static clf_status bench_create(clf_context *ctx, clf_dtype dt, const char *bucke
                                 .m = n, .n = n, .k = n, .alpha = 1.0, .lda = n, .ldb = n, .ldc = n, .batch = 1,
                                 .typed = 1, .a_type = t, .b_type = t, .c_type = CLF_F32,
                                 .compute = three ? CLF_COMPUTE_3XTF32 : CLF_COMPUTE_TF32, .mma = 1};
+    if (mode == CLF__MMA_F64)
+        st->call.typed = 0, st->call.dtype = CLF_F64;   /* clf_dgemm */
     /* B^T stored N x K: the layout the kernel reads in place, so the tuner times the kernel alone. */
     clf_status s = bench_data(st, mode, n, n, n);
     if (s != CLF_SUCCESS) {
@@ -347,9 +364,13 @@ static clf_status bench_check(void *p)
     mma_bench *st = p;
     clf_status s = CLF_SUCCESS;
     for (int i = 0; i < NSAMPLES && s == CLF_SUCCESS; i++) {
-        float v;
-        size_t at = st->si[i] * st->call.n + st->sj[i];
-        cl_int e = clEnqueueReadBuffer(st->ctx->queue, st->call.c, CL_TRUE, at * 4, 4, &v, 0, NULL, NULL);
+        float v32;
+        double v;
+        size_t at = st->si[i] * st->call.n + st->sj[i], esz = st->call.dtype == CLF_F64 ? 8 : 4;
+        cl_int e = clEnqueueReadBuffer(st->ctx->queue, st->call.c, CL_TRUE, at * esz, esz,
+                                       esz == 8 ? (void *)&v : (void *)&v32, 0, NULL, NULL);
+        if (esz == 4)
+            v = v32;
         if (e != CL_SUCCESS)
             return clf__fail_cl(e, "clEnqueueReadBuffer", "gemm_mma bench check");
         if (!(fabs(v - st->ref[i]) <= st->tol[i]))
@@ -380,8 +401,8 @@ const clf__family clf__family_gemm_mma = {
     .nbuckets = 2,
     .buckets = {"all", "3x"},
     .unit = "GFLOP/s",
-    .nprecisions = 2,
-    .precisions = {CLF_F16, CLF_F32},   /* f16 serves f16 and bf16; f32 serves tf32 ("all") and 3xTF32 ("3x") */
+    .nprecisions = 3,
+    .precisions = {CLF_F16, CLF_F32, CLF_F64},   /* f16 serves f16 and bf16; f32 tf32 ("all") and 3xTF32 ("3x") */
     .default_config = mma_default,
     .valid = mma_valid,
     .flops = mma_flops,

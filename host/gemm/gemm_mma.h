@@ -17,7 +17,8 @@ typedef enum {
     CLF__MMA_F16 = 16,
     CLF__MMA_BF16 = 17,
     CLF__MMA_TF32 = 32,
-    CLF__MMA_3XTF32 = 33
+    CLF__MMA_3XTF32 = 33,
+    CLF__MMA_F64 = 64
 } clf__mma_mode;
 
 /* The mode a typed call asks for (ignoring the device): f16 or bf16 inputs of one type, or fp32 inputs with
@@ -28,11 +29,12 @@ clf__mma_mode clf__mma_wanted(const clf__gemm_call *call);
  * a failure warns once and the portable path answers from then on). $CLFORGE_MMA=off disables the family;
  * $CLFORGE_MMA_SELFTEST=fail makes the self-test fail (for tests of the fallback). */
 int clf__mma_usable(clf_context *ctx, clf__mma_mode mode);
-/* Storage type of the operands the kernel reads in mode (CLF_F16, CLF_BF16 or CLF_F32), the precision its
- * configurations are tuned and stored under, and elements of that type per 32-bit word. */
+/* Storage type of the operands the kernel reads in mode (CLF_F16, CLF_BF16, CLF_F32 or CLF_F64) and the
+ * precision its configurations are tuned and stored under. The kernel counts in 32-bit words: n elements of
+ * the input type are clf__mma_words(mode, n) words (n must fill whole words). */
 clf_dtype clf__mma_input_type(clf__mma_mode mode);
 clf_dtype clf__mma_precision(clf__mma_mode mode);
-size_t clf__mma_per_word(clf__mma_mode mode);
+size_t clf__mma_words(clf__mma_mode mode, size_t n);
 /* The bucket its configurations are tuned and stored under: "all", or "3x" for 3xTF32. */
 const char *clf__mma_bucket(clf__mma_mode mode);
 

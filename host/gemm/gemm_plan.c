@@ -410,11 +410,12 @@ static clf_status no_room(void)
 static clf_status mma_operand(planner *pl, clf__mma_mode mode, clf_dtype type, int kmajor, size_t rows, size_t k,
                               size_t tile_rows, size_t tile_k, size_t batch, clf__gemm_operand *o)
 {
-    size_t pw = clf__mma_per_word(mode), q = 8 * pw;   /* 8-word (32-byte) loads */
     clf_dtype in = clf__mma_input_type(mode);
+    size_t q = 32 / clf__dtype_size(in);   /* elements per 32-byte load */
     if (!kmajor && type == in && rows % tile_rows == 0 && k % tile_k == 0 && o->ld % q == 0 && o->off % q == 0 &&
         (batch == 1 || o->stride % q == 0)) {
-        o->off /= pw, o->ld /= pw, o->stride /= pw;
+        o->off = clf__mma_words(mode, o->off), o->ld = clf__mma_words(mode, o->ld);
+        o->stride = clf__mma_words(mode, o->stride);
         return CLF_SUCCESS;
     }
     size_t rp = round_up(rows, tile_rows), kp = round_up(k, tile_k), at;
@@ -422,7 +423,8 @@ static clf_status mma_operand(planner *pl, clf__mma_mode mode, clf_dtype type, i
         return no_room();
     clf__gemm_operand dst = {CLF__BUF_CONVERT, NULL, at, kp, rp * kp};
     clf_status s = add_convert(pl, type, in, kmajor, rows, k, rp, kp, batch, *o, dst);
-    *o = (clf__gemm_operand){CLF__BUF_CONVERT, NULL, at / pw, kp / pw, rp * kp / pw};
+    *o = (clf__gemm_operand){CLF__BUF_CONVERT, NULL, clf__mma_words(mode, at), clf__mma_words(mode, kp),
+                             clf__mma_words(mode, rp * kp)};
     return s;
 }
 
@@ -455,7 +457,7 @@ static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const produc
     if (!st)
         return too_many_steps();
     st->u.mma = (clf__mma_step){&plan->cfg_mma, (int)mode, clf__gemm_c_type(call), p->m, p->n,
-                                round_up(p->k, bk) / clf__mma_per_word(mode), p->batch, p->alpha, p->beta, a, b, p->c};
+                                clf__mma_words(mode, round_up(p->k, bk)), p->batch, p->alpha, p->beta, a, b, p->c};
     return CLF_SUCCESS;
 }
 
@@ -513,8 +515,13 @@ clf_status clf__gemm_plan_make(clf_context *ctx, const clf__gemm_call *call, con
         plan->path = "none";
         return CLF_SUCCESS;
     }
-    if (!call->typed)
-        return plan_real(&pl, p, path, call->no_split);
+    if (!call->typed) {
+        /* clf_dgemm on fp64 matrix units (IEEE fp64 FMA: no change of result quality), unless the caller forces
+         * a gemm configuration or path (tuner, tests). */
+        int dmma = call->dtype == CLF_F64 && p.alpha != 0.0 && p.k > 0 && !cfg && path == CLF__GEMM_AUTO &&
+                   call->mma >= 0 && (call->mma > 0 || clf__mma_usable(ctx, CLF__MMA_F64));
+        return dmma ? plan_mma(&pl, call, &p, CLF__MMA_F64) : plan_real(&pl, p, path, call->no_split);
+    }
     /* Matrix units when the call's types ask for them and the device passed their self-test; else the
      * portable path, which is never less accurate. */
     clf__mma_mode mode = p.alpha != 0.0 && p.k > 0 ? clf__mma_wanted(call) : CLF__MMA_NONE;
