@@ -5,89 +5,85 @@
  * (1: A[kk*lda + i], B[kk*ldb + j]; 0: A[i*lda + kk], B[j*ldb + kk]). With DIRECT=0 (the fast path)
  * the operands are tile-aligned (the host packs them with gemm_pack.cl when they are not), so the
  * loads are branch-free vector loads. With DIRECT=1 loads are scalar and bounds-checked; used for
- * small problems, where a pre-pass would cost more than it saves. The C store is bounds-checked per tile in both paths. The host prepends the
- * configuration as -D options; the defaults below only keep the file compilable on its own. */
+ * small problems, where a pre-pass would cost more than it saves. The C store is bounds-checked per
+ * tile in both paths. The host prepends the configuration as -D options; the defaults below only
+ * keep the file compilable on its own. host/gemm/gemm_family.c (gemm_valid) enforces the
+ * constraints named next to each parameter.
+ *
+ * The steps of the K loop are inline functions whose register arrays (ra, rb, acc and the a, b
+ * fragments) are __private pointers indexed only by loop counters of fully unrolled loops with
+ * compile-time trip counts, so after inlining every index is a constant and the arrays stay in
+ * registers. */
 
-#ifndef PRECISION
-#define PRECISION 32
-#endif
+#include "common.cl"
+
+/* ---- tunable parameters (the host's -D options) ---------------------------------------------- */
+
+/* Rows of C (along M) per work-group tile; a multiple of MDIMC * VWM. */
 #ifndef MWG
 #define MWG 64
 #endif
+/* Columns of C (along N) per work-group tile; a multiple of NDIMC * VWN. */
 #ifndef NWG
 #define NWG 64
 #endif
+/* Depth along K of the tiles staged in local memory per step; a multiple of KWI (and of VWM / VWN
+ * when A / B is not K-major on the fast path). Local memory: NBUF * KWG * (LDAS + LDBS) elements. */
 #ifndef KWG
 #define KWG 16
 #endif
+/* Work-items along M (local dimension 1); MDIMC * NDIMC is the work-group size (16 to the device
+ * maximum), and KWG * MWG / VWM must be a multiple of it. */
 #ifndef MDIMC
 #define MDIMC 16
 #endif
+/* Work-items along N (local dimension 0); KWG * NWG / VWN must be a multiple of MDIMC * NDIMC. */
 #ifndef NDIMC
 #define NDIMC 16
 #endif
+/* Vector width along M (1, 2, 4 or 8) of A's loads and local reads; divides MWG / MDIMC and MWG + PADA. */
 #ifndef VWM
 #define VWM 4
 #endif
+/* Vector width along N (1, 2, 4 or 8) of B's loads, local reads and C's stores; divides NWG / NDIMC
+ * and NWG + PADB. */
 #ifndef VWN
 #define VWN 4
 #endif
+/* Unroll factor of the inner K loop (the steps taken between loop tests); divides KWG. */
 #ifndef KWI
 #define KWI 2
 #endif
+/* Padding, in elements, of each local row of A against bank conflicts; MWG + PADA a multiple of VWM. */
 #ifndef PADA
 #define PADA 0
 #endif
+/* Padding, in elements, of each local row of B; NWG + PADB a multiple of VWN. */
 #ifndef PADB
 #define PADB 0
 #endif
+/* 1: two local buffers, tile t+1 is loaded into registers while tile t is computed (one barrier per
+ * tile); 0: one buffer, two barriers per tile. Doubles the local memory. */
 #ifndef DBUF
 #define DBUF 1
 #endif
+/* 1: scalar, bounds-checked loads straight from the caller's matrices (small problems); 0: the fast
+ * path, whose operands are tile-aligned (packed if need be) and whose offsets and leading dimensions
+ * are multiples of VWM (A) and VWN (B). Set by the host's path choice, not tuned. */
 #ifndef DIRECT
 #define DIRECT 0
 #endif
+/* Storage of A: 1 for A[kk*lda + i] (K-major), 0 for A[i*lda + kk]. Set by the host per call. */
 #ifndef A_KMAJOR
 #define A_KMAJOR 1
 #endif
+/* Storage of B: 1 for B[kk*ldb + j] (K-major), 0 for B[j*ldb + kk]. Set by the host per call. */
 #ifndef B_KMAJOR
 #define B_KMAJOR 1
 #endif
-#ifndef LONG_INDEX
-#define LONG_INDEX 0
-#endif
+/* PRECISION and LONG_INDEX are defaulted in common.cl. */
 
-#if PRECISION == 64
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-typedef double real;
-typedef double2 real2;
-typedef double4 real4;
-typedef double8 real8;
-#define ZERO 0.0
-#ifdef FP_FAST_FMA
-#define MAD(a, b, c) fma(a, b, c)
-#else
-#define MAD(a, b, c) ((a) * (b) + (c))
-#endif
-#else
-typedef float real;
-typedef float2 real2;
-typedef float4 real4;
-typedef float8 real8;
-#define ZERO 0.0f
-#ifdef FP_FAST_FMAF
-#define MAD(a, b, c) fma(a, b, c)
-#else
-#define MAD(a, b, c) ((a) * (b) + (c))
-#endif
-#endif
-
-/* Index arithmetic inside one matrix is 32-bit unless the host says a matrix is larger. */
-#if LONG_INDEX
-typedef long idx_t;
-#else
-typedef int idx_t;
-#endif
+/* ---- derived sizes --------------------------------------------------------------------------- */
 
 #define MWI (MWG / MDIMC)        /* rows of C per work-item */
 #define NWI (NWG / NDIMC)        /* columns of C per work-item */
@@ -95,72 +91,26 @@ typedef int idx_t;
 #define LDAS (MWG + PADA)        /* local row strides, padded against bank conflicts */
 #define LDBS (NWG + PADB)
 #define NBUF (DBUF ? 2 : 1)
+#define A_BUF_V (KWG * (LDAS / VWM))   /* one local A buffer, in realM vectors */
+#define B_BUF_V (KWG * (LDBS / VWN))   /* one local B buffer, in realN vectors */
 
-/* Vector types of width VWM / VWN and helpers to move them in and out of scalar register arrays
- * (constant indices only, so that the arrays stay in registers). */
 #if VWM == 1
 typedef real realM;
-#define UNPACK_M(arr, base, v) arr[base] = (v)
 #elif VWM == 2
 typedef real2 realM;
-#define UNPACK_M(arr, base, v) do { arr[base] = (v).s0; arr[(base) + 1] = (v).s1; } while (0)
 #elif VWM == 4
 typedef real4 realM;
-#define UNPACK_M(arr, base, v) do { arr[base] = (v).s0; arr[(base) + 1] = (v).s1; \
-    arr[(base) + 2] = (v).s2; arr[(base) + 3] = (v).s3; } while (0)
 #elif VWM == 8
 typedef real8 realM;
-#define UNPACK_M(arr, base, v) do { arr[base] = (v).s0; arr[(base) + 1] = (v).s1; \
-    arr[(base) + 2] = (v).s2; arr[(base) + 3] = (v).s3; arr[(base) + 4] = (v).s4; \
-    arr[(base) + 5] = (v).s5; arr[(base) + 6] = (v).s6; arr[(base) + 7] = (v).s7; } while (0)
 #endif
-
 #if VWN == 1
 typedef real realN;
-#define UNPACK_N(arr, base, v) arr[base] = (v)
-#define PACK_N(arr, base) (arr[base])
 #elif VWN == 2
 typedef real2 realN;
-#define UNPACK_N(arr, base, v) do { arr[base] = (v).s0; arr[(base) + 1] = (v).s1; } while (0)
-#define PACK_N(arr, base) ((real2)(arr[base], arr[(base) + 1]))
 #elif VWN == 4
 typedef real4 realN;
-#define UNPACK_N(arr, base, v) do { arr[base] = (v).s0; arr[(base) + 1] = (v).s1; \
-    arr[(base) + 2] = (v).s2; arr[(base) + 3] = (v).s3; } while (0)
-#define PACK_N(arr, base) ((real4)(arr[base], arr[(base) + 1], arr[(base) + 2], arr[(base) + 3]))
 #elif VWN == 8
 typedef real8 realN;
-#define UNPACK_N(arr, base, v) do { arr[base] = (v).s0; arr[(base) + 1] = (v).s1; \
-    arr[(base) + 2] = (v).s2; arr[(base) + 3] = (v).s3; arr[(base) + 4] = (v).s4; \
-    arr[(base) + 5] = (v).s5; arr[(base) + 6] = (v).s6; arr[(base) + 7] = (v).s7; } while (0)
-#define PACK_N(arr, base) ((real8)(arr[base], arr[(base) + 1], arr[(base) + 2], arr[(base) + 3], \
-    arr[(base) + 4], arr[(base) + 5], arr[(base) + 6], arr[(base) + 7]))
-#endif
-
-/* Stores the components of a vector st elements apart (a transposed store into local memory). */
-#if VWM == 1
-#define SCATTER_M(p, st, v) (p)[0] = (v)
-#elif VWM == 2
-#define SCATTER_M(p, st, v) do { (p)[0] = (v).s0; (p)[st] = (v).s1; } while (0)
-#elif VWM == 4
-#define SCATTER_M(p, st, v) do { (p)[0] = (v).s0; (p)[st] = (v).s1; (p)[2 * (st)] = (v).s2; \
-    (p)[3 * (st)] = (v).s3; } while (0)
-#elif VWM == 8
-#define SCATTER_M(p, st, v) do { (p)[0] = (v).s0; (p)[st] = (v).s1; (p)[2 * (st)] = (v).s2; \
-    (p)[3 * (st)] = (v).s3; (p)[4 * (st)] = (v).s4; (p)[5 * (st)] = (v).s5; (p)[6 * (st)] = (v).s6; \
-    (p)[7 * (st)] = (v).s7; } while (0)
-#endif
-#if VWN == 1
-#define SCATTER_N(p, st, v) (p)[0] = (v)
-#elif VWN == 2
-#define SCATTER_N(p, st, v) do { (p)[0] = (v).s0; (p)[st] = (v).s1; } while (0)
-#elif VWN == 4
-#define SCATTER_N(p, st, v) do { (p)[0] = (v).s0; (p)[st] = (v).s1; (p)[2 * (st)] = (v).s2; \
-    (p)[3 * (st)] = (v).s3; } while (0)
-#elif VWN == 8
-#define SCATTER_N(p, st, v) do { (p)[0] = (v).s0; (p)[st] = (v).s1; (p)[2 * (st)] = (v).s2; \
-    (p)[3 * (st)] = (v).s3; (p)[4 * (st)] = (v).s4; (p)[5 * (st)] = (v).s5; (p)[6 * (st)] = (v).s6; \
-    (p)[7 * (st)] = (v).s7; } while (0)
 #endif
 
 #if DIRECT
@@ -175,112 +125,246 @@ typedef realM loadA_t;
 typedef realN loadB_t;
 #endif
 
-/* Global -> registers for the tile starting at k0. */
-#if DIRECT
-#define LOAD_TILES(k0)                                                                          \
-    do {                                                                                        \
-        _Pragma("unroll")                                                                       \
-        for (int l = 0; l < A_LOADS; l++) {                                                     \
-            const int q = tid + l * NTHREADS;                                                   \
-            const int r = A_KMAJOR ? q / MWG : q % KWG;                                         \
-            const int c = A_KMAJOR ? q % MWG : q / KWG;                                         \
-            const int gk = (k0) + r, gi = m0 + c;                                               \
-            ra[l] = (gk < K && gi < M)                                                          \
-                ? A[A_KMAJOR ? (idx_t)gk * ld_a + gi : (idx_t)gi * ld_a + gk] : ZERO;           \
-        }                                                                                       \
-        _Pragma("unroll")                                                                       \
-        for (int l = 0; l < B_LOADS; l++) {                                                     \
-            const int q = tid + l * NTHREADS;                                                   \
-            const int r = B_KMAJOR ? q / NWG : q % KWG;                                         \
-            const int c = B_KMAJOR ? q % NWG : q / KWG;                                         \
-            const int gk = (k0) + r, gj = n0 + c;                                               \
-            rb[l] = (gk < K && gj < N)                                                          \
-                ? B[B_KMAJOR ? (idx_t)gk * ld_b + gj : (idx_t)gj * ld_b + gk] : ZERO;           \
-        }                                                                                       \
-    } while (0)
-#define STORE_TILES(buf)                                                                        \
-    do {                                                                                        \
-        _Pragma("unroll")                                                                       \
-        for (int l = 0; l < A_LOADS; l++) {                                                     \
-            const int q = tid + l * NTHREADS;                                                   \
-            const int r = A_KMAJOR ? q / MWG : q % KWG;                                         \
-            const int c = A_KMAJOR ? q % MWG : q / KWG;                                         \
-            als[((buf) * KWG + r) * LDAS + c] = ra[l];                                          \
-        }                                                                                       \
-        _Pragma("unroll")                                                                       \
-        for (int l = 0; l < B_LOADS; l++) {                                                     \
-            const int q = tid + l * NTHREADS;                                                   \
-            const int r = B_KMAJOR ? q / NWG : q % KWG;                                         \
-            const int c = B_KMAJOR ? q % NWG : q / KWG;                                         \
-            bls[((buf) * KWG + r) * LDBS + c] = rb[l];                                          \
-        }                                                                                       \
-    } while (0)
-#else
-/* Fast path. A K-major operand is loaded as vectors along M (N) and stored as they are; one stored
- * the other way round (A[i*lda + kk]) is loaded as vectors along K and scattered transposed into
- * local memory, which saves the host a transposing pre-pass for the common row-major NN case. */
-#if A_KMAJOR
-#define A_GLOBAL(q, k0) Av[(idx_t)((k0) + (q) / (MWG / VWM)) * ld_a + m0 / VWM + (q) % (MWG / VWM)]
-#define A_LOCAL(buf, q, v) alm[((buf) * KWG + (q) / (MWG / VWM)) * (LDAS / VWM) + (q) % (MWG / VWM)] = (v)
-#else
-#define A_GLOBAL(q, k0) Av[(idx_t)(m0 + (q) / (KWG / VWM)) * ld_a + (k0) / VWM + (q) % (KWG / VWM)]
-#define A_LOCAL(buf, q, v) SCATTER_M(als + ((buf) * KWG + (q) % (KWG / VWM) * VWM) * LDAS + (q) / (KWG / VWM), LDAS, v)
-#endif
-#if B_KMAJOR
-#define B_GLOBAL(q, k0) Bv[(idx_t)((k0) + (q) / (NWG / VWN)) * ld_b + n0 / VWN + (q) % (NWG / VWN)]
-#define B_LOCAL(buf, q, v) blm[((buf) * KWG + (q) / (NWG / VWN)) * (LDBS / VWN) + (q) % (NWG / VWN)] = (v)
-#else
-#define B_GLOBAL(q, k0) Bv[(idx_t)(n0 + (q) / (KWG / VWN)) * ld_b + (k0) / VWN + (q) % (KWG / VWN)]
-#define B_LOCAL(buf, q, v) SCATTER_N(bls + ((buf) * KWG + (q) % (KWG / VWN) * VWN) * LDBS + (q) / (KWG / VWN), LDBS, v)
-#endif
-#define LOAD_TILES(k0)                                                                          \
-    do {                                                                                        \
-        _Pragma("unroll")                                                                       \
-        for (int l = 0; l < A_LOADS; l++)                                                       \
-            ra[l] = A_GLOBAL(tid + l * NTHREADS, k0);                                           \
-        _Pragma("unroll")                                                                       \
-        for (int l = 0; l < B_LOADS; l++)                                                       \
-            rb[l] = B_GLOBAL(tid + l * NTHREADS, k0);                                           \
-    } while (0)
-#define STORE_TILES(buf)                                                                        \
-    do {                                                                                        \
-        _Pragma("unroll")                                                                       \
-        for (int l = 0; l < A_LOADS; l++)                                                       \
-            A_LOCAL(buf, tid + l * NTHREADS, ra[l]);                                            \
-        _Pragma("unroll")                                                                       \
-        for (int l = 0; l < B_LOADS; l++)                                                       \
-            B_LOCAL(buf, tid + l * NTHREADS, rb[l]);                                            \
-    } while (0)
-#endif
+/* ---- vectors <-> register arrays ------------------------------------------------------------- */
 
-/* One KWG-deep step of the outer product from local buffer buf. A work-item's rows are
- * (mv*MDIMC + tid_m)*VWM + s: neighbouring work-items read neighbouring vectors (no conflicts). */
-#define COMPUTE_TILE(buf)                                                                       \
-    do {                                                                                        \
-        for (int kk = 0; kk < KWG; kk += KWI) {                                                 \
-            _Pragma("unroll")                                                                   \
-            for (int ki = 0; ki < KWI; ki++) {                                                  \
-                const int kr = (buf) * KWG + kk + ki;                                           \
-                real a[MWI], b[NWI];                                                            \
-                _Pragma("unroll")                                                               \
-                for (int mv = 0; mv < MWI / VWM; mv++) {                                        \
-                    const realM v = alm[kr * (LDAS / VWM) + mv * MDIMC + tid_m];                \
-                    UNPACK_M(a, mv * VWM, v);                                                   \
-                }                                                                               \
-                _Pragma("unroll")                                                               \
-                for (int nv = 0; nv < NWI / VWN; nv++) {                                        \
-                    const realN v = blm[kr * (LDBS / VWN) + nv * NDIMC + tid_n];                \
-                    UNPACK_N(b, nv * VWN, v);                                                   \
-                }                                                                               \
-                _Pragma("unroll")                                                               \
-                for (int mi = 0; mi < MWI; mi++) {                                              \
-                    _Pragma("unroll")                                                           \
-                    for (int ni = 0; ni < NWI; ni++)                                            \
-                        acc[mi][ni] = MAD(a[mi], b[ni], acc[mi][ni]);                           \
-                }                                                                               \
-            }                                                                                   \
-        }                                                                                       \
-    } while (0)
+/* arr[0 .. VWM) = the components of v. Callers pass arr + (a constant after unrolling). */
+CLF_INLINE void unpack_m(__private real *arr, const realM v)
+{
+#if VWM == 1
+    arr[0] = v;
+#else
+    arr[0] = v.s0; arr[1] = v.s1;
+#if VWM >= 4
+    arr[2] = v.s2; arr[3] = v.s3;
+#endif
+#if VWM == 8
+    arr[4] = v.s4; arr[5] = v.s5; arr[6] = v.s6; arr[7] = v.s7;
+#endif
+#endif
+}
+
+/* arr[0 .. VWN) = the components of v. */
+CLF_INLINE void unpack_n(__private real *arr, const realN v)
+{
+#if VWN == 1
+    arr[0] = v;
+#else
+    arr[0] = v.s0; arr[1] = v.s1;
+#if VWN >= 4
+    arr[2] = v.s2; arr[3] = v.s3;
+#endif
+#if VWN == 8
+    arr[4] = v.s4; arr[5] = v.s5; arr[6] = v.s6; arr[7] = v.s7;
+#endif
+#endif
+}
+
+/* The vector (arr[0], ..., arr[VWN - 1]). */
+CLF_INLINE realN pack_n(const __private real *arr)
+{
+#if VWN == 1
+    return arr[0];
+#elif VWN == 2
+    return (realN)(arr[0], arr[1]);
+#elif VWN == 4
+    return (realN)(arr[0], arr[1], arr[2], arr[3]);
+#else
+    return (realN)(arr[0], arr[1], arr[2], arr[3], arr[4], arr[5], arr[6], arr[7]);
+#endif
+}
+
+/* p[w * st] = component w of v: a transposed store into local memory. */
+CLF_INLINE void scatter_m(__local real *p, const int st, const realM v)
+{
+#if VWM == 1
+    p[0] = v;
+#else
+    p[0] = v.s0; p[st] = v.s1;
+#if VWM >= 4
+    p[2 * st] = v.s2; p[3 * st] = v.s3;
+#endif
+#if VWM == 8
+    p[4 * st] = v.s4; p[5 * st] = v.s5; p[6 * st] = v.s6; p[7 * st] = v.s7;
+#endif
+#endif
+}
+
+CLF_INLINE void scatter_n(__local real *p, const int st, const realN v)
+{
+#if VWN == 1
+    p[0] = v;
+#else
+    p[0] = v.s0; p[st] = v.s1;
+#if VWN >= 4
+    p[2 * st] = v.s2; p[3 * st] = v.s3;
+#endif
+#if VWN == 8
+    p[4 * st] = v.s4; p[5 * st] = v.s5; p[6 * st] = v.s6; p[7 * st] = v.s7;
+#endif
+#endif
+}
+
+/* ---- global -> registers -> local: one KWG-deep tile of A and of B ----------------------------
+ * Work-item tid moves elements (or vectors) q = tid + l*NTHREADS, l < A_LOADS (B_LOADS), of the
+ * tile, so neighbouring work-items touch neighbouring addresses. A local buffer holds KWG rows of
+ * LDAS (LDBS) scalars; row kk holds the tile's elements (k0 + kk, m0 .. m0 + MWG) of A.
+ * Fast path: a K-major operand is loaded as vectors along M (N) and stored as they are; one stored
+ * the other way round (A[i*lda + kk]) is loaded as vectors along K and scattered transposed into
+ * local memory, which saves the host a transposing pre-pass for the common row-major NN case.
+ * M, N, K are read by the DIRECT path only. ld is in units of loadA_t / loadB_t. */
+
+/* ra[0 .. A_LOADS) = this work-item's part of A's tile at (k0, m0). */
+CLF_INLINE void load_a(__private loadA_t *ra, const __global loadA_t *A, const idx_t ld, const int k0,
+                       const int m0, const int M, const int K, const int tid)
+{
+#pragma unroll
+    for (int l = 0; l < A_LOADS; l++) {
+        const int q = tid + l * NTHREADS;
+#if DIRECT
+        const int r = A_KMAJOR ? q / MWG : q % KWG;
+        const int c = A_KMAJOR ? q % MWG : q / KWG;
+        const int gk = k0 + r, gi = m0 + c;
+        ra[l] = (gk < K && gi < M) ? A[A_KMAJOR ? (idx_t)gk * ld + gi : (idx_t)gi * ld + gk] : ZERO;
+#elif A_KMAJOR
+        ra[l] = A[(idx_t)(k0 + q / (MWG / VWM)) * ld + m0 / VWM + q % (MWG / VWM)];
+#else
+        ra[l] = A[(idx_t)(m0 + q / (KWG / VWM)) * ld + k0 / VWM + q % (KWG / VWM)];
+#endif
+    }
+}
+
+/* rb[0 .. B_LOADS) = this work-item's part of B's tile at (k0, n0). */
+CLF_INLINE void load_b(__private loadB_t *rb, const __global loadB_t *B, const idx_t ld, const int k0,
+                       const int n0, const int N, const int K, const int tid)
+{
+#pragma unroll
+    for (int l = 0; l < B_LOADS; l++) {
+        const int q = tid + l * NTHREADS;
+#if DIRECT
+        const int r = B_KMAJOR ? q / NWG : q % KWG;
+        const int c = B_KMAJOR ? q % NWG : q / KWG;
+        const int gk = k0 + r, gj = n0 + c;
+        rb[l] = (gk < K && gj < N) ? B[B_KMAJOR ? (idx_t)gk * ld + gj : (idx_t)gj * ld + gk] : ZERO;
+#elif B_KMAJOR
+        rb[l] = B[(idx_t)(k0 + q / (NWG / VWN)) * ld + n0 / VWN + q % (NWG / VWN)];
+#else
+        rb[l] = B[(idx_t)(n0 + q / (KWG / VWN)) * ld + k0 / VWN + q % (KWG / VWN)];
+#endif
+    }
+}
+
+/* Local A buffer buf of alm (NBUF buffers of A_BUF_V vectors) = ra, as load_a read it. */
+CLF_INLINE void store_a(__local realM *alm, const int buf, const __private loadA_t *ra, const int tid)
+{
+    __local real *als = (__local real *)alm;
+#pragma unroll
+    for (int l = 0; l < A_LOADS; l++) {
+        const int q = tid + l * NTHREADS;
+#if DIRECT
+        const int r = A_KMAJOR ? q / MWG : q % KWG;
+        const int c = A_KMAJOR ? q % MWG : q / KWG;
+        als[(buf * KWG + r) * LDAS + c] = ra[l];
+#elif A_KMAJOR
+        alm[(buf * KWG + q / (MWG / VWM)) * (LDAS / VWM) + q % (MWG / VWM)] = ra[l];
+#else
+        scatter_m(als + (buf * KWG + q % (KWG / VWM) * VWM) * LDAS + q / (KWG / VWM), LDAS, ra[l]);
+#endif
+    }
+}
+
+/* Local B buffer buf of blm (NBUF buffers of B_BUF_V vectors) = rb, as load_b read it. */
+CLF_INLINE void store_b(__local realN *blm, const int buf, const __private loadB_t *rb, const int tid)
+{
+    __local real *bls = (__local real *)blm;
+#pragma unroll
+    for (int l = 0; l < B_LOADS; l++) {
+        const int q = tid + l * NTHREADS;
+#if DIRECT
+        const int r = B_KMAJOR ? q / NWG : q % KWG;
+        const int c = B_KMAJOR ? q % NWG : q / KWG;
+        bls[(buf * KWG + r) * LDBS + c] = rb[l];
+#elif B_KMAJOR
+        blm[(buf * KWG + q / (NWG / VWN)) * (LDBS / VWN) + q % (NWG / VWN)] = rb[l];
+#else
+        scatter_n(bls + (buf * KWG + q % (KWG / VWN) * VWN) * LDBS + q / (KWG / VWN), LDBS, rb[l]);
+#endif
+    }
+}
+
+/* ---- the outer product ----------------------------------------------------------------------- */
+
+/* acc += the KWG-deep product of the tiles in local buffer buf of alm and of blm.
+ * A work-item's rows are (mv*MDIMC + tid_m)*VWM + s and its columns (nv*NDIMC + tid_n)*VWN + w:
+ * neighbouring work-items read neighbouring vectors (no bank conflicts). The loop over kk is
+ * left rolled (KWI is the unroll factor); everything inside it is unrolled. */
+CLF_INLINE void compute_tile(__private real acc[MWI][NWI], const __local realM *alm, const __local realN *blm,
+                             const int buf, const int tid_m, const int tid_n)
+{
+    for (int kk = 0; kk < KWG; kk += KWI) {
+#pragma unroll
+        for (int ki = 0; ki < KWI; ki++) {
+            const int kr = buf * KWG + kk + ki;
+            real a[MWI], b[NWI];
+#pragma unroll
+            for (int mv = 0; mv < MWI / VWM; mv++)
+                unpack_m(a + mv * VWM, alm[kr * (LDAS / VWM) + mv * MDIMC + tid_m]);
+#pragma unroll
+            for (int nv = 0; nv < NWI / VWN; nv++)
+                unpack_n(b + nv * VWN, blm[kr * (LDBS / VWN) + nv * NDIMC + tid_n]);
+#pragma unroll
+            for (int mi = 0; mi < MWI; mi++) {
+#pragma unroll
+                for (int ni = 0; ni < NWI; ni++)
+                    acc[mi][ni] = MAD(a[mi], b[ni], acc[mi][ni]);
+            }
+        }
+    }
+}
+
+/* ---- the epilogue ---------------------------------------------------------------------------- */
+
+/* C = alpha*acc + beta*C over this work-item's elements of the tile at (m0, n0). Whole tiles with
+ * aligned C (c_vec_ok) take vector stores; edges go element by element. beta == 0 never reads C,
+ * so NaN or garbage there cannot leak. */
+CLF_INLINE void store_c(__global real *C, const idx_t ldc, const int M, const int N, const int m0, const int n0,
+                        const int tid_m, const int tid_n, const real alpha, const real beta, const int c_vec_ok,
+                        __private real acc[MWI][NWI])
+{
+    const int whole = c_vec_ok && m0 + MWG <= M && n0 + NWG <= N;
+    const int read_c = beta != ZERO;
+#pragma unroll
+    for (int mv = 0; mv < MWI / VWM; mv++) {
+#pragma unroll
+        for (int s = 0; s < VWM; s++) {
+            const int mi = mv * VWM + s;
+            const int row = m0 + (mv * MDIMC + tid_m) * VWM + s;
+#pragma unroll
+            for (int nv = 0; nv < NWI / VWN; nv++) {
+                const int col = n0 + (nv * NDIMC + tid_n) * VWN;
+                if (whole) {
+                    __global realN *cp = (__global realN *)(C + (idx_t)row * ldc + col);
+                    realN v = alpha * pack_n(acc[mi] + nv * VWN);
+                    if (read_c)
+                        v += beta * *cp;
+                    *cp = v;
+                } else if (row < M) {
+#pragma unroll
+                    for (int w = 0; w < VWN; w++) {
+                        if (col + w < N) {
+                            __global real *cp = C + (idx_t)row * ldc + col + w;
+                            real v = alpha * acc[mi][nv * VWN + w];
+                            if (read_c)
+                                v += beta * *cp;
+                            *cp = v;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* ---- the kernel ------------------------------------------------------------------------------ */
 
 /* Arguments: M, N, K are the true sizes (K may be 0: then C = beta*C and A, B are not read).
  * Offsets, leading dimensions and batch strides are in elements; on the fast path the host
@@ -300,22 +384,20 @@ void gemm_main(const int M, const int N, const int K, const real alpha, const re
     B += b_off + bat * b_stride;
     C += c_off + bat * c_stride;
 
-    __local realM alm[NBUF * KWG * LDAS / VWM];
-    __local realN blm[NBUF * KWG * LDBS / VWN];
-    __local real *als = (__local real *)alm;   /* scalar views for direct and transposed stores */
-    __local real *bls = (__local real *)blm;
+    __local realM alm[NBUF * A_BUF_V];
+    __local realN blm[NBUF * B_BUF_V];
+    const __global loadA_t *Ag = (const __global loadA_t *)A;
+    const __global loadB_t *Bg = (const __global loadB_t *)B;
 #if DIRECT
     const idx_t ld_a = (idx_t)lda, ld_b = (idx_t)ldb;
 #else
-    const __global realM *Av = (const __global realM *)A;
-    const __global realN *Bv = (const __global realN *)B;
     const idx_t ld_a = (idx_t)(lda / VWM), ld_b = (idx_t)(ldb / VWN);
 #endif
 
     real acc[MWI][NWI];
-    _Pragma("unroll")
+#pragma unroll
     for (int mi = 0; mi < MWI; mi++) {
-        _Pragma("unroll")
+#pragma unroll
         for (int ni = 0; ni < NWI; ni++)
             acc[mi][ni] = ZERO;
     }
@@ -327,62 +409,37 @@ void gemm_main(const int M, const int N, const int K, const real alpha, const re
     /* Prefetch tile t+1 into registers while computing tile t from local memory; one barrier per
      * tile, since tile t+1 is written to the other local buffer. */
     if (ktiles > 0) {
-        LOAD_TILES(0);
-        STORE_TILES(0);
+        load_a(ra, Ag, ld_a, 0, m0, M, K, tid);
+        load_b(rb, Bg, ld_b, 0, n0, N, K, tid);
+        store_a(alm, 0, ra, tid);
+        store_b(blm, 0, rb, tid);
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     for (int t = 0; t < ktiles; t++) {
         const int buf = t & 1;
         const int more = t + 1 < ktiles;
-        if (more)
-            LOAD_TILES((t + 1) * KWG);
-        COMPUTE_TILE(buf);
-        if (more)
-            STORE_TILES(buf ^ 1);
+        if (more) {
+            load_a(ra, Ag, ld_a, (t + 1) * KWG, m0, M, K, tid);
+            load_b(rb, Bg, ld_b, (t + 1) * KWG, n0, N, K, tid);
+        }
+        compute_tile(acc, alm, blm, buf, tid_m, tid_n);
+        if (more) {
+            store_a(alm, buf ^ 1, ra, tid);
+            store_b(blm, buf ^ 1, rb, tid);
+        }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 #else
     for (int t = 0; t < ktiles; t++) {
-        LOAD_TILES(t * KWG);
+        load_a(ra, Ag, ld_a, t * KWG, m0, M, K, tid);
+        load_b(rb, Bg, ld_b, t * KWG, n0, N, K, tid);
         barrier(CLK_LOCAL_MEM_FENCE);
-        STORE_TILES(0);
+        store_a(alm, 0, ra, tid);
+        store_b(blm, 0, rb, tid);
         barrier(CLK_LOCAL_MEM_FENCE);
-        COMPUTE_TILE(0);
+        compute_tile(acc, alm, blm, 0, tid_m, tid_n);
     }
 #endif
 
-    /* Epilogue: whole tiles with aligned C take vector stores; edges go element by element.
-     * beta == 0 never reads C, so NaN or garbage there cannot leak. */
-    const int whole = c_vec_ok && m0 + MWG <= M && n0 + NWG <= N;
-    const int read_c = beta != ZERO;
-    _Pragma("unroll")
-    for (int mv = 0; mv < MWI / VWM; mv++) {
-        _Pragma("unroll")
-        for (int s = 0; s < VWM; s++) {
-            const int mi = mv * VWM + s;
-            const int row = m0 + (mv * MDIMC + tid_m) * VWM + s;
-            _Pragma("unroll")
-            for (int nv = 0; nv < NWI / VWN; nv++) {
-                const int col = n0 + (nv * NDIMC + tid_n) * VWN;
-                if (whole) {
-                    __global realN *cp = (__global realN *)(C + (idx_t)row * (idx_t)ldc + col);
-                    realN v = alpha * PACK_N(acc[mi], nv * VWN);
-                    if (read_c)
-                        v += beta * *cp;
-                    *cp = v;
-                } else if (row < M) {
-                    _Pragma("unroll")
-                    for (int w = 0; w < VWN; w++) {
-                        if (col + w < N) {
-                            __global real *cp = C + (idx_t)row * (idx_t)ldc + col + w;
-                            real v = alpha * acc[mi][nv * VWN + w];
-                            if (read_c)
-                                v += beta * *cp;
-                            *cp = v;
-                        }
-                    }
-                }
-            }
-        }
-    }
+    store_c(C, (idx_t)ldc, M, N, m0, n0, tid_m, tid_n, alpha, beta, c_vec_ok, acc);
 }

@@ -4,20 +4,12 @@
  * TRANS=0: source element (r, c) is src[r*lds + c]; TRANS=1: it is src[c*lds + r], and the copy goes
  * through a 32x33 local tile so that both the reads and the writes are coalesced. */
 
-#ifndef PRECISION
-#define PRECISION 32
-#endif
+#include "common.cl"
+
+/* 1: the source is stored the other way round (src[c*lds + r]), transposed through local memory;
+ * 0: a plain copy. Set by the host per operand. */
 #ifndef TRANS
 #define TRANS 0
-#endif
-
-#if PRECISION == 64
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-typedef double real;
-#define ZERO 0.0
-#else
-typedef float real;
-#define ZERO 0.0f
 #endif
 
 #define PT 32   /* tile edge; the work-group is PT x 8 and each work-item moves PT/8 elements */

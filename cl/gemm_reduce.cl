@@ -3,18 +3,7 @@
  * One work-item per element of C over a flat index, so that thin strips (one row or one column) keep
  * every work-group full; with beta == 0, C is never read (NaN in C must not leak into the result). */
 
-#ifndef PRECISION
-#define PRECISION 32
-#endif
-
-#if PRECISION == 64
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-typedef double real;
-#define ZERO 0.0
-#else
-typedef float real;
-#define ZERO 0.0f
-#endif
+#include "common.cl"
 
 __kernel void gemm_reduce(const long M, const long N, const int planes, const real alpha, const real beta,
                           const __global real *restrict P, const ulong plane,

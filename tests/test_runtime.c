@@ -362,6 +362,60 @@ START_TEST(kernel_dir_override)
 }
 END_TEST
 
+static void write_kernel_file(const char *dir, const char *name, const char *text)
+{
+    char path[1400];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* `#include "file.cl"` is expanded when a source is fetched, from the kernel folder or the embedded set;
+ * the expanded text is what clf__source returns (and what the program cache hashes). */
+START_TEST(kernel_include_expansion)
+{
+    char dir[1200];
+    snprintf(dir, sizeof dir, "%s/kinc", clf_test_tmpdir());
+    mkdir(dir, 0755);
+    write_kernel_file(dir, "inc_main.cl", "/* top */\n  #  include \"inc_part.cl\"  \nint after;\n");
+    write_kernel_file(dir, "inc_part.cl", "int part;");   /* no final newline */
+    write_kernel_file(dir, "inc_missing.cl", "int x;\n#include \"inc_nope.cl\"\n");
+    write_kernel_file(dir, "inc_nested.cl", "#include \"inc_main.cl\"\n");
+    write_kernel_file(dir, "inc_angle.cl", "#include <inc_part.cl>\n");
+    write_kernel_file(dir, "inc_path.cl", "#include \"../inc_part.cl\"\n");
+    setenv("CLFORGE_KERNEL_DIR", dir, 1);
+    const char *src = NULL, *again = NULL;
+    ck_assert_int_eq(clf__source("inc_main.cl", &src), CLF_SUCCESS);
+    ck_assert_str_eq(src, "/* top */\n#line 1 \"inc_part.cl\"\nint part;\n#line 3 \"inc_main.cl\"\nint after;\n");
+    ck_assert_int_eq(clf__source("inc_main.cl", &again), CLF_SUCCESS);
+    ck_assert_ptr_eq(src, again);   /* memoised; lives until exit */
+    ck_assert_int_eq(clf__source("inc_part.cl", &src), CLF_SUCCESS);
+    ck_assert_str_eq(src, "int part;");
+    ck_assert_int_eq(clf__source("inc_missing.cl", &src), CLF_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(clf_last_error(), "inc_nope.cl"));
+    ck_assert_ptr_nonnull(strstr(clf_last_error(), "inc_missing.cl, line 2"));
+    ck_assert_int_eq(clf__source("inc_nested.cl", &src), CLF_ERR_BUILD);
+    ck_assert_int_eq(clf__source("inc_angle.cl", &src), CLF_ERR_BUILD);
+    ck_assert_int_eq(clf__source("inc_path.cl", &src), CLF_ERR_BUILD);
+    unsetenv("CLFORGE_KERNEL_DIR");
+
+    /* Embedded: the gemm kernels take the shared preamble, expanded once. */
+    const char *files[] = {"gemm.cl", "gemm_pack.cl", "gemm_reduce.cl"};
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(clf__source(files[i], &src), CLF_SUCCESS);
+        ck_assert_ptr_null(strstr(src, "\n#include \""));   /* no directive left (comments may name it) */
+        const char *t = strstr(src, "typedef float real;");
+        ck_assert_ptr_nonnull(t);
+        ck_assert_ptr_null(strstr(t + 1, "typedef float real;"));
+        ck_assert_int_eq(clf__source(files[i], &again), CLF_SUCCESS);
+        ck_assert_ptr_eq(src, again);
+    }
+    ck_assert_int_eq(clf__source("inc_main.cl", &src), CLF_ERR_INTERNAL);   /* not embedded */
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[1], "--child-load") == 0) return child_load(argv[2], argv[3]);
@@ -377,6 +431,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, sixteen_threads_compile_once);
     tcase_add_test(tc, unwritable_cache_dir_is_not_fatal);
     tcase_add_test(tc, kernel_dir_override);
+    tcase_add_test(tc, kernel_include_expansion);
     suite_add_tcase(s, tc);
     return clf_test_run(s);
 }
