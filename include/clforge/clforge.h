@@ -109,6 +109,12 @@ CLF_API clf_status clf_device_select(const char *selector, clf_device_info *out)
 
 /* ---------------------------------------------------------------------------------------------
  * Contexts: one device, one in-order queue with profiling, caches.
+ *
+ * Threads: a context may be used by several threads at once; every op, clf_tune and the queries are
+ * safe to call concurrently on one context (its caches, configuration memo, tuning-database view and
+ * scratch buffers are locked), and commands from different threads land on the one in-order queue in
+ * the order their calls enqueue them. clf_context_destroy must not race with any other call on the
+ * same context.
  */
 typedef struct clf_context clf_context;
 
@@ -181,6 +187,16 @@ CLF_API clf_status clf_dgemm_batched_strided(clf_context *ctx, clf_layout layout
                                              cl_mem b, size_t b_off, size_t ldb, size_t stride_b,
                                              double beta, cl_mem c, size_t c_off, size_t ldc, size_t stride_c,
                                              size_t batch_count, cl_event *done);
+/* BLAS level 2, CBLAS argument order: y = alpha*op(A)*x + beta*y, A stored m x n. Offsets in elements;
+ * incx and incy must be positive (negative increments are not supported: CLF_ERR_INVALID_ARG). The checks
+ * of clf_sgemm apply: beta == 0 never reads y; alpha == 0 reads neither A nor x (they may be NULL); m or
+ * n == 0 changes nothing; y must not overlap A or x. */
+CLF_API clf_status clf_sgemv(clf_context *ctx, clf_layout layout, clf_transpose ta, size_t m, size_t n, float alpha,
+                             cl_mem a, size_t a_off, size_t lda, cl_mem x, size_t x_off, size_t incx, float beta,
+                             cl_mem y, size_t y_off, size_t incy, cl_event *done);
+CLF_API clf_status clf_dgemv(clf_context *ctx, clf_layout layout, clf_transpose ta, size_t m, size_t n,
+                             double alpha, cl_mem a, size_t a_off, size_t lda, cl_mem x, size_t x_off, size_t incx,
+                             double beta, cl_mem y, size_t y_off, size_t incy, cl_event *done);
 
 /* Mixed precision. Storage types of A and B (CLF_F16, CLF_BF16 or CLF_F32; A and B may differ) and of C
  * (CLF_F16, CLF_BF16 or CLF_F32; it may differ from A and B); products always accumulate in fp32. compute
