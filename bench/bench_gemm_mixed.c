@@ -29,8 +29,8 @@ static const mode modes[] = {
 typedef struct bench {
     clf_context *ctx;
     const mode *md;
-    size_t m, n, k;
-    int bt;                 /* B stored N x K (transposed) */
+    size_t m, n, k, batch;
+    int at, bt;             /* A stored K x M, B stored N x K (transposed) */
     cl_mem a, b, c;
     float *ha, *hb;         /* inputs as stored (rounded to the storage type) */
 } bench;
@@ -90,13 +90,20 @@ static cl_mem operand(clf_context *ctx, size_t n, clf_dtype t, uint64_t *seed, f
 static int run(void *arg)
 {
     bench *b = arg;
-    size_t ldb = b->bt ? b->k : b->n;
-    clf_transpose tb = b->bt ? CLF_TRANS : CLF_NO_TRANS;
-    clf_status s = b->md->f64
-        ? clf_dgemm(b->ctx, CLF_ROW_MAJOR, CLF_NO_TRANS, tb, b->m, b->n, b->k, 1.0, b->a, 0, b->k, b->b, 0, ldb, 0.0,
-                    b->c, 0, b->n, NULL)
-        : clf_gemm(b->ctx, &b->md->t, CLF_ROW_MAJOR, CLF_NO_TRANS, tb, b->m, b->n, b->k, 1.0f, b->a, 0, b->k, b->b, 0,
-                   ldb, 0.0f, b->c, 0, b->n, NULL);
+    size_t lda = b->at ? b->m : b->k, ldb = b->bt ? b->k : b->n, sa = b->m * b->k, sb = b->k * b->n, sc = b->m * b->n;
+    clf_transpose ta = b->at ? CLF_TRANS : CLF_NO_TRANS, tb = b->bt ? CLF_TRANS : CLF_NO_TRANS;
+    clf_status s;
+    if (b->md->f64)
+        s = clf_dgemm_batched_strided(b->ctx, CLF_ROW_MAJOR, ta, tb, b->m, b->n, b->k, 1.0, b->a, 0, lda, sa, b->b, 0,
+                                      ldb, sb, 0.0, b->c, 0, b->n, sc, b->batch, NULL);
+    else if (b->md->t.a == CLF_F32 && b->md->t.compute == CLF_COMPUTE_EXACT)   /* what a clf_sgemm user gets */
+        s = b->batch == 1 ? clf_sgemm(b->ctx, CLF_ROW_MAJOR, ta, tb, b->m, b->n, b->k, 1.0f, b->a, 0, lda, b->b, 0, ldb,
+                                      0.0f, b->c, 0, b->n, NULL)
+                          : clf_sgemm_batched_strided(b->ctx, CLF_ROW_MAJOR, ta, tb, b->m, b->n, b->k, 1.0f, b->a, 0,
+                                                      lda, sa, b->b, 0, ldb, sb, 0.0f, b->c, 0, b->n, sc, b->batch, NULL);
+    else
+        s = clf_gemm_batched_strided(b->ctx, &b->md->t, CLF_ROW_MAJOR, ta, tb, b->m, b->n, b->k, 1.0f, b->a, 0, lda,
+                                     sa, b->b, 0, ldb, sb, 0.0f, b->c, 0, b->n, sc, b->batch, NULL);
     if (s != CLF_SUCCESS)
         fprintf(stderr, "bench_gemm_mixed: %s\n", clf_last_error());
     return s == CLF_SUCCESS;
@@ -116,8 +123,9 @@ static double check(bench *b, uint64_t *seed)
             clEnqueueReadBuffer(clf_context_queue(b->ctx), b->c, CL_TRUE, (i * b->n + j) * 4, 4, &g, 0, NULL, NULL);
             got = g;
         }
-        for (size_t p = 0; p < b->k; p++) {
-            double x = (double)b->ha[i * b->k + p] * (b->bt ? b->hb[j * b->k + p] : b->hb[p * b->n + j]);
+        for (size_t p = 0; p < b->k; p++) {   /* the first matrix of a batch */
+            double x = (double)(b->at ? b->ha[p * b->m + i] : b->ha[i * b->k + p]) *
+                       (b->bt ? b->hb[j * b->k + p] : b->hb[p * b->n + j]);
             ref += x;
             mag += fabs(x);
         }
@@ -143,20 +151,24 @@ int main(int argc, char **argv)
 {
     const char *device = NULL, *json_path = NULL, *only = NULL;
     size_t shapes[32][3];
-    int nshapes = 0, reps = 7, bt = 0;
+    int nshapes = 0, reps = 7, bt = 0, at = 0;
+    size_t batch = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--device") && i + 1 < argc) device = argv[++i];
         else if (!strcmp(argv[i], "--json") && i + 1 < argc) json_path = argv[++i];
         else if (!strcmp(argv[i], "--modes") && i + 1 < argc) only = argv[++i];
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--bt")) bt = 1;
+        else if (!strcmp(argv[i], "--at")) at = 1;
+        else if (!strcmp(argv[i], "--batch") && i + 1 < argc && atoi(argv[i + 1]) > 0) batch = (size_t)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--shape") && i + 1 < argc && nshapes < 32 &&
                  sscanf(argv[i + 1], "%zux%zux%zu", &shapes[nshapes][0], &shapes[nshapes][1], &shapes[nshapes][2]) == 3) {
             nshapes++, i++;
         } else {
             fprintf(stderr, "usage: bench_gemm_mixed [--device SEL] [--json FILE] [--modes f16,bf16,tf32,3xtf32,f32,f64]\n"
-                            "                        [--reps N] [--bt] [--shape MxNxK]...\n"
-                            "  --bt: B stored transposed (N x K), the layout matrix units read in place\n");
+                            "                        [--reps N] [--at] [--bt] [--batch N] [--shape MxNxK]...\n"
+                            "  --at: A stored transposed (K x M); --bt: B stored transposed (N x K), the layout\n"
+                            "  matrix units read in place; --batch N: N matrices each (strided batch)\n");
             return 2;
         }
     }
@@ -179,18 +191,21 @@ int main(int argc, char **argv)
             const mode *md = &modes[mi];
             if (!listed(only, md->name) || (md->f64 && !clf_context_device(ctx)->fp64))
                 continue;
-            bench b = {ctx, md, shapes[si][0], shapes[si][1], shapes[si][2], bt, NULL, NULL, NULL, NULL, NULL};
-            b.a = operand(ctx, b.m * b.k, md->t.a, &seed, &b.ha);
-            b.b = operand(ctx, b.k * b.n, md->t.b, &seed, &b.hb);
-            b.c = buffer(ctx, b.m * b.n * (md->f64 ? 8 : 4), NULL);
+            bench b = {ctx, md, shapes[si][0], shapes[si][1], shapes[si][2], batch, at, bt, NULL, NULL, NULL, NULL, NULL};
+            b.a = operand(ctx, b.m * b.k * batch, md->t.a, &seed, &b.ha);
+            b.b = operand(ctx, b.k * b.n * batch, md->t.b, &seed, &b.hb);
+            b.c = buffer(ctx, b.m * b.n * batch * (md->f64 ? 8 : 4), NULL);
             double sec = clf_bench_time(ctx, run, &b, reps, 50);
             double err = sec > 0 ? check(&b, &seed) : INFINITY;
-            double tflops = sec > 0 ? 2.0 * (double)b.m * (double)b.n * (double)b.k / sec / 1e12 : 0;
-            printf("%5zux%5zux%5zu %-7s %10.1f GFLOP/s   max rel. error %.2e\n", b.m, b.n, b.k, md->name, tflops * 1e3, err);
+            double tflops = sec > 0 ? 2.0 * (double)b.m * (double)b.n * (double)b.k * (double)batch / sec / 1e12 : 0;
+            printf("%zux%5zux%5zux%5zu %c%c %-7s %10.1f GFLOP/s   max rel. error %.2e\n", batch, b.m, b.n, b.k, at ? 'T' : 'N', bt ? 'T' : 'N', md->name,
+                   tflops * 1e3, err);
             fflush(stdout);
-            json_array_append_new(rows, json_pack("{s:I, s:I, s:I, s:s, s:f, s:f, s:f}", "m", (json_int_t)b.m, "n",
-                                                  (json_int_t)b.n, "k", (json_int_t)b.k, "mode", md->name, "seconds",
-                                                  sec, "tflops", tflops, "max_rel_error", isfinite(err) ? err : -1.0));
+            json_array_append_new(rows, json_pack("{s:I, s:I, s:I, s:I, s:b, s:b, s:s, s:f, s:f, s:f}", "m",
+                                                  (json_int_t)b.m, "n", (json_int_t)b.n, "k", (json_int_t)b.k, "batch",
+                                                  (json_int_t)batch, "a_transposed", at, "b_transposed", bt, "mode",
+                                                  md->name, "seconds", sec, "tflops", tflops, "max_rel_error",
+                                                  isfinite(err) ? err : -1.0));
             clReleaseMemObject(b.a);
             clReleaseMemObject(b.b);
             clReleaseMemObject(b.c);

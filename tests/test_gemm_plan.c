@@ -206,35 +206,36 @@ static char *read_source(const char *name)
 }
 
 #define POISON_CFG "MWG=16 NWG=16 KWG=16 MDIMC=8 NDIMC=8 VWM=1 VWN=1 KWI=2 PADA=0 PADB=0 DBUF=0"
+#define POISON_IF "#if MWG == 16 && NWG == 16 && KWI == 2 && DBUF == 0 && VWM == 1\n"
 
-/* A tuned configuration whose kernel does not build on this driver is set aside: the call succeeds on
- * the next source of the chain, with a correct result. The "driver" here is a kernel directory whose
- * gemm.cl refuses exactly that configuration. */
-START_TEST(unbuildable_tuned_config_falls_back)
+/* A kernel folder: cl/ with `extra` appended to file `name` (or prepended when `before`). */
+static void kernel_dir(const char *sub, const char *name, const char *extra, int before, char *out, size_t cap)
 {
-    char kdir[1024], path[1100];
-    snprintf(kdir, sizeof kdir, "%s/kernels", clf_test_tmpdir());
-    mkdir(kdir, 0700);
-    const char *names[] = {"gemm.cl", "gemm_pack.cl", "gemm_reduce.cl", "common.cl", "copy.cl", "map.cl"};
+    snprintf(out, cap, "%s/%s", clf_test_tmpdir(), sub);
+    mkdir(out, 0700);
+    const char *names[] = {"gemm.cl", "gemm_pack.cl", "gemm_reduce.cl", "common.cl", "copy.cl", "map.cl",
+                           "gemm_convert.cl", "gemm_mma.cl"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        char *text = read_source(names[i]);
+        char *text = read_source(names[i]), path[1200];
         if (!text)
             continue;
-        snprintf(path, sizeof path, "%s/%s", kdir, names[i]);
+        snprintf(path, sizeof path, "%s/%s", out, names[i]);
         FILE *f = fopen(path, "wb");
         ck_assert_ptr_nonnull(f);
-        if (strcmp(names[i], "gemm.cl") == 0)
-            fputs("#if MWG == 16 && NWG == 16 && KWI == 2 && DBUF == 0 && VWM == 1\n#error poisoned by a test\n#endif\n", f);
+        int hit = strcmp(names[i], name) == 0;
+        if (hit && before)
+            fputs(extra, f);
         fputs(text, f);
+        if (hit && !before)
+            fputs(extra, f);
         fclose(f);
         free(text);
     }
-    setenv("CLFORGE_KERNEL_DIR", kdir, 1);
-    clf_context *ctx = first_context("fallback");
-    clf__config poison;
-    ck_assert_int_eq(clf__config_parse(&clf__family_gemm, POISON_CFG, &poison), CLF_SUCCESS);
-    ck_assert(clf__family_gemm.valid(&poison, &ctx->info, CLF_F32));
-    store_config(ctx, "small", POISON_CFG);
+}
+
+/* A 24^3 product through clf_sgemm, checked against the host. */
+static void check_small_sgemm(clf_context *ctx)
+{
     enum { N = 24 };
     float ha[N * N], hb[N * N], hc[N * N];
     uint64_t seed = 7;
@@ -254,19 +255,75 @@ START_TEST(unbuildable_tuned_config_falls_back)
                 ref += (double)ha[i * N + p] * hb[p * N + j];
             ck_assert_msg(fabs(hc[i * N + j] - ref) < 1e-4, "C[%d][%d] = %g, want %g", i, j, hc[i * N + j], ref);
         }
+    clReleaseMemObject(a);
+    clReleaseMemObject(b);
+    clReleaseMemObject(c);
+}
+
+/* A configuration of another driver's tuning file that builds but computes wrong results here is caught by
+ * its first-use check and set aside; the call answers correctly. */
+START_TEST(stale_config_checked_on_first_use)
+{
+    char kdir[1024];
+    kernel_dir("kernels-wrong", "common.cl", POISON_IF "#undef MAD\n#define MAD(a, b, c) ((a) * (b) + (c) + (real)1)\n#endif\n",
+               0, kdir, sizeof kdir);
+    setenv("CLFORGE_KERNEL_DIR", kdir, 1);
+    clf_context *ctx = first_context("stale");
+    store_config(ctx, "small", POISON_CFG);
+    /* The file becomes another driver's: another id, key and driver. */
+    char cache[1024], oldpath[1300];
+    snprintf(cache, sizeof cache, "%s", clf_context_cache_dir(ctx));
+    snprintf(oldpath, sizeof oldpath, "%s/tuning/00000000deadbeef.json", cache);
+    json_error_t err;
+    json_t *doc = json_load_file(clf__tunedb_path(ctx), 0, &err);
+    ck_assert_ptr_nonnull(doc);
+    json_t *dev = json_object_get(doc, "device");
+    json_object_set_new(dev, "key", json_string("old driver key"));
+    json_object_set_new(dev, "driver", json_string("0.0-old"));
+    ck_assert_int_eq(json_dump_file(doc, oldpath, 0), 0);
+    json_decref(doc);
+    ck_assert_int_eq(unlink(clf__tunedb_path(ctx)), 0);
+    char sel[32];
+    snprintf(sel, sizeof sel, "%d:%d", ctx->info.platform_index, ctx->info.device_index);
+    clf_context_destroy(ctx);
+    clf_context_options opt = {.device = sel, .cache_dir = cache};
+    ck_assert_int_eq(clf_context_create(&opt, &ctx), CLF_SUCCESS);
+    char cfg[256], origin[32];
+    ck_assert_int_eq(clf_config_in_use(ctx, "gemm", "f32", "small", cfg, sizeof cfg, origin, sizeof origin),
+                     CLF_SUCCESS);
+    ck_assert_str_eq(origin, "stale");
+    check_small_sgemm(ctx);
+    ck_assert_int_eq(clf_config_in_use(ctx, "gemm", "f32", "small", cfg, sizeof cfg, origin, sizeof origin),
+                     CLF_SUCCESS);
+    ck_assert_str_ne(origin, "stale");
+    clf_context_destroy(ctx);
+    unsetenv("CLFORGE_KERNEL_DIR");
+}
+END_TEST
+
+START_TEST(unbuildable_tuned_config_falls_back)
+{
+    char kdir[1024];
+    kernel_dir("kernels-broken", "gemm.cl", POISON_IF "#error poisoned by a test\n#endif\n", 1, kdir, sizeof kdir);
+    setenv("CLFORGE_KERNEL_DIR", kdir, 1);
+    clf_context *ctx = first_context("fallback");
+    clf__config poison;
+    ck_assert_int_eq(clf__config_parse(&clf__family_gemm, POISON_CFG, &poison), CLF_SUCCESS);
+    ck_assert(clf__family_gemm.valid(&poison, &ctx->info, CLF_F32));
+    store_config(ctx, "small", POISON_CFG);
+    check_small_sgemm(ctx);
     char cfg[256], origin[32];
     ck_assert_int_eq(clf_config_in_use(ctx, "gemm", "f32", "small", cfg, sizeof cfg, origin, sizeof origin),
                      CLF_SUCCESS);
     ck_assert_str_ne(origin, "tuned");
     ck_assert_str_ne(cfg, POISON_CFG);
     /* A configuration the caller forces gets the build error, not a substitute. */
+    cl_mem x = clf_test_buffer(ctx, 4096, NULL);
     clf__gemm_call call = {.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_NO_TRANS,
-                           .m = N, .n = N, .k = N, .alpha = 1.0, .a = a, .lda = N, .b = b, .ldb = N, .c = c,
-                           .ldc = N, .batch = 1};
+                           .m = 8, .n = 8, .k = 8, .alpha = 1.0, .a = x, .lda = 8, .b = x, .b_off = 64, .ldb = 8,
+                           .c = x, .c_off = 128, .ldc = 8, .batch = 1};
     ck_assert_int_eq(clf__gemm_run(ctx, &call, &poison, CLF__GEMM_DIRECT, NULL, NULL), CLF_ERR_BUILD);
-    clReleaseMemObject(a);
-    clReleaseMemObject(b);
-    clReleaseMemObject(c);
+    clReleaseMemObject(x);
     clf_context_destroy(ctx);
     unsetenv("CLFORGE_KERNEL_DIR");
 }
@@ -281,5 +338,6 @@ int main(void)
     CLF_TEST_ALONE(s, last_error_survives_success);
     CLF_TEST_ALONE(s, destroy_measures_nothing);
     CLF_TEST_ALONE(s, unbuildable_tuned_config_falls_back);
+    CLF_TEST_ALONE(s, stale_config_checked_on_first_use);
     return clf_test_run(s);
 }

@@ -272,6 +272,8 @@ typedef struct aside_entry {
 typedef struct config_memo {
     aside_entry aside[ASIDE_CAP];
     int naside;
+    aside_entry checked[ASIDE_CAP];   /* configurations a first-use check was started for */
+    int nchecked;
     memo_entry e[MEMO_CAP];
     int n, next;            /* entries used; the slot replaced next once full */
     unsigned long gen;      /* bumped by clf__config_forget */
@@ -422,9 +424,33 @@ int clf__config_set_aside(clf_context *ctx, const clf__family *f, clf_dtype dt, 
         char text[256], key[96];
         clf__config_format(f, cfg, text, sizeof text);
         snprintf(key, sizeof key, "aside-%s-%s-%s", f->name, clf__dtype_name(dt), b);
-        clf__warn_once(key, "%s %s %s: the %s configuration (%s) does not build on %s with driver %s; set aside, "
-                       "using the next one (run `clforge tune` to refresh it)", f->name, clf__dtype_name(dt), b,
-                       origin, text, ctx->info.name, ctx->info.driver);
+        clf__warn_once(key, "%s %s %s: the %s configuration (%s) does not build or computes a wrong result on %s "
+                       "with driver %s; set aside, using the next one (run `clforge tune` to refresh it)", f->name,
+                       clf__dtype_name(dt), b, origin, text, ctx->info.name, ctx->info.driver);
     }
     return ok;
+}
+
+int clf__config_first_use(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
+                          const clf__config *cfg)
+{
+    const char *b = clf__bucket_name(f, bucket);
+    if (strlen(b) >= sizeof ((aside_entry *)0)->bucket)
+        return 0;
+    pthread_mutex_lock(&ctx->lock);
+    config_memo *m = memo_get(ctx);
+    int seen = !m;
+    for (int i = 0; m && i < m->nchecked && !seen; i++) {
+        const aside_entry *a = &m->checked[i];
+        seen = a->f == f && a->dt == dt && strcmp(a->bucket, b) == 0 && memcmp(&a->cfg, cfg, sizeof *cfg) == 0;
+    }
+    if (!seen) {
+        aside_entry *a = &m->checked[m->nchecked < ASIDE_CAP ? m->nchecked++ : ASIDE_CAP - 1];
+        a->f = f;
+        a->dt = dt;
+        snprintf(a->bucket, sizeof a->bucket, "%s", b);
+        a->cfg = *cfg;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    return !seen;
 }

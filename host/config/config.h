@@ -63,6 +63,10 @@ clf_status clf__config_resolve(clf_context *ctx, const clf__family *f, clf_dtype
  * Warns once, naming origin. Returns 0 when nothing was set aside (no memory). */
 int clf__config_set_aside(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
                           const clf__config *cfg, const char *origin);
+/* 1 the first time it is asked about (family, dtype, bucket, cfg) on ctx, then 0: the caller checks a
+ * configuration of another driver's tuning (origin "stale") on first use, once per context. */
+int clf__config_first_use(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
+                          const clf__config *cfg);
 /* Drops ctx's memoised configurations (after a tune stored a result). */
 void clf__config_forget(clf_context *ctx);
 

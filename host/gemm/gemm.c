@@ -188,6 +188,69 @@ static int set_aside(clf_context *ctx, const clf__gemm_plan *plan, const clf__co
     return clf__config_set_aside(ctx, &clf__family_gemm, plan->dtype, bucket, bad, origin);
 }
 
+/* A known product (67 x 45 x 37: partial tiles everywhere) run with cfg forced on one path, compared with
+ * the host's: CLF_ERR_VERIFY when the kernel builds but computes something else. */
+static clf_status check_config(clf_context *ctx, clf_dtype dt, const clf__config *cfg, clf__gemm_path path)
+{
+    enum { M = 67, N = 45, K = 37 };
+    double ha[M * K], hb[K * N], hc[M * N];
+    float fa[M * K], fb[K * N], fc[M * N];
+    for (int i = 0; i < M * K; i++)
+        ha[i] = fa[i] = (float)((i * 7 + 3) % 11 - 5) / 4;
+    for (int i = 0; i < K * N; i++)
+        hb[i] = fb[i] = (float)((i * 5 + 1) % 9 - 4) / 2;
+    int f64 = dt == CLF_F64;
+    size_t esz = f64 ? 8 : 4;
+    cl_int e = CL_SUCCESS;
+    cl_mem a = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, M * K * esz, f64 ? (void *)ha : fa, &e);
+    cl_mem b = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, K * N * esz, f64 ? (void *)hb : fb, &e);
+    cl_mem c = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, M * N * esz, NULL, &e);
+    clf_status s = a && b && c ? CLF_SUCCESS : clf__fail_cl(e, "clCreateBuffer", "configuration check");
+    clf__gemm_call call = {.dtype = dt, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_NO_TRANS, .m = M,
+                           .n = N, .k = K, .alpha = 1.0, .a = a, .lda = K, .b = b, .ldb = N, .c = c, .ldc = N,
+                           .batch = 1, .mma = -1};
+    if (s == CLF_SUCCESS)
+        s = clf__gemm_run(ctx, &call, cfg, path, NULL, NULL);
+    if (s == CLF_SUCCESS && (e = clEnqueueReadBuffer(ctx->queue, c, CL_TRUE, 0, M * N * esz, f64 ? (void *)hc : fc,
+                                                     0, NULL, NULL)) != CL_SUCCESS)
+        s = clf__fail_cl(e, "clEnqueueReadBuffer", "configuration check");
+    for (int i = 0; i < M && s == CLF_SUCCESS; i++)
+        for (int j = 0; j < N && s == CLF_SUCCESS; j++) {
+            double ref = 0, got = f64 ? hc[i * N + j] : fc[i * N + j];
+            for (int p = 0; p < K; p++)
+                ref += ha[i * K + p] * hb[p * N + j];
+            if (got != ref)   /* quarters and halves: exact in fp32 and fp64 */
+                s = clf__fail(CLF_ERR_VERIFY, "C[%d][%d] = %g, expected %g", i, j, got, ref);
+        }
+    cl_mem all[] = {a, b, c};
+    for (int i = 0; i < 3; i++)
+        if (all[i])
+            clReleaseMemObject(all[i]);
+    return s;
+}
+
+/* Configurations from another driver's tuning ("stale") prove themselves on first use: one that computes
+ * a wrong result is set aside like one that does not build. 1 when one was set aside. */
+static int check_stale(clf_context *ctx, const clf__gemm_plan *plan)
+{
+    const clf__config *cfgs[2] = {&plan->cfg_main, plan->have_direct ? &plan->cfg_direct : NULL};
+    const char *origins[2] = {plan->origin_main, plan->origin_direct};
+    const char *buckets[2] = {plan->bucket, "small"};
+    for (int i = 0; i < 2; i++) {
+        if (!cfgs[i] || !origins[i] || strcmp(origins[i], "stale") != 0 ||
+            !clf__config_first_use(ctx, &clf__family_gemm, plan->dtype, buckets[i], cfgs[i]))
+            continue;
+        clf__quiet_begin();
+        clf__gemm_path path = strcmp(buckets[i], "small") == 0 ? CLF__GEMM_DIRECT : CLF__GEMM_FAST;
+        clf_status s = check_config(ctx, plan->dtype, cfgs[i], path);
+        clf__quiet_end();
+        if (s == CLF_ERR_VERIFY && clf__config_set_aside(ctx, &clf__family_gemm, plan->dtype, buckets[i], cfgs[i],
+                                                         "stale"))
+            return 1;
+    }
+    return 0;
+}
+
 clf_status clf__gemm_run(clf_context *ctx, const clf__gemm_call *call, const clf__config *cfg,
                          clf__gemm_path path, int *launches, cl_event *done)
 {
@@ -198,6 +261,8 @@ clf_status clf__gemm_run(clf_context *ctx, const clf__gemm_call *call, const clf
     for (int attempt = 0; attempt < 4; attempt++) {
         if ((s = clf__gemm_plan_make(ctx, call, cfg, path, &plan)) != CLF_SUCCESS)
             return s;
+        if (!cfg && !plan.empty && check_stale(ctx, &plan))
+            continue;
         const clf__config *bad = NULL;
         s = clf__gemm_exec(ctx, &plan, call->build_only, done, &bad);
         if (s != CLF_ERR_BUILD || !bad || cfg || !set_aside(ctx, &plan, bad))

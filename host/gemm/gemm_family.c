@@ -36,6 +36,18 @@ const char *clf__gemm_bucket(const clf_device_info *dev, size_t m, size_t n, siz
     return "large";
 }
 
+const char *clf__gemm_bucket_for(const clf_device_info *dev, size_t m, size_t n, size_t k, size_t batch)
+{
+    const char *b = clf__gemm_bucket(dev, m, n, k);
+    int cpu = dev && (dev->type & CL_DEVICE_TYPE_CPU);
+    /* Many small matrices that together are a large product: the packed kernel over one launch of batch x
+     * tiles, with a configuration of its own (a "small" one per matrix would run the direct kernel). */
+    double all = (double)m * (double)n * (double)k * (double)batch;
+    if (batch > 1 && strcmp(b, "small") == 0 && all > (cpu ? 262144.0 : 134217728.0))
+        return "batched";
+    return b;
+}
+
 static int is_nvidia(const clf_device_info *d)
 {
     return d->vendor_id == 0x10de || strcasestr(d->vendor, "nvidia") || strcasestr(d->platform, "nvidia");
@@ -59,11 +71,13 @@ static const default_row defaults[] = {
     {1, 0, CLF_F32, "large",  {128, 128, 16, 8, 16, 4, 4, 8, 4, 0, 1}},
     {1, 0, CLF_F32, "thin",   {128, 128, 16, 16, 8, 4, 2, 8, 4, 0, 1}},
     {1, 0, CLF_F32, "skinny", {32, 64, 32, 8, 16, 4, 4, 8, 4, 4, 1}},
+    {1, 0, CLF_F32, "batched", {64, 64, 16, 8, 8, 4, 4, 8, 4, 0, 1}},
     {1, 0, CLF_F64, "small",  {32, 32, 16, 8, 8, 2, 2, 4, 2, 2, 1}},
     {1, 0, CLF_F64, "medium", {64, 64, 16, 8, 8, 2, 2, 8, 2, 0, 1}},
     {1, 0, CLF_F64, "large",  {128, 128, 8, 16, 16, 2, 2, 8, 2, 0, 1}},
     {1, 0, CLF_F64, "thin",   {128, 128, 8, 16, 16, 2, 2, 8, 2, 0, 1}},
     {1, 0, CLF_F64, "skinny", {32, 64, 16, 8, 16, 2, 2, 8, 2, 2, 1}},
+    {1, 0, CLF_F64, "batched", {64, 64, 16, 8, 8, 2, 2, 8, 2, 0, 1}},
     {0, 1, CLF_F32, "small",  {32, 32, 16, 8, 8, 1, 4, 2, 0, 0, 0}},
     {0, 1, CLF_F32, NULL,     {64, 64, 16, 8, 8, 1, 4, 2, 0, 0, 0}},
     {0, 1, CLF_F64, "small",  {32, 32, 16, 8, 8, 1, 4, 2, 0, 0, 0}},
@@ -145,10 +159,15 @@ typedef struct bench_state {
     int have_last;
 } bench_state;
 
-static void bench_shape(const clf_device_info *dev, const char *bucket, size_t *m, size_t *n, size_t *k)
+static void bench_shape(const clf_device_info *dev, const char *bucket, size_t *m, size_t *n, size_t *k,
+                        size_t *batch)
 {
     int cpu = (dev->type & CL_DEVICE_TYPE_CPU) != 0;
-    if (strcmp(bucket, "small") == 0) {
+    *batch = 1;
+    if (strcmp(bucket, "batched") == 0) {
+        *m = *n = *k = cpu ? 64 : 256;
+        *batch = cpu ? 32 : 64;
+    } else if (strcmp(bucket, "small") == 0) {
         *m = *n = *k = cpu ? 64 : 256;
     } else if (strcmp(bucket, "medium") == 0) {
         *m = *n = *k = cpu ? 640 : 1024;
@@ -189,11 +208,15 @@ static void bench_destroy(void *p)
     free(st);
 }
 
-static clf_status upload(clf_context *ctx, const void *host, size_t bytes, cl_mem *out)
+/* A buffer of `copies` copies of host's bytes (every matrix of a batched bench holds the same values, in
+ * memory of its own, so that one reference serves all of them). */
+static clf_status upload(clf_context *ctx, const void *host, size_t bytes, size_t copies, cl_mem *out)
 {
     cl_int e;
-    *out = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, (void *)host, &e);
-    return *out ? CLF_SUCCESS : clf__fail_cl(e, "clCreateBuffer", "gemm bench buffer of %zu bytes", bytes);
+    *out = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, bytes * copies, NULL, &e);
+    for (size_t i = 0; *out && e == CL_SUCCESS && i < copies; i++)
+        e = clEnqueueWriteBuffer(ctx->queue, *out, CL_TRUE, i * bytes, bytes, host, 0, NULL, NULL);
+    return *out && e == CL_SUCCESS ? CLF_SUCCESS : clf__fail_cl(e, "clCreateBuffer", "gemm bench buffer of %zu bytes", bytes);
 }
 
 static clf_status bench_create(clf_context *ctx, clf_dtype dt, const char *bucket, void **state)
@@ -210,11 +233,12 @@ static clf_status bench_create(clf_context *ctx, clf_dtype dt, const char *bucke
         return clf__fail(CLF_ERR_OUT_OF_MEMORY, "gemm bench state");
     st->ctx = ctx;
     const char *b = bucket ? bucket : "large";
-    size_t m, n, k;
-    bench_shape(&ctx->info, b, &m, &n, &k);
+    size_t m, n, k, batch;
+    bench_shape(&ctx->info, b, &m, &n, &k, &batch);
     st->path = strcmp(b, "small") == 0 ? CLF__GEMM_DIRECT : CLF__GEMM_FAST;
     st->call = (clf__gemm_call){.dtype = dt, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_NO_TRANS,
-                                .m = m, .n = n, .k = k, .alpha = 1.0, .lda = k, .ldb = n, .ldc = n, .batch = 1};
+                                .m = m, .n = n, .k = k, .alpha = 1.0, .lda = k, .ldb = n, .ldc = n, .batch = batch,
+                                .stride_a = m * k, .stride_b = k * n, .stride_c = m * n};
     size_t esz = clf__dtype_size(dt);
     double *ha = malloc(m * k * sizeof(double)), *hb = malloc(k * n * sizeof(double));
     void *buf = malloc((m * k > k * n ? m * k : k * n) * esz);
@@ -240,11 +264,11 @@ static clf_status bench_create(clf_context *ctx, clf_dtype dt, const char *bucke
                 ((double *)buf)[i] = h[i];
             }
         }
-        s = upload(ctx, buf, cnt * esz, pass ? &st->call.b : &st->call.a);
+        s = upload(ctx, buf, cnt * esz, batch, pass ? &st->call.b : &st->call.a);
     }
     if (!s) {
         cl_int e;
-        st->call.c = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, m * n * esz, NULL, &e);
+        st->call.c = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, m * n * batch * esz, NULL, &e);
         if (!st->call.c)
             s = clf__fail_cl(e, "clCreateBuffer", "gemm bench C");
     }
@@ -284,7 +308,8 @@ static clf_status bench_run(void *p, const clf__config *cfg, cl_event *ev)
         float nan32 = NAN;
         size_t esz = clf__dtype_size(st->call.dtype);
         cl_int e = clEnqueueFillBuffer(st->ctx->queue, st->call.c, st->call.dtype == CLF_F64 ? (void *)&nan64
-                                       : (void *)&nan32, esz, 0, st->call.m * st->call.n * esz, 0, NULL, NULL);
+                                       : (void *)&nan32, esz, 0, st->call.m * st->call.n * st->call.batch * esz,
+                                       0, NULL, NULL);
         if (e != CL_SUCCESS)
             return clf__fail_cl(e, "clEnqueueFillBuffer", "gemm bench poison");
         st->last = *cfg;
@@ -315,23 +340,24 @@ static clf_status bench_build(void *p, const clf__config *cfg)
 static clf_status bench_check(void *p)
 {
     bench_state *st = p;
-    size_t m = st->call.m, n = st->call.n, esz = clf__dtype_size(st->call.dtype);
-    void *h = malloc(m * n * esz);
+    size_t m = st->call.m, n = st->call.n, nb = st->call.batch, esz = clf__dtype_size(st->call.dtype);
+    void *h = malloc(m * n * nb * esz);
     if (!h)
         return clf__fail(CLF_ERR_OUT_OF_MEMORY, "gemm bench check");
-    cl_int e = clEnqueueReadBuffer(st->ctx->queue, st->call.c, CL_TRUE, 0, m * n * esz, h, 0, NULL, NULL);
+    cl_int e = clEnqueueReadBuffer(st->ctx->queue, st->call.c, CL_TRUE, 0, m * n * nb * esz, h, 0, NULL, NULL);
     if (e != CL_SUCCESS) {
         free(h);
         return clf__fail_cl(e, "clEnqueueReadBuffer", "gemm bench check");
     }
     clf_status s = CLF_SUCCESS;
-    for (size_t i = 0; i < m * n && !s; i++) {
+    for (size_t i = 0; i < m * n * nb && !s; i++) {
         double v = st->call.dtype == CLF_F64 ? ((double *)h)[i] : ((float *)h)[i];
         if (!isfinite(v))
-            s = clf__fail(CLF_ERR_VERIFY, "gemm: C[%zu][%zu] = %g (not written or overflowed)", i / n, i % n, v);
+            s = clf__fail(CLF_ERR_VERIFY, "gemm: C[%zu][%zu][%zu] = %g (not written or overflowed)", i / (m * n),
+                          i % (m * n) / n, i % n, v);
     }
     for (int t = 0; t < NSAMPLES && !s; t++) {
-        size_t idx = st->si[t] * n + st->sj[t];
+        size_t idx = (size_t)t % nb * m * n + st->si[t] * n + st->sj[t];   /* every matrix is the same product */
         double v = st->call.dtype == CLF_F64 ? ((double *)h)[idx] : ((float *)h)[idx];
         if (fabs(v - st->ref[t]) > st->tol[t])
             s = clf__fail(CLF_ERR_VERIFY, "gemm: C[%zu][%zu] = %.9g, reference %.9g (tolerance %.3g)", st->si[t],
@@ -344,7 +370,7 @@ static clf_status bench_check(void *p)
 static double bench_work(void *p)
 {
     bench_state *st = p;
-    return 2.0 * (double)st->call.m * (double)st->call.n * (double)st->call.k;
+    return 2.0 * (double)st->call.m * (double)st->call.n * (double)st->call.k * (double)st->call.batch;
 }
 
 const clf__family clf__family_gemm = {
@@ -363,8 +389,8 @@ const clf__family clf__family_gemm = {
         {"PADB", 4, {0, 1, 2, 4}},
         {"DBUF", 2, {0, 1}},
     },
-    .nbuckets = 5,
-    .buckets = {"small", "medium", "large", "thin", "skinny"},   /* thin before skinny: on CPUs, where it
+    .nbuckets = 6,
+    .buckets = {"small", "medium", "large", "thin", "skinny", "batched"},   /* thin before skinny: on CPUs, where it
                                                                   * has no benchmark, its time flows on */
     .unit = "GFLOP/s",
     .default_config = gemm_default,

@@ -327,7 +327,7 @@ static product normalise(const clf__gemm_call *c)
 static clf_status choose_config(planner *pl, const product *p, clf__gemm_path path, int scale_only, int *direct)
 {
     clf__gemm_plan *plan = pl->plan;
-    const char *bucket = clf__gemm_bucket(&pl->ctx->info, p->m, p->n, p->k);
+    const char *bucket = clf__gemm_bucket_for(&pl->ctx->info, p->m, p->n, p->k, p->batch);
     if (scale_only || path == CLF__GEMM_DIRECT)
         bucket = "small";
     else if (path == CLF__GEMM_FAST && strcmp(bucket, "small") == 0)
