@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# test.sh — installs what the tests need, then builds and tests clforge twice: Debug with AddressSanitizer
-# and UndefinedBehaviorSanitizer, and Release; ThreadSanitizer runs the threaded suites; runs the parser
-# fuzzer for a bounded time; ends with ctest's summary. Every test runs on every OpenCL device present
-# (PoCL and Mesa rusticl here).
+# test.sh — installs what the tests need, checks function lengths, then builds and tests clforge twice: Debug
+# with AddressSanitizer and UndefinedBehaviorSanitizer, and Release; ThreadSanitizer runs the threaded suites;
+# runs the parser fuzzer for a bounded time; ends with ctest's summary. Every build treats warnings as errors
+# (CLFORGE_WERROR). Every test runs on every OpenCL device present (PoCL and Mesa rusticl here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
@@ -16,8 +16,11 @@ start=$(date +%s)
 echo "== OpenCL devices"
 clinfo -l
 
+echo "== Style: no function over 80 lines in host/ and autotune/"
+bash scripts/check_style.sh
+
 echo "== Debug build with ASan + UBSan"
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCLFORGE_SANITIZE=ON -DCLFORGE_BENCH=OFF >/dev/null
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCLFORGE_SANITIZE=ON -DCLFORGE_BENCH=OFF -DCLFORGE_WERROR=ON >/dev/null
 cmake --build build-asan -j"$jobs" >/dev/null
 # Leak checking is off: the OpenCL drivers (PoCL/LLVM, Mesa) keep allocations alive until exit by design.
 # The sanitizers check host code, which is the same for every device: this pass uses the first device
@@ -33,13 +36,13 @@ fi
 echo "== ThreadSanitizer: the suites with threads (program cache, tuning database), first device only"
 # Only the targets it needs, so the extra build stays short on a small CI machine. The drivers are not
 # instrumented; reports come from clforge's own code.
-cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DCLFORGE_TSAN=ON -DCLFORGE_BENCH=OFF >/dev/null
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DCLFORGE_TSAN=ON -DCLFORGE_BENCH=OFF -DCLFORGE_WERROR=ON >/dev/null
 cmake --build build-tsan -j"$jobs" --target clforge_cli test_runtime test_hostile >/dev/null
 CLFORGE_TEST_DEVICES=0:0 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
   ctest --test-dir build-tsan --output-on-failure -j"$jobs" -R '^test_(runtime|hostile)$'
 
 echo "== Release build"
-cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DCLFORGE_WERROR=ON >/dev/null
 cmake --build build-release -j"$jobs" >/dev/null
 echo "== took $(( $(date +%s) - start )) s so far; Release tests follow"
 ctest --test-dir build-release --output-on-failure -j"$jobs"

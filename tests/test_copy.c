@@ -136,14 +136,14 @@ START_TEST(copy_configurations)
             fill_random(b, BUF, &rng);
             cl_mem src = clf_test_buffer(ctxs[d], BUF, a), dst = clf_test_buffer(ctxs[d], BUF, b);
             size_t cases[][3] = {{4, 8, 9996}, {1, 3, 12345}, {6, 2, 777}, {0, 0, 17}};
-            for (int k = 0; k < 4; k++) {
+            for (size_t k = 0; k < 4; k++) {
                 ck_assert_int_eq(clf_copy(ctxs[d], src, cases[k][0], dst, cases[k][1], cases[k][2], NULL), CLF_SUCCESS);
                 memcpy(b + cases[k][1], a + cases[k][0], cases[k][2]);
                 unsigned short pat = (unsigned short)(k * 4099 + 1);
                 ck_assert_int_eq(clf_fill(ctxs[d], dst, 2 * (k + 7001), &pat, 2, 2 * (333 + k), NULL), CLF_SUCCESS);
-                for (int i = 0; i < 333 + k; i++) memcpy(b + 2 * (k + 7001) + 2 * i, &pat, 2);
+                for (size_t i = 0; i < 333 + k; i++) memcpy(b + 2 * (k + 7001) + 2 * i, &pat, 2);
                 clf_test_read(ctxs[d], dst, BUF, got);
-                ck_assert_msg(memcmp(got, b, BUF) == 0, "%s: copy/fill case %d is wrong", cfgs[c], k);
+                ck_assert_msg(memcmp(got, b, BUF) == 0, "%s: copy/fill case %zu is wrong", cfgs[c], k);
             }
             clReleaseMemObject(src), clReleaseMemObject(dst);
         }

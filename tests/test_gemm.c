@@ -298,7 +298,7 @@ START_TEST(random_cases)
     for (int d = 0; d < nctx; d++) {
         pool p;
         pool_init(&p, ctxs[d]);
-        uint64_t seed = 0x243f6a8885a308d3ull ^ (uint64_t)d;
+        uint64_t seed = UINT64_C(0x243f6a8885a308d3) ^ (uint64_t)d;
         int fp64 = clf_context_device(ctxs[d])->fp64;
         int n = cases_for(ctxs[d]);
         for (int t = 0; t < n && failures < 5; t++) {
@@ -525,7 +525,7 @@ START_TEST(split_k_cases)
     for (int d = 0; d < nctx; d++) {
         pool p;
         pool_init(&p, ctxs[d]);
-        uint64_t seed = 0x13198a2e03707344ull ^ (uint64_t)d;
+        uint64_t seed = UINT64_C(0x13198a2e03707344) ^ (uint64_t)d;
         int fp64 = clf_context_device(ctxs[d])->fp64;
         int n = cases_for(ctxs[d]) / 10;
         for (int t = 0; t < n && failures < 5; t++) {

@@ -109,16 +109,22 @@ else
     fail "report of two devices exited $?: $(cat "$TMP/err")"
 fi
 shopt -s nullglob
-# Other benches share the folder; only `clforge bench` files are the report's input.
+# Results live in bench/results/<device>/. Other benches share those folders; only `clforge bench` files are the
+# report's input. An empty match means the layout moved again: fail rather than skip the check in silence.
+results=("$SRC"/bench/results/*/*.json)
 committed=()
-for f in "$SRC"/bench/results/*.json; do grep -q '"clforge-bench-1"' "$f" && committed+=("$f"); done
-if [ ${#committed[@]} -gt 0 ]; then
-    if "$CLI" report "${committed[@]}" -o "$TMP/rep3" >/dev/null 2>"$TMP/err"; then
-        pass "report of the committed results (${#committed[@]} files)"
-        for f in "$TMP"/rep3/*.svg; do wellformed "$f" || fail "$f is not well-formed"; done
-    else
-        fail "report of bench/results exited $?: $(cat "$TMP/err")"
-    fi
+for f in "${results[@]}"; do grep -q '"clforge-bench-1"' "$f" && committed+=("$f"); done
+if [ ${#results[@]} -eq 0 ]; then
+    fail "no committed results in $SRC/bench/results/*/*.json (did the folder move?)"
+elif [ ${#committed[@]} -eq 0 ]; then
+    fail "none of the ${#results[@]} files in bench/results/*/ is a clforge-bench-1 result"
+elif "$CLI" report "${committed[@]}" -o "$TMP/rep3" >/dev/null 2>"$TMP/err"; then
+    pass "report of the committed results (${#committed[@]} files)"
+    svgs=("$TMP"/rep3/*.svg)
+    [ ${#svgs[@]} -gt 0 ] || fail "report of the committed results wrote no SVG"
+    for f in "${svgs[@]}"; do wellformed "$f" || fail "$f is not well-formed"; done
+else
+    fail "report of bench/results exited $?: $(cat "$TMP/err")"
 fi
 
 # 3. Bad input: a clear message, a nonzero exit code, and no output directory.

@@ -125,13 +125,13 @@ START_TEST(profiler_counts_match_family)
         ck_assert_int_eq(clf__profile_totals(ctx[i], "sgemm", &calls, &flops, &bytes), CLF_SUCCESS);
         clf__problem p = {.dtype = CLF_F32, .m = m, .n = nn, .k = k, .batch = 1, .beta = 0.5};
         ck_assert_uint_eq(calls, 2);
-        ck_assert_double_eq_tol(flops, 2 * 2.0 * m * nn * k, 1e-6);
+        ck_assert_double_eq_tol(flops, 2 * 2.0 * (double)(m * nn * k), 1e-6);
         ck_assert_double_eq_tol(flops, 2 * gemm->flops(&p), 1e-6);
         /* beta != 0: C is read and written; with beta 0 the formula counts it once. */
         ck_assert_double_eq_tol(bytes, 2 * gemm->bytes(&p), 1e-6);
         clf__problem p0 = p;
         p0.beta = 0.0;
-        ck_assert_double_eq_tol(gemm->bytes(&p) - gemm->bytes(&p0), 4.0 * m * nn, 1e-6);
+        ck_assert_double_eq_tol(gemm->bytes(&p) - gemm->bytes(&p0), 4.0 * (double)(m * nn), 1e-6);
 
         /* The report has a row for the kernel with a roofline fraction and a bound. */
         char *text = NULL;
@@ -181,9 +181,9 @@ START_TEST(profiler_counts_map_copy)
         /* One multiply and one add per element; x and b read, y written, 4 bytes each. */
         clf__problem pm = {.dtype = CLF_F32, .m = 4, .n = len, .k = 2, .reads = 2, .writes = 1};
         ck_assert_uint_eq(calls, 1);
-        ck_assert_double_eq_tol(flops, 2.0 * len, 1e-9);
+        ck_assert_double_eq_tol(flops, 2.0 * (double)len, 1e-9);
         ck_assert_double_eq_tol(flops, map->flops(&pm), 1e-9);
-        ck_assert_double_eq_tol(bytes, 12.0 * len, 1e-9);
+        ck_assert_double_eq_tol(bytes, 12.0 * (double)len, 1e-9);
         ck_assert_double_eq_tol(bytes, map->bytes(&pm), 1e-9);
         ck_assert_int_eq(clf__profile_totals(ctx[i], "copy", &calls, &flops, &bytes), CLF_SUCCESS);
         clf__problem pc = {.dtype = CLF_F32, .m = 1, .n = 3001};

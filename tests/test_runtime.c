@@ -144,16 +144,16 @@ START_TEST(program_disk_cache_across_processes)
         child_result warm = run_child(sel, cache);
         printf("%s: cold compile %.1f ms, second process (binary cache) %.1f ms\n", devs[i].name, 1e3 * cold.seconds,
                1e3 * warm.seconds);
-        ck_assert_int_eq(cold.compiles, 1);
-        ck_assert_int_eq(warm.compiles, 0);
-        ck_assert_int_eq(warm.disk_hits, 1);
+        ck_assert_uint_eq(cold.compiles, 1);
+        ck_assert_uint_eq(warm.compiles, 0);
+        ck_assert_uint_eq(warm.disk_hits, 1);
         for (int how = 0; how < 2; how++) {
             corrupt_bins(cache, devs[i].id, how);
             child_result rec = run_child(sel, cache);
             ck_assert_msg(rec.rejects == 1 && rec.compiles == 1, "%s corruption %d: rejects %lu compiles %lu",
                           devs[i].name, how, rec.rejects, rec.compiles);
             child_result after = run_child(sel, cache);
-            ck_assert_int_eq(after.disk_hits, 1);   /* the rebuilt binary was written back */
+            ck_assert_uint_eq(after.disk_hits, 1);   /* the rebuilt binary was written back */
         }
     }
     free(devs);
@@ -179,7 +179,7 @@ START_TEST(invalid_kernel_reports_build_log)
         ck_assert_int_eq(clf_build_kernel(ctxs[i], "__kernel void bad(__global float *x) { x[0] = undeclared_thing; }",
                                           NULL, "bad", &k), CLF_ERR_BUILD);
         clf_context_cache_stats(ctxs[i], &after);
-        ck_assert_int_eq(after.compiles, before.compiles);
+        ck_assert_uint_eq(after.compiles, before.compiles);
         ck_assert_int_eq(clf_build_kernel(ctxs[i], good_src, "-DOFFSET=0.0f", "no_such_kernel", &k),
                          CL_INVALID_KERNEL_NAME);
         ck_assert_ptr_nonnull(strstr(clf_last_error(), "CL_INVALID_KERNEL_NAME"));
@@ -226,8 +226,8 @@ START_TEST(sixteen_threads_compile_once)
         pthread_barrier_destroy(&barrier);
         clf_cache_stats st;
         clf_context_cache_stats(ctx, &st);
-        ck_assert_int_eq(st.compiles, 1);
-        ck_assert_int_eq(st.memory_hits, 15);
+        ck_assert_uint_eq(st.compiles, 1);
+        ck_assert_uint_eq(st.memory_hits, 15);
         clf_context_destroy(ctx);
     }
     free(devs);
@@ -299,7 +299,7 @@ START_TEST(bad_input_is_rejected)
     ck_assert_ptr_eq(ctx, (clf_context *)0x1);
     size_t count = 77;
     ck_assert_int_eq(clf_device_list(NULL, 3, &count), CLF_ERR_INVALID_ARG);
-    ck_assert_int_eq(count, 77);
+    ck_assert_uint_eq(count, 77);
     ck_assert_int_eq(clf_device_list(NULL, 0, NULL), CLF_ERR_INVALID_ARG);
     ck_assert_int_eq(clf_device_select(NULL, NULL), CLF_ERR_INVALID_ARG);
     clf_device_info info;

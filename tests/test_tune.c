@@ -92,7 +92,8 @@ static clf_status scale_run(void *p, const clf__config *cfg, cl_event *ev)
     clSetKernelArg(k, 0, sizeof(cl_mem), &st->x);
     clSetKernelArg(k, 1, sizeof(cl_mem), &st->y);
     clSetKernelArg(k, 2, sizeof n, &n);
-    size_t wg = (size_t)cfg->v[P_WG], items = (SCALE_N + cfg->v[P_VW] - 1) / cfg->v[P_VW];
+    /* Configuration values are positive: the tuning space holds no zero or negative width. */
+    size_t wg = (size_t)cfg->v[P_WG], vw = (size_t)cfg->v[P_VW], items = (SCALE_N + vw - 1) / vw;
     size_t global = (items + wg - 1) / wg * wg;
     s = clf__enqueue(st->ctx, k, 1, &global, &wg, NULL, ev);
     clReleaseKernel(k);
@@ -220,7 +221,7 @@ START_TEST(exhaustive_rejects_wrong_and_unlaunchable)
         ck_assert_int_eq(memcmp(&c, &best, sizeof c), 0);
         json_t *run = NULL;
         ck_assert_int_eq(clf__tunedb_fetch(ctx, "runs", &run), CLF_SUCCESS);
-        ck_assert_int_eq(json_array_size(run), 1);
+        ck_assert_uint_eq(json_array_size(run), 1);
         json_decref(run);
         free(r);
         clf_context_destroy(ctx);

@@ -83,7 +83,7 @@ START_TEST(store_fetch_merge)
     ck_assert_str_eq(json_string_value(v), "A=1");
     json_decref(v);
     ck_assert_int_eq(clf__tunedb_fetch(ctx, "runs", &v), CLF_SUCCESS);
-    ck_assert_int_eq(json_array_size(v), 2);
+    ck_assert_uint_eq(json_array_size(v), 2);
     json_decref(v);
     json_decref(load_valid(clf__tunedb_path(ctx), ctx));
     /* bad arguments change nothing */
@@ -242,8 +242,8 @@ START_TEST(concurrent_writers)
         ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "writer %d failed", p);
     }
     json_t *doc = load_valid(path, ctx);
-    ck_assert_int_eq(json_object_size(clf__tunedb_get(doc, "tuned/c/f32")), PROCS * EACH);
-    ck_assert_int_eq(json_array_size(json_object_get(doc, "runs")), PROCS * EACH);
+    ck_assert_uint_eq(json_object_size(clf__tunedb_get(doc, "tuned/c/f32")), PROCS * EACH);
+    ck_assert_uint_eq(json_array_size(json_object_get(doc, "runs")), PROCS * EACH);
     json_decref(doc);
     clf_context_destroy(ctx);
 }

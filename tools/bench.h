@@ -4,7 +4,7 @@
 
 #include "clforge/clforge.h"
 
-typedef struct clf_bench_result {
+typedef struct cli_bench_result {
     char workload[16];        /* "sgemm", "dgemm", "map", "copy" */
     char group[16];           /* "square", "shape", "map", "copy": one table per group in the report */
     char label[64];           /* "1024x1024x1024", "y = relu(a*x + b)", "268435456 B" */
@@ -22,24 +22,24 @@ typedef struct clf_bench_result {
     char base_name[16];
     char base_error[160];     /* why the baseline failed, "" when it did not */
     char error[256];          /* why clforge failed, "" when it did not (then value is 0) */
-} clf_bench_result;
+} cli_bench_result;
 
-typedef struct clf_bench_list {
-    clf_bench_result *items;
+typedef struct cli_bench_list {
+    cli_bench_result *items;
     size_t count, cap;
-} clf_bench_list;
+} cli_bench_list;
 
 /* Progress callback: index (0-based) of the workload about to run, their total, its name. */
-typedef void (*clf_bench_progress)(void *arg, size_t index, size_t total, const char *what);
+typedef void (*cli_bench_progress)(void *arg, size_t index, size_t total, const char *what);
 
 /* Runs every workload that fits ctx's device in the time budget (quick: smaller), or only those named in
  * the comma-separated list only (NULL: all), appending results to list. Failures of single workloads are recorded in their result, not returned. */
-clf_status clf_bench_device(clf_context *ctx, const clf_roofline *roof, int quick, const char *only,
-                            clf_bench_list *list, clf_bench_progress progress, void *parg);
+clf_status cli_bench_device(clf_context *ctx, const clf_roofline *roof, int quick, const char *only,
+                            cli_bench_list *list, cli_bench_progress progress, void *parg);
 /* 1 when every comma-separated name in only is a workload ("sgemm", "dgemm", "map", "copy"). */
-int clf_bench_only_valid(const char *only);
+int cli_bench_only_valid(const char *only);
 /* The name of the baseline built in ("CLBlast"), or NULL. */
-const char *clf_bench_baseline(void);
-void clf_bench_list_free(clf_bench_list *list);
+const char *cli_bench_baseline(void);
+void cli_bench_list_free(cli_bench_list *list);
 
 #endif

@@ -32,7 +32,7 @@ typedef struct bench_call {
     cl_mem a, b, c;
 } bench_call;
 
-const char *clf_bench_baseline(void)
+const char *cli_bench_baseline(void)
 {
 #ifdef CLF_HAVE_CLBLAST
     return "CLBlast";
@@ -41,7 +41,7 @@ const char *clf_bench_baseline(void)
 #endif
 }
 
-void clf_bench_list_free(clf_bench_list *list)
+void cli_bench_list_free(cli_bench_list *list)
 {
     free(list->items);
     list->items = NULL;
@@ -65,7 +65,8 @@ static double work_bytes(const work *w)
 {
     switch (w->kind) {
     case W_SGEMM: case W_DGEMM:
-        return (double)esize(w) * ((double)w->m * w->k + (double)w->k * w->n + (double)w->m * w->n);
+        return (double)esize(w) *
+               ((double)w->m * (double)w->k + (double)w->k * (double)w->n + (double)w->m * (double)w->n);
     case W_MAP_RELU: return 16.0 * (double)w->n;   /* a, x, b read; y written */
     case W_MAP_AXPY: return 12.0 * (double)w->n;   /* x, y read; y written */
     default: return 2.0 * (double)w->n;            /* read + write */
@@ -189,7 +190,7 @@ static cl_mem new_buffer(clf_context *ctx, size_t bytes, float value, clf_status
     return m;
 }
 
-static void fill_roofline(const clf_roofline *roof, const work *w, clf_bench_result *r)
+static void fill_roofline(const clf_roofline *roof, const work *w, cli_bench_result *r)
 {
     double bw = fmax(roof->copy_gbs, roof->triad_gbs);
     double peak = w->kind == W_DGEMM ? roof->fp64_gflops : roof->fp32_gflops;
@@ -208,7 +209,7 @@ static void fill_roofline(const clf_roofline *roof, const work *w, clf_bench_res
     r->fraction = r->attainable > 0 && r->value > 0 ? r->value / r->attainable : 0;
 }
 
-static void measure(clf_context *ctx, const clf_roofline *roof, const work *w, int quick, clf_bench_result *r)
+static void measure(clf_context *ctx, const clf_roofline *roof, const work *w, int quick, cli_bench_result *r)
 {
     memset(r, 0, sizeof *r);
     snprintf(r->workload, sizeof r->workload, "%s", work_name(w));
@@ -235,7 +236,7 @@ static void measure(clf_context *ctx, const clf_roofline *roof, const work *w, i
     if (s) snprintf(r->error, sizeof r->error, "%s: %s", clf_status_name(s), clf_last_error());
     fill_roofline(roof, w, r);
     if (s == CLF_SUCCESS && has_baseline(w)) {
-        snprintf(r->base_name, sizeof r->base_name, "%s", clf_bench_baseline());
+        snprintf(r->base_name, sizeof r->base_name, "%s", cli_bench_baseline());
         c.baseline = 1;
         clf_status bs = time_call(&c, quick, &r->base_seconds);
         if (bs == CLF_SUCCESS) {
@@ -260,9 +261,10 @@ static int gemm_fits(const clf_context *ctx, const clf_roofline *roof, wkind kin
     const clf_device_info *d = clf_context_device(ctx);
     double peak = kind == W_DGEMM ? roof->fp64_gflops : roof->fp32_gflops;
     double es = kind == W_DGEMM ? 8 : 4;
-    double est = 2.0 * m * n * k / (0.25 * peak * 1e9);
-    double biggest = es * fmax(fmax((double)m * k, (double)k * n), (double)m * n);
-    double total = es * ((double)m * k + (double)k * n + (double)m * n);
+    double dm = (double)m, dn = (double)n, dk = (double)k;   /* sizes as estimates: rounding is harmless */
+    double est = 2.0 * dm * dn * dk / (0.25 * peak * 1e9);
+    double biggest = es * fmax(fmax(dm * dk, dk * dn), dm * dn);
+    double total = es * (dm * dk + dk * dn + dm * dn);
     return peak > 0 && est <= (quick ? 0.25 : 2.0) && biggest <= (double)d->max_alloc &&
            total <= 0.5 * (double)d->global_mem;
 }
@@ -305,7 +307,7 @@ static int in_list(const char *list, const char *name)
     return 0;
 }
 
-int clf_bench_only_valid(const char *only)
+int cli_bench_only_valid(const char *only)
 {
     static const char *const names[] = {"sgemm", "dgemm", "map", "copy"};
     if (!only || !*only) return 0;
@@ -320,17 +322,17 @@ int clf_bench_only_valid(const char *only)
     return 1;
 }
 
-clf_status clf_bench_device(clf_context *ctx, const clf_roofline *roof, int quick, const char *only,
-                            clf_bench_list *list, clf_bench_progress progress, void *parg)
+clf_status cli_bench_device(clf_context *ctx, const clf_roofline *roof, int quick, const char *only,
+                            cli_bench_list *list, cli_bench_progress progress, void *parg)
 {
-    if (!ctx || !roof || !list) return clf__fail(CLF_ERR_INVALID_ARG, "clf_bench_device: NULL argument");
+    if (!ctx || !roof || !list) return clf__fail(CLF_ERR_INVALID_ARG, "cli_bench_device: NULL argument");
     work all[64], plan_[64];
     size_t na = plan(ctx, roof, quick, all, sizeof all / sizeof all[0]), nw = 0;
     for (size_t i = 0; i < na; i++)
         if (!only || in_list(only, work_name(&all[i]))) plan_[nw++] = all[i];
     if (list->count + nw > list->cap) {
         size_t cap = list->count + nw;
-        clf_bench_result *p = realloc(list->items, cap * sizeof *p);
+        cli_bench_result *p = realloc(list->items, cap * sizeof *p);
         if (!p) return clf__fail(CLF_ERR_OUT_OF_MEMORY, "bench results");
         list->items = p;
         list->cap = cap;
@@ -354,7 +356,7 @@ clf_status clf_bench_device(clf_context *ctx, const clf_roofline *roof, int quic
             }
         }
         if (progress) progress(parg, i, nw, what);
-        clf_bench_result *r = &list->items[list->count++];
+        cli_bench_result *r = &list->items[list->count++];
         measure(ctx, roof, w, quick, r);
         if (w->kind <= W_DGEMM && !r->error[0] && r->value > 0) rate[g] = r->value;
     }

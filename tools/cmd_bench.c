@@ -47,7 +47,7 @@ static json_t *device_json(const clf_device_info *d)
                      (json_int_t)d->max_alloc, "fp64", d->fp64, "key", d->key, "id", d->id);
 }
 
-static json_t *result_json(const clf_bench_result *r)
+static json_t *result_json(const cli_bench_result *r)
 {
     json_t *j = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:s}", "workload",
                           r->workload, "group", r->group, "label", r->label, "m", (json_int_t)r->m, "n",
@@ -64,10 +64,10 @@ static json_t *result_json(const clf_bench_result *r)
     return j;
 }
 
-static void print_device(FILE *f, const clf_device_info *d, const clf_roofline *roof, const clf_bench_list *l,
+static void print_device(FILE *f, const clf_device_info *d, const clf_roofline *roof, const cli_bench_list *l,
                          size_t first)
 {
-    const char *base = clf_bench_baseline();
+    const char *base = cli_bench_baseline();
     fprintf(f, "\n%s (%s, driver %s), id %s\n", d->name, d->platform, d->driver, d->id);
     fprintf(f, "roofline: copy %.1f GB/s, triad %.1f GB/s, fp32 %.1f GFLOP/s", roof->copy_gbs, roof->triad_gbs,
             roof->fp32_gflops);
@@ -76,7 +76,7 @@ static void print_device(FILE *f, const clf_device_info *d, const clf_roofline *
     if (base) fprintf(f, " %12s %6s", base, "ratio");
     fputc('\n', f);
     for (size_t i = first; i < l->count; i++) {
-        const clf_bench_result *r = &l->items[i];
+        const cli_bench_result *r = &l->items[i];
         if (r->error[0]) {
             fprintf(f, "%-6s %-32s failed: %s\n", r->workload, r->label, r->error);
             continue;
@@ -111,8 +111,8 @@ static int bench_one(const char *selector, int quick, const char *only, json_t *
         clf_context_destroy(ctx);
         return 1;
     }
-    clf_bench_list list = {0};
-    s = clf_bench_device(ctx, &roof, quick, only, &list, on_progress, &ps);
+    cli_bench_list list = {0};
+    s = cli_bench_device(ctx, &roof, quick, only, &list, on_progress, &ps);
     if (tty) fputc('\n', stderr);
     int failed = s != CLF_SUCCESS;
     if (s) fprintf(stderr, "clforge bench: %s: %s\n", d->name, clf_last_error());
@@ -128,7 +128,7 @@ static int bench_one(const char *selector, int quick, const char *only, json_t *
                            "fp64_gflops", roof.fp64_gflops, "date", roof.date, "results", res, "seconds",
                            (double)time(NULL) - t0);
     if (dj) json_array_append_new(devices, dj);
-    clf_bench_list_free(&list);
+    cli_bench_list_free(&list);
     clf_context_destroy(ctx);
     return failed;
 }
@@ -150,7 +150,7 @@ static int write_json(const char *path, json_t *devices, int argc, char **argv, 
     gmtime_r(&now, &tm);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
     gethostname(host, sizeof host - 1);
-    const char *base = clf_bench_baseline();
+    const char *base = cli_bench_baseline();
     json_t *root = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:o, s:O}", "format", "clforge-bench-1",
                              "clforge_version", clf_version(), "date", date, "command", cmd, "host", host, "quick",
                              quick, "baseline", base ? json_string(base) : json_null(), "devices", devices);
@@ -174,7 +174,7 @@ static int write_json(const char *path, json_t *devices, int argc, char **argv, 
     return 0;
 }
 
-int clf_cmd_bench(int argc, char **argv)
+int cli_cmd_bench(int argc, char **argv)
 {
     const char *device = NULL, *json = NULL, *only = NULL;
     int all = 0, quick = 0;
@@ -195,9 +195,9 @@ int clf_cmd_bench(int argc, char **argv)
         fprintf(stderr, "clforge bench: --device and --all exclude each other\n");
         return 2;
     }
-    if (json && !clf_cli_output_ok("bench", json))
+    if (json && !cli_output_ok("bench", json))
         return 2;   /* before the run, not after it */
-    if (only && !clf_bench_only_valid(only)) {
+    if (only && !cli_bench_only_valid(only)) {
         fprintf(stderr, "clforge bench: --only takes workloads among sgemm, dgemm, map, copy (got '%s')\n", only);
         return 2;
     }

@@ -27,7 +27,7 @@ static json_t *device_json(const clf_device_info *d)
                      "fp16", d->fp16, "subgroups", d->subgroups, "key", d->key, "id", d->id, "default", d->is_default);
 }
 
-int clf_cmd_devices(int argc, char **argv)
+int cli_cmd_devices(int argc, char **argv)
 {
     int as_json = 0;
     for (int i = 1; i < argc; i++) {

@@ -19,7 +19,7 @@ typedef struct report {
     json_t *docs[64];
     const char *files[64];
     size_t ndocs;
-    clf_rep_device devs[MAX_DEVICES];
+    cli_rep_device devs[MAX_DEVICES];
     size_t ndevs;
 } report;
 
@@ -50,7 +50,7 @@ static size_t size_or(json_t *o, const char *key)
 }
 
 /* Fills r from one element of "results"; returns 0 when a required member is missing. */
-static int parse_result(json_t *j, clf_rep_result *r)
+static int parse_result(json_t *j, cli_rep_result *r)
 {
     memset(r, 0, sizeof *r);
     r->workload = str_or(j, "workload", NULL);
@@ -127,7 +127,7 @@ static int load_file(report *rep, const char *path)
             fprintf(stderr, "clforge report: too many devices (at most %d)\n", MAX_DEVICES);
             return 0;
         }
-        clf_rep_device *d = &rep->devs[rep->ndevs];
+        cli_rep_device *d = &rep->devs[rep->ndevs];
         memset(d, 0, sizeof *d);
         d->name = str_or(info, "name", "?");
         d->platform = str_or(info, "platform", "?");
@@ -164,9 +164,9 @@ static void md_escape(FILE *f, const char *s)
 {
     while (s && *s) {
         long cp;
-        int n = clf_rep_utf8_next(s, &cp);
+        int n = cli_rep_utf8_next(s, &cp);
         if (cp == '\n' || cp == '\r' || cp == '\t') fputc(' ', f);
-        else if (!clf_rep_xml_char(cp) || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F)) fputs("\xEF\xBF\xBD", f);
+        else if (!cli_rep_xml_char(cp) || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F)) fputs("\xEF\xBF\xBD", f);
         else if (cp == '<') fputs("&lt;", f);   /* renderers take <...> for HTML and & for entities */
         else if (cp == '>') fputs("&gt;", f);
         else if (cp == '&') fputs("&amp;", f);
@@ -178,7 +178,7 @@ static void md_escape(FILE *f, const char *s)
     }
 }
 
-static const clf_rep_result *find(const clf_rep_device *d, const char *group, const char *label)
+static const cli_rep_result *find(const cli_rep_device *d, const char *group, const char *label)
 {
     for (size_t i = 0; i < d->count; i++)
         if (!strcmp(d->results[i].group, group) && !strcmp(d->results[i].label, label)) return &d->results[i];
@@ -194,7 +194,7 @@ static int md_table(FILE *f, const report *rep, const char *group, const char *t
     const char *unit = "";
     for (size_t d = 0; d < rep->ndevs; d++)
         for (size_t i = 0; i < rep->devs[d].count; i++) {
-            const clf_rep_result *r = &rep->devs[d].results[i];
+            const cli_rep_result *r = &rep->devs[d].results[i];
             if (strcmp(r->group, group)) continue;
             size_t j;
             for (j = 0; j < nl && strcmp(labels[j], r->label); j++) {}
@@ -225,7 +225,7 @@ static int md_table(FILE *f, const report *rep, const char *group, const char *t
         md_escape(f, labels[l]);
         fputs(" |", f);
         for (size_t d = 0; d < rep->ndevs; d++) {
-            const clf_rep_result *r = find(&rep->devs[d], group, labels[l]);
+            const cli_rep_result *r = find(&rep->devs[d], group, labels[l]);
             if (!r) fputs(" – |", f);
             else if (r->error) fputs(" failed |", f);
             else {
@@ -252,7 +252,7 @@ static void other_groups(FILE *f, const report *rep)
     size_t n = 0;
     for (size_t d = 0; d < rep->ndevs; d++)
         for (size_t i = 0; i < rep->devs[d].count; i++) {
-            const clf_rep_result *r = &rep->devs[d].results[i];
+            const cli_rep_result *r = &rep->devs[d].results[i];
             if (known_group(r->group)) continue;
             if (!n++) fputs("\n## Other results\n\n| device | group | label | figure |\n|---|---|---|---:|\n", f);
             fprintf(f, "| %zu | ", d + 1);
@@ -325,7 +325,7 @@ static int write_report(const report *rep, const char *dir)
           "| # | device | platform | driver | type | copy GB/s | triad GB/s | fp32 GFLOP/s | fp64 GFLOP/s | run |\n"
           "|---|---|---|---|---|---:|---:|---:|---:|---|\n", md);
     for (size_t d = 0; d < rep->ndevs; d++) {
-        const clf_rep_device *v = &rep->devs[d];
+        const cli_rep_device *v = &rep->devs[d];
         fprintf(md, "| %zu | ", d + 1);
         md_escape(md, v->name);
         fputs(" | ", md);
@@ -350,10 +350,10 @@ static int write_report(const report *rep, const char *dir)
     /* Where each figure came from: the file, the command, the clforge that ran it, when. */
     fputs("\n## Runs\n\n| file | command | clforge | date | host | quick |\n|---|---|---|---|---|---|\n", md);
     for (size_t i = 0; i < rep->ndocs; i++) {
-        const char *base = strrchr(rep->files[i], '/');
+        const char *slash = strrchr(rep->files[i], '/');
         json_t *doc = rep->docs[i];
         fputs("| ", md);
-        md_escape(md, base ? base + 1 : rep->files[i]);
+        md_escape(md, slash ? slash + 1 : rep->files[i]);
         fputs(" | ", md);
         md_escape(md, str_or(doc, "command", "?"));
         fputs(" | ", md);
@@ -371,7 +371,7 @@ static int write_report(const report *rep, const char *dir)
         snprintf(name, sizeof name, "%s.svg", gemms[g]);
         FILE *f = open_out(dir, name, path, sizeof path);
         if (!f) { ok = 0; break; }
-        int lines = clf_rep_svg_gemm(f, rep->devs, rep->ndevs, gemms[g]);
+        int lines = cli_rep_svg_gemm(f, rep->devs, rep->ndevs, gemms[g]);
         ok = close_out(f, path);
         if (lines) fprintf(md, "\n![%s throughput against size](%s)\n", gemms[g], name);
         else remove(path);
@@ -380,7 +380,7 @@ static int write_report(const report *rep, const char *dir)
         snprintf(name, sizeof name, "roofline-%zu.svg", d + 1);
         FILE *f = open_out(dir, name, path, sizeof path);
         if (!f) { ok = 0; break; }
-        clf_rep_svg_roofline(f, &rep->devs[d]);
+        cli_rep_svg_roofline(f, &rep->devs[d]);
         ok = close_out(f, path);
         fprintf(md, "\n![roofline of device %zu](%s)\n", d + 1, name);
     }
@@ -389,7 +389,7 @@ static int write_report(const report *rep, const char *dir)
     return ok;
 }
 
-int clf_cmd_report(int argc, char **argv)
+int cli_cmd_report(int argc, char **argv)
 {
     const char *dir = NULL;
     static report rep;

@@ -31,7 +31,7 @@ static void usage(FILE *f)
             "exit codes: 0 ok, 1 runtime failure, 2 usage error.\n");
 }
 
-int clf_cli_output_ok(const char *cmd, const char *path)
+int cli_output_ok(const char *cmd, const char *path)
 {
     if (!*path) {
         fprintf(stderr, "clforge %s: the output file name is empty\n", cmd);
@@ -68,10 +68,10 @@ int main(int argc, char **argv)
         printf("clforge %s\n", clf_version());
         return 0;
     }
-    if (strcmp(cmd, "devices") == 0) return clf_cmd_devices(argc - 1, argv + 1);
-    if (strcmp(cmd, "tune") == 0) return clf_cmd_tune(argc - 1, argv + 1);
-    if (strcmp(cmd, "bench") == 0) return clf_cmd_bench(argc - 1, argv + 1);
-    if (strcmp(cmd, "report") == 0) return clf_cmd_report(argc - 1, argv + 1);
+    if (strcmp(cmd, "devices") == 0) return cli_cmd_devices(argc - 1, argv + 1);
+    if (strcmp(cmd, "tune") == 0) return cli_cmd_tune(argc - 1, argv + 1);
+    if (strcmp(cmd, "bench") == 0) return cli_cmd_bench(argc - 1, argv + 1);
+    if (strcmp(cmd, "report") == 0) return cli_cmd_report(argc - 1, argv + 1);
     fprintf(stderr, "clforge: unknown command '%s'\n\n", cmd);
     usage(stderr);
     return 2;

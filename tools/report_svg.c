@@ -20,7 +20,7 @@ typedef struct axes {
     int log2x;
 } axes;
 
-int clf_rep_utf8_next(const char *str, long *cp)
+int cli_rep_utf8_next(const char *str, long *cp)
 {
     const unsigned char *s = (const unsigned char *)str;
     int n = s[0] < 0x80 ? 1 : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 && s[0] < 0xE0 ? 2 : 0;
@@ -38,20 +38,20 @@ int clf_rep_utf8_next(const char *str, long *cp)
     return n;
 }
 
-int clf_rep_xml_char(long cp)
+int cli_rep_xml_char(long cp)
 {
     return cp == 0x9 || cp == 0xA || cp == 0xD || (cp >= 0x20 && cp <= 0xD7FF) || (cp >= 0xE000 && cp <= 0xFFFD) ||
            (cp >= 0x10000 && cp <= 0x10FFFF);
 }
 
-void clf_rep_xml_text(FILE *f, const char *s)
+void cli_rep_xml_text(FILE *f, const char *s)
 {
     while (s && *s) {
         long cp;
-        int n = clf_rep_utf8_next(s, &cp);
+        int n = cli_rep_utf8_next(s, &cp);
         /* Bytes that are not UTF-8 and code points XML forbids (controls, U+FFFE, U+FFFF) would make the
          * whole document ill-formed: each becomes U+FFFD, visibly. */
-        if (!clf_rep_xml_char(cp)) fputs("\xEF\xBF\xBD", f);
+        if (!cli_rep_xml_char(cp)) fputs("\xEF\xBF\xBD", f);
         else if (cp == '&') fputs("&amp;", f);
         else if (cp == '<') fputs("&lt;", f);
         else if (cp == '>') fputs("&gt;", f);
@@ -89,7 +89,7 @@ static void header(FILE *f, const char *prefix, const char *title)
                "font-weight=\"bold\">",
             W, H, W, H, (int)PX0);
     fputs(prefix, f);
-    clf_rep_xml_text(f, title);
+    cli_rep_xml_text(f, title);
     fputs("</text>\n", f);
 }
 
@@ -137,7 +137,7 @@ static void frame(FILE *f, const axes *a, const char *xlabel, const char *ylabel
  * over hundreds of decades; such points are left out. */
 static int in_range(double v, double lo, double hi) { return v >= lo && v <= hi; }
 
-static int plottable(const clf_rep_result *r)
+static int plottable(const cli_rep_result *r)
 {
     return !r->error && r->seconds > 0 && r->flops > 0 && r->bytes > 0 && in_range(r->intensity, 1e-6, 1e9) &&
            in_range(r->flops / r->seconds / 1e9, 1e-9, 1e12);
@@ -161,14 +161,14 @@ static const char *group_name(const char *g)
 }
 
 /* Short text beside a point: the size of a square, the formula's function for a map. */
-static void point_label(const clf_rep_result *r, char *out, size_t cap)
+static void point_label(const cli_rep_result *r, char *out, size_t cap)
 {
     if (!strcmp(r->group, "square") || !strcmp(r->group, "dsquare")) snprintf(out, cap, "%zu", r->n);
     else if (!strcmp(r->workload, "map")) snprintf(out, cap, "%s", strstr(r->label, "relu") ? "relu" : "axpy");
     else snprintf(out, cap, "%zux%zux%zu", r->m, r->n, r->k);
 }
 
-int clf_rep_svg_roofline(FILE *f, const clf_rep_device *d)
+int cli_rep_svg_roofline(FILE *f, const cli_rep_device *d)
 {
     double bw = fmax(d->copy_gbs, d->triad_gbs), peak = d->fp32_gflops;
     header(f, "Roofline: ", d->name);   /* the whole name: nothing is cut silently */
@@ -178,7 +178,7 @@ int clf_rep_svg_roofline(FILE *f, const clf_rep_device *d)
     }
     double ridge = peak / bw, xlo = ridge / 100, xhi = ridge * 10, ylo = peak, yhi = peak;
     for (size_t i = 0; i < d->count; i++) {
-        const clf_rep_result *r = &d->results[i];
+        const cli_rep_result *r = &d->results[i];
         if (!plottable(r)) continue;
         double g = r->flops / r->seconds / 1e9;
         xlo = fmin(xlo, r->intensity), xhi = fmax(xhi, r->intensity);
@@ -217,29 +217,30 @@ int clf_rep_svg_roofline(FILE *f, const clf_rep_device *d)
     double placed[64][2];
     int nplaced = 0;
     for (size_t i = 0; i < d->count; i++) {
-        const clf_rep_result *r = &d->results[i];
+        const cli_rep_result *r = &d->results[i];
         if (!plottable(r)) continue;
         const char *c = group_color(r->group);
         double x = sx(&a, r->intensity), y = sy(&a, r->flops / r->seconds / 1e9);
         char lab[64];
         point_label(r, lab, sizeof lab);
         fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\"><title>", x, y, c);
-        clf_rep_xml_text(f, r->label);
+        cli_rep_xml_text(f, r->label);
         fprintf(f, ": %.4g ", r->value);
-        clf_rep_xml_text(f, r->unit);
+        cli_rep_xml_text(f, r->unit);
         fputs("</title></circle>\n", f);
         /* Shapes sit close together; their sizes are in the tooltip and the tables. A label that would
          * overlap one already placed is left out too. DGEMM labels go left of their points, SGEMM's
          * right: the two often share an intensity. */
         int left = !strcmp(r->group, "dsquare"), clash = 0;
-        double lx0 = left ? x - 6 - 6.0 * strlen(lab) : x + 6;
+        double lw = 6.0 * (double)strlen(lab);   /* label width at 6 px a character */
+        double lx0 = left ? x - 6 - lw : x + 6;
         for (int j = 0; j < nplaced; j++)
-            clash |= fabs(placed[j][0] - lx0) < 6.0 * strlen(lab) + 2 && fabs(placed[j][1] - y) < 10;
+            clash |= fabs(placed[j][0] - lx0) < lw + 2 && fabs(placed[j][1] - y) < 10;
         if (strcmp(r->group, "shape") != 0 && !clash && nplaced < 64) {
             placed[nplaced][0] = lx0, placed[nplaced][1] = y, nplaced++;
             fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"9\" fill=\"%s\"%s>", left ? x - 6 : x + 6, y + 12, c,
                     left ? " text-anchor=\"end\"" : "");
-            clf_rep_xml_text(f, lab);
+            cli_rep_xml_text(f, lab);
             fputs("</text>\n", f);
         }
         if (r->has_base && r->base_seconds > 0 && in_range(r->flops / r->base_seconds / 1e9, 1e-9, 1e12))
@@ -252,7 +253,7 @@ int clf_rep_svg_roofline(FILE *f, const clf_rep_device *d)
     const char *seen[8];
     int nseen = 0, more = 0;
     for (size_t i = 0; i < d->count; i++) {
-        const clf_rep_result *r = &d->results[i];
+        const cli_rep_result *r = &d->results[i];
         int dup = 0;
         for (int j = 0; j < nseen; j++) dup |= !strcmp(seen[j], r->group);
         for (size_t j = 0; j < i && !dup && nseen == 8; j++)   /* counted already? */
@@ -262,7 +263,7 @@ int clf_rep_svg_roofline(FILE *f, const clf_rep_device *d)
         seen[nseen++] = r->group;
         fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">clforge ",
                 PX1 + 24, ly, group_color(r->group), PX1 + 34, ly + 4);
-        clf_rep_xml_text(f, group_name(r->group));   /* an unknown group is input text */
+        cli_rep_xml_text(f, group_name(r->group));   /* an unknown group is input text */
         fputs("</text>\n", f);
         ly += 18;
     }
@@ -275,14 +276,14 @@ int clf_rep_svg_roofline(FILE *f, const clf_rep_device *d)
         fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"none\" stroke=\"#333\" stroke-width=\"1.5\"/>"
                    "<text x=\"%.1f\" y=\"%.1f\">",
                 PX1 + 24, ly, PX1 + 34, ly + 4);
-        clf_rep_xml_text(f, d->baseline);
+        cli_rep_xml_text(f, d->baseline);
         fputs(" (same workload)</text>\n", f);
         ly += 18;
     }
     ly += 10;
     int copies_left = 0;
     for (size_t i = 0; i < d->count; i++) {
-        const clf_rep_result *r = &d->results[i];
+        const cli_rep_result *r = &d->results[i];
         if (strcmp(r->workload, "copy") || r->error) continue;
         if (ly > PY1) { copies_left++; continue; }
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">copy, %s: %.4g GB/s</text>\n"
@@ -298,10 +299,10 @@ int clf_rep_svg_roofline(FILE *f, const clf_rep_device *d)
     return 1;
 }
 
-static const clf_rep_result *find_square(const clf_rep_device *d, const char *workload, size_t n)
+static const cli_rep_result *find_square(const cli_rep_device *d, const char *workload, size_t n)
 {
     for (size_t i = 0; i < d->count; i++) {
-        const clf_rep_result *r = &d->results[i];
+        const cli_rep_result *r = &d->results[i];
         if (!r->error && r->seconds > 0 && in_range(r->value, 1e-9, 1e12) && !strcmp(r->workload, workload) &&
             r->m == n && r->n == n && r->k == n &&
             (!strcmp(r->group, "square") || !strcmp(r->group, "dsquare")))
@@ -311,19 +312,19 @@ static const clf_rep_result *find_square(const clf_rep_device *d, const char *wo
 }
 
 /* One device's line: clforge's (base 0) or the baseline's (base 1) GFLOP/s at each size. */
-static int gemm_line(FILE *f, const axes *a, const clf_rep_device *d, const char *workload, int base, const char *c)
+static int gemm_line(FILE *f, const axes *a, const cli_rep_device *d, const char *workload, int base, const char *c)
 {
     int n = 0;
     fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"", c,
             base ? " stroke-dasharray=\"6 4\"" : "");
     for (size_t s = 1; s <= ((size_t)1 << 20); s *= 2) {
-        const clf_rep_result *r = find_square(d, workload, s);
+        const cli_rep_result *r = find_square(d, workload, s);
         if (!r || (base && !(r->has_base && in_range(r->base_value, 1e-9, 1e12)))) continue;
         fprintf(f, "%s%.1f,%.1f", n++ ? " " : "", sx(a, (double)s), sy(a, base ? r->base_value : r->value));
     }
     fputs("\"/>\n", f);
     for (size_t s = 1; s <= ((size_t)1 << 20); s *= 2) {
-        const clf_rep_result *r = find_square(d, workload, s);
+        const cli_rep_result *r = find_square(d, workload, s);
         if (!r || (base && !(r->has_base && in_range(r->base_value, 1e-9, 1e12)))) continue;
         fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" %s=\"%s\"%s/>\n", sx(a, (double)s),
                 sy(a, base ? r->base_value : r->value), base ? "stroke" : "fill", c, base ? " fill=\"white\"" : "");
@@ -331,12 +332,12 @@ static int gemm_line(FILE *f, const axes *a, const clf_rep_device *d, const char
     return n;
 }
 
-int clf_rep_svg_gemm(FILE *f, const clf_rep_device *devs, size_t ndevs, const char *workload)
+int cli_rep_svg_gemm(FILE *f, const cli_rep_device *devs, size_t ndevs, const char *workload)
 {
     double nlo = 1e30, nhi = 0, ylo = 1e30, yhi = 0;
     for (size_t d = 0; d < ndevs; d++)
         for (size_t s = 1; s <= ((size_t)1 << 20); s *= 2) {
-            const clf_rep_result *r = find_square(&devs[d], workload, s);
+            const cli_rep_result *r = find_square(&devs[d], workload, s);
             if (!r) continue;
             nlo = fmin(nlo, (double)s), nhi = fmax(nhi, (double)s);
             ylo = fmin(ylo, r->value), yhi = fmax(yhi, r->value);
@@ -366,13 +367,13 @@ int clf_rep_svg_gemm(FILE *f, const clf_rep_device *devs, size_t ndevs, const ch
             fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"%s/>"
                        "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">",
                     PX1 + 12, ly, PX1 + 36, ly, c, base ? " stroke-dasharray=\"6 4\"" : "", PX1 + 42, ly + 4);
-            clf_rep_xml_text(f, base ? devs[d].baseline : "clforge");
+            cli_rep_xml_text(f, base ? devs[d].baseline : "clforge");
             fputs(" on ", f);
             char name[40];
             size_t len = strlen(devs[d].name), cut = len > 32 ? 32 : len;
             while (cut < len && cut > 0 && ((unsigned char)devs[d].name[cut] & 0xC0) == 0x80) cut--;   /* UTF-8 boundary */
             snprintf(name, sizeof name, "%.*s%s", (int)cut, devs[d].name, cut < len ? "..." : "");
-            clf_rep_xml_text(f, name);
+            cli_rep_xml_text(f, name);
             fputs("</text>\n", f);
             ly += 18;
         }

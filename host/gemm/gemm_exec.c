@@ -74,7 +74,7 @@ static clf_status step_options(const clf__gemm_plan *plan, const clf__gemm_step 
 static clf_status step_kernel(clf_context *ctx, const clf__gemm_plan *plan, const clf__gemm_step *st, cl_kernel *k)
 {
     char opts[512];
-    const char *file, *name, *src;
+    const char *file = NULL, *name = NULL, *src = NULL;
     clf_status s = step_options(plan, st, opts, sizeof opts, &file, &name);
     if (s == CLF_SUCCESS)
         s = clf__source(file, &src);

@@ -282,7 +282,7 @@ static clf_status bench_data(mma_bench *st, clf__mma_mode mode, size_t m, size_t
     if (s == CLF_SUCCESS)
         s = clf_convert(ctx, CLF_F32, fb, 0, t, st->call.b, 0, k * n, NULL);
     for (int i = 0; s == CLF_SUCCESS && i < NSAMPLES; i++) {
-        size_t r = (size_t)(i * 2654435761u) % m, c = (size_t)(i * 40503u + 7) % n;
+        size_t r = (size_t)i * 2654435761u % m, c = ((size_t)i * 40503u + 7) % n;
         double sum = 0, mag = 0;
         for (size_t p = 0; p < k; p++) {
             double v = (double)device_value(ha[r * k + p], mode) * device_value(hb[c * k + p], mode);   /* B is N x K */

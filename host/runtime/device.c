@@ -18,6 +18,11 @@ static const char clf__no_platform_advice[] =
     "gives a CPU device. In NVIDIA containers that ship libnvidia-opencl.so.1 but no "
     "/etc/OpenCL/vendors/nvidia.icd, register it: "
     "`echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd`.";
+/* Platforms were found, so the ICD advice above does not apply: the drivers see no hardware. */
+static const char no_device_advice[] =
+    "OpenCL platforms exist but none offers a device. Check that the driver sees its hardware (Mesa's rusticl "
+    "needs RUSTICL_ENABLE, e.g. llvmpipe), or add one that does: on Debian/Ubuntu `apt-get install "
+    "pocl-opencl-icd` gives a CPU device.";
 
 const char *clf__device_type_name(cl_device_type t)
 {
@@ -138,7 +143,7 @@ static clf_status clf__enumerate(clf__devlist *l)
         }
     }
     if (l->count == 0)
-        return clf__fail(CLF_ERR_NO_DEVICE, "OpenCL platforms exist but offer no device; %s", clf__no_platform_advice);
+        return clf__fail(CLF_ERR_NO_DEVICE, "%s", no_device_advice);
     return CLF_SUCCESS;
 }
 
@@ -179,15 +184,41 @@ static int clf__icontains(const char *hay, const char *needle)
     return n == 0;
 }
 
+/* An index of a P:D selector: 1 to 9 decimal digits and nothing else (no sign, no blank), so that it fits an int. */
+static int parse_index(const char *s, size_t n, int *out)
+{
+    if (n == 0 || n > 9 || strspn(s, "0123456789") < n) return 0;
+    int v = 0;
+    for (size_t i = 0; i < n; i++) v = v * 10 + (s[i] - '0');
+    *out = v;
+    return 1;
+}
+
+/* Parses a "P:D" selector. Returns 1 with the indices, 0 when sel is not index-like (a name to match), and -1 when
+ * it is index-like but malformed: a sign, a blank or too many digits ("-1:0" would otherwise read as 4294967295). */
+static int parse_pair(const char *sel, int *p, int *d)
+{
+    const char *colon = strchr(sel, ':'), *digits = "0123456789";
+    if (!colon || strchr(colon + 1, ':')) return 0;
+    /* Index-like: digits, signs and blanks only, with a digit on each side of the one colon. */
+    if (sel[strspn(sel, "0123456789+- \t:")] != '\0' || strcspn(sel, digits) >= (size_t)(colon - sel) ||
+        !strpbrk(colon + 1, digits))
+        return 0;
+    int ok = parse_index(sel, (size_t)(colon - sel), p) && parse_index(colon + 1, strlen(colon + 1), d);
+    return ok ? 1 : -1;
+}
+
 static clf_status clf__match(const clf__devlist *l, const char *sel, int *index)
 {
     if (!sel || !*sel) { *index = clf__default_index(l); return CLF_SUCCESS; }
-    unsigned p, d;
-    char tail;
-    if (sscanf(sel, "%u:%u%c", &p, &d, &tail) == 2) {
+    int p, d, pair = parse_pair(sel, &p, &d);
+    if (pair < 0)
+        return clf__fail(CLF_ERR_INVALID_ARG, "device selector '%s' is malformed: P:D takes two non-negative decimal "
+                         "indices, as listed by `clforge devices`", sel);
+    if (pair > 0) {
         for (int i = 0; i < l->count; i++)
-            if ((unsigned)l->pi[i] == p && (unsigned)l->di[i] == d) { *index = i; return CLF_SUCCESS; }
-        return clf__fail(CLF_ERR_NO_DEVICE, "device selector '%s': no device %u on platform %u (see `clforge devices`)",
+            if (l->pi[i] == p && l->di[i] == d) { *index = i; return CLF_SUCCESS; }
+        return clf__fail(CLF_ERR_NO_DEVICE, "device selector '%s': no device %d on platform %d (see `clforge devices`)",
                          sel, d, p);
     }
     cl_device_type want = 0;
