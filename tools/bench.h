@@ -5,7 +5,7 @@
 #include "clforge/clforge.h"
 
 typedef struct cli_bench_result {
-    char workload[16];        /* "sgemm", "dgemm", "map", "copy" */
+    char workload[16];        /* "sgemm", "dgemm", "gemm_f16", "gemm_bf16", "gemm_tf32", "gemm_3xtf32", "map", "copy" */
     char group[16];           /* "square", "shape", "map", "copy": one table per group in the report */
     char label[64];           /* "1024x1024x1024", "y = relu(a*x + b)", "268435456 B" */
     size_t m, n, k;           /* gemm sizes; map/copy: n = elements or bytes */
@@ -36,7 +36,7 @@ typedef void (*cli_bench_progress)(void *arg, size_t index, size_t total, const 
  * the comma-separated list only (NULL: all), appending results to list. Failures of single workloads are recorded in their result, not returned. */
 clf_status cli_bench_device(clf_context *ctx, const clf_roofline *roof, int quick, const char *only,
                             cli_bench_list *list, cli_bench_progress progress, void *parg);
-/* 1 when every comma-separated name in only is a workload ("sgemm", "dgemm", "map", "copy"). */
+/* 1 when every comma-separated name in only is a workload (see cli_bench_result.workload). */
 int cli_bench_only_valid(const char *only);
 /* The name of the baseline built in ("CLBlast"), or NULL. */
 const char *cli_bench_baseline(void);

@@ -11,13 +11,27 @@
 #include <clblast_c.h>
 #endif
 
-typedef enum { W_SGEMM, W_DGEMM, W_MAP_RELU, W_MAP_AXPY, W_COPY, W_COPY_ODD } wkind;
+typedef enum { W_SGEMM, W_DGEMM, W_MIXED, W_MAP_RELU, W_MAP_AXPY, W_COPY, W_COPY_ODD } wkind;
 
 typedef struct work {
     wkind kind;
     const char *group;
     size_t m, n, k;     /* gemm sizes; map: n elements; copy: n bytes */
+    int mode;           /* W_MIXED: index into mixed_modes */
 } work;
+
+/* Mixed-precision GEMM rows (clf_gemm, C in fp32): on matrix units where the device passes their self-test,
+ * on the portable path elsewhere. No baseline: CLBlast's HGEMM needs cl_khr_fp16. */
+static const struct {
+    const char *name;
+    clf_gemm_types t;
+} mixed_modes[] = {
+    {"gemm_f16", {CLF_F16, CLF_F16, CLF_F32, CLF_COMPUTE_EXACT}},
+    {"gemm_bf16", {CLF_BF16, CLF_BF16, CLF_F32, CLF_COMPUTE_EXACT}},
+    {"gemm_tf32", {CLF_F32, CLF_F32, CLF_F32, CLF_COMPUTE_TF32}},
+    {"gemm_3xtf32", {CLF_F32, CLF_F32, CLF_F32, CLF_COMPUTE_3XTF32}},
+};
+#define NMIXED (sizeof mixed_modes / sizeof mixed_modes[0])
 
 /* The GEMM issue's non-square and irregular shapes (m, n, k). */
 static const size_t gemm_shapes[][3] = {
@@ -48,12 +62,17 @@ void cli_bench_list_free(cli_bench_list *list)
     list->count = list->cap = 0;
 }
 
-static size_t esize(const work *w) { return w->kind == W_DGEMM ? 8 : 4; }
+static size_t esize(const work *w)
+{
+    if (w->kind == W_MIXED)
+        return mixed_modes[w->mode].t.a == CLF_F32 ? 4 : 2;   /* A and B; C is fp32 */
+    return w->kind == W_DGEMM ? 8 : 4;
+}
 
 static double work_flops(const work *w)
 {
     switch (w->kind) {
-    case W_SGEMM: case W_DGEMM: return 2.0 * (double)w->m * (double)w->n * (double)w->k;
+    case W_SGEMM: case W_DGEMM: case W_MIXED: return 2.0 * (double)w->m * (double)w->n * (double)w->k;
     case W_MAP_RELU: return 3.0 * (double)w->n;    /* multiply, add, max */
     case W_MAP_AXPY: return 2.0 * (double)w->n;
     default: return 0;
@@ -67,6 +86,9 @@ static double work_bytes(const work *w)
     case W_SGEMM: case W_DGEMM:
         return (double)esize(w) *
                ((double)w->m * (double)w->k + (double)w->k * (double)w->n + (double)w->m * (double)w->n);
+    case W_MIXED:
+        return (double)esize(w) * ((double)w->m * (double)w->k + (double)w->k * (double)w->n) +
+               4.0 * (double)w->m * (double)w->n;
     case W_MAP_RELU: return 16.0 * (double)w->n;   /* a, x, b read; y written */
     case W_MAP_AXPY: return 12.0 * (double)w->n;   /* x, y read; y written */
     default: return 2.0 * (double)w->n;            /* read + write */
@@ -76,7 +98,7 @@ static double work_bytes(const work *w)
 static void work_label(const work *w, char *out, size_t cap)
 {
     switch (w->kind) {
-    case W_SGEMM: case W_DGEMM: snprintf(out, cap, "%zux%zux%zu", w->m, w->n, w->k); break;
+    case W_SGEMM: case W_DGEMM: case W_MIXED: snprintf(out, cap, "%zux%zux%zu", w->m, w->n, w->k); break;
     case W_MAP_RELU: snprintf(out, cap, "y = relu(a*x + b), n=%zu", w->n); break;
     case W_MAP_AXPY: snprintf(out, cap, "y = a*x + y, n=%zu", w->n); break;
     case W_COPY: snprintf(out, cap, "%zu B", w->n); break;
@@ -86,8 +108,8 @@ static void work_label(const work *w, char *out, size_t cap)
 
 static const char *work_name(const work *w)
 {
-    static const char *names[] = {"sgemm", "dgemm", "map", "map", "copy", "copy"};
-    return names[w->kind];
+    static const char *names[] = {"sgemm", "dgemm", "", "map", "map", "copy", "copy"};
+    return w->kind == W_MIXED ? mixed_modes[w->mode].name : names[w->kind];
 }
 
 static clf_status run_clforge(bench_call *c, cl_event *ev)
@@ -101,6 +123,9 @@ static clf_status run_clforge(bench_call *c, cl_event *ev)
     case W_DGEMM:
         return clf_dgemm(ctx, CLF_ROW_MAJOR, CLF_NO_TRANS, CLF_NO_TRANS, w->m, w->n, w->k, 1.0, c->a, 0, w->k,
                          c->b, 0, w->n, 0.0, c->c, 0, w->n, ev);
+    case W_MIXED:   /* B stored N x K: the layout of x @ W^T, read in place by matrix units */
+        return clf_gemm(ctx, &mixed_modes[w->mode].t, CLF_ROW_MAJOR, CLF_NO_TRANS, CLF_TRANS, w->m, w->n, w->k, 1.0f,
+                        c->a, 0, w->k, c->b, 0, w->k, 0.0f, c->c, 0, w->n, ev);
     case W_MAP_RELU: {
         clf_map_arg args[] = {
             {"a", CLF_ARG_BUFFER, CLF_F32, c->a, 0, 0}, {"x", CLF_ARG_BUFFER, CLF_F32, c->b, 0, 0},
@@ -145,7 +170,7 @@ static clf_status run_clblast(bench_call *c, cl_event *ev)
 static int has_baseline(const work *w)
 {
 #ifdef CLF_HAVE_CLBLAST
-    return w->kind != W_MAP_RELU && w->kind != W_COPY_ODD;
+    return w->kind != W_MAP_RELU && w->kind != W_COPY_ODD && w->kind != W_MIXED;
 #else
     (void)w;
     return 0;
@@ -195,7 +220,11 @@ static void fill_roofline(const clf_roofline *roof, const work *w, cli_bench_res
     double bw = fmax(roof->copy_gbs, roof->triad_gbs);
     double peak = w->kind == W_DGEMM ? roof->fp64_gflops : roof->fp32_gflops;
     r->intensity = r->bytes > 0 ? r->flops / r->bytes : 0;
-    if (r->flops > 0 && peak > 0) {
+    if (w->kind == W_MIXED) {
+        /* No measured roof for matrix units: the fraction stays unknown rather than against the FMA peak. */
+        r->bound = "compute";
+        r->attainable = 0;
+    } else if (r->flops > 0 && peak > 0) {
         /* GEMMs are reported in GFLOP/s against min(peak, intensity * bandwidth). */
         double mem_roof = r->intensity * bw;
         r->attainable = fmin(peak, mem_roof);
@@ -218,13 +247,13 @@ static void measure(clf_context *ctx, const clf_roofline *roof, const work *w, i
     r->m = w->m, r->n = w->n, r->k = w->k;
     r->flops = work_flops(w);
     r->bytes = work_bytes(w);
-    r->unit = w->kind <= W_DGEMM ? "GFLOP/s" : "GB/s";
+    r->unit = w->kind <= W_MIXED ? "GFLOP/s" : "GB/s";
     r->bound = "memory";
-    double numer = w->kind <= W_DGEMM ? r->flops : r->bytes;
+    double numer = w->kind <= W_MIXED ? r->flops : r->bytes;
 
     clf_status s = CLF_SUCCESS;
     size_t es = esize(w), sa, sb, sc;
-    if (w->kind <= W_DGEMM) sa = w->m * w->k * es, sb = w->k * w->n * es, sc = w->m * w->n * es;
+    if (w->kind <= W_MIXED) sa = w->m * w->k * es, sb = w->k * w->n * es, sc = w->m * w->n * (w->kind == W_MIXED ? 4 : es);
     else if (w->kind <= W_MAP_AXPY) sa = 2 * w->n * 4, sb = sc = w->n * 4;   /* relu's y lives in a's second half */
     else sa = sb = w->n + 8, sc = 0;
     bench_call c = {ctx, w, 0, NULL, NULL, NULL};
@@ -274,22 +303,26 @@ static size_t plan(clf_context *ctx, const clf_roofline *roof, int quick, work *
     const clf_device_info *d = clf_context_device(ctx);
     size_t n = 0;
     for (size_t s = 128; s <= 8192 && n < cap; s *= 2)
-        if (gemm_fits(ctx, roof, W_SGEMM, s, s, s, quick)) out[n++] = (work){W_SGEMM, "square", s, s, s};
+        if (gemm_fits(ctx, roof, W_SGEMM, s, s, s, quick)) out[n++] = (work){W_SGEMM, "square", s, s, s, 0};
     for (size_t i = 0; i < sizeof gemm_shapes / sizeof gemm_shapes[0] && n < cap; i++) {
         const size_t *g = gemm_shapes[i];
-        if (gemm_fits(ctx, roof, W_SGEMM, g[0], g[1], g[2], quick)) out[n++] = (work){W_SGEMM, "shape", g[0], g[1], g[2]};
+        if (gemm_fits(ctx, roof, W_SGEMM, g[0], g[1], g[2], quick)) out[n++] = (work){W_SGEMM, "shape", g[0], g[1], g[2], 0};
     }
     if (d->fp64)
         for (size_t s = 128; s <= 8192 && n < cap; s *= 2)
-            if (gemm_fits(ctx, roof, W_DGEMM, s, s, s, quick)) out[n++] = (work){W_DGEMM, "dsquare", s, s, s};
+            if (gemm_fits(ctx, roof, W_DGEMM, s, s, s, quick)) out[n++] = (work){W_DGEMM, "dsquare", s, s, s, 0};
+    for (size_t mi = 0; mi < NMIXED; mi++)
+        for (size_t s = 1024; s <= 4096 && n < cap; s *= 4)
+            if (gemm_fits(ctx, roof, W_SGEMM, s, s, s, quick))
+                out[n++] = (work){W_MIXED, "mixed", s, s, s, (int)mi};
     /* Vectors of 64 Mi floats (16 Mi quick), fewer when the device allows less. */
     size_t elems = (size_t)(quick ? 16 : 64) << 20;
     while (elems > ((size_t)1 << 16) && (8 * elems > d->max_alloc || 20 * elems > d->global_mem / 2)) elems /= 2;
     if (n + 4 <= cap) {
-        out[n++] = (work){W_MAP_RELU, "map", 0, elems, 0};
-        out[n++] = (work){W_MAP_AXPY, "map", 0, elems, 0};
-        out[n++] = (work){W_COPY, "copy", 0, elems * 4, 0};
-        out[n++] = (work){W_COPY_ODD, "copy", 0, elems * 4 - 13, 0};
+        out[n++] = (work){W_MAP_RELU, "map", 0, elems, 0, 0};
+        out[n++] = (work){W_MAP_AXPY, "map", 0, elems, 0, 0};
+        out[n++] = (work){W_COPY, "copy", 0, elems * 4, 0, 0};
+        out[n++] = (work){W_COPY_ODD, "copy", 0, elems * 4 - 13, 0, 0};
     }
     return n;
 }
@@ -309,13 +342,15 @@ static int in_list(const char *list, const char *name)
 
 int cli_bench_only_valid(const char *only)
 {
-    static const char *const names[] = {"sgemm", "dgemm", "map", "copy"};
+    static const char *const names[] = {"sgemm", "dgemm", "map", "copy", "gemm_f16", "gemm_bf16", "gemm_tf32",
+                                        "gemm_3xtf32"};
     if (!only || !*only) return 0;
     for (const char *p = only; p;) {
         const char *e = strchr(p, ',');
         size_t len = e ? (size_t)(e - p) : strlen(p);
         int ok = 0;
-        for (int i = 0; i < 4; i++) ok |= strlen(names[i]) == len && strncmp(p, names[i], len) == 0;
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+            ok |= strlen(names[i]) == len && strncmp(p, names[i], len) == 0;
         if (!ok) return 0;
         p = e ? e + 1 : NULL;
     }

@@ -25,7 +25,8 @@ static void bench_usage(FILE *f)
             "  --device SEL  one device (index \"P:D\", \"gpu\", \"cpu\" or a name substring; default: $CLFORGE_DEVICE)\n"
             "  --all         every OpenCL device present\n"
             "  --quick       smaller buffers, fewer sizes and repeats (about a minute on a CPU)\n"
-            "  --only LIST   comma-separated workloads among sgemm, dgemm, map, copy (default: all)\n"
+            "  --only LIST   comma-separated workloads among sgemm, dgemm, gemm_f16, gemm_bf16, gemm_tf32,\n"
+            "                gemm_3xtf32, map, copy (default: all)\n"
             "  --json FILE   write device identity, roofline and every figure to FILE\n");
 }
 
@@ -72,17 +73,19 @@ static void print_device(FILE *f, const clf_device_info *d, const clf_roofline *
     fprintf(f, "roofline: copy %.1f GB/s, triad %.1f GB/s, fp32 %.1f GFLOP/s", roof->copy_gbs, roof->triad_gbs,
             roof->fp32_gflops);
     if (roof->fp64_gflops > 0) fprintf(f, ", fp64 %.1f GFLOP/s", roof->fp64_gflops);
-    fprintf(f, "\n%-6s %-32s %12s %-8s %6s %-8s", "op", "size", "clforge", "unit", "roof", "bound");
+    fprintf(f, "\n%-11s %-32s %12s %-8s %6s %-8s", "op", "size", "clforge", "unit", "roof", "bound");
     if (base) fprintf(f, " %12s %6s", base, "ratio");
     fputc('\n', f);
     for (size_t i = first; i < l->count; i++) {
         const cli_bench_result *r = &l->items[i];
         if (r->error[0]) {
-            fprintf(f, "%-6s %-32s failed: %s\n", r->workload, r->label, r->error);
+            fprintf(f, "%-11s %-32s failed: %s\n", r->workload, r->label, r->error);
             continue;
         }
-        fprintf(f, "%-6s %-32s %12.1f %-8s %6.2f %-8s", r->workload, r->label, r->value, r->unit, r->fraction,
-                r->bound);
+        char frac[16] = "-";   /* no measured roof (matrix units): unknown, not zero */
+        if (r->attainable > 0)
+            snprintf(frac, sizeof frac, "%.2f", r->fraction);
+        fprintf(f, "%-11s %-32s %12.1f %-8s %6s %-8s", r->workload, r->label, r->value, r->unit, frac, r->bound);
         if (r->have_base) fprintf(f, " %12.1f %6.2f", r->base_value, r->ratio);
         else if (base) fprintf(f, " %12s %6s", r->base_error[0] ? "failed" : "-", "-");
         fputc('\n', f);
@@ -198,7 +201,8 @@ int cli_cmd_bench(int argc, char **argv)
     if (json && !cli_output_ok("bench", json))
         return 2;   /* before the run, not after it */
     if (only && !cli_bench_only_valid(only)) {
-        fprintf(stderr, "clforge bench: --only takes workloads among sgemm, dgemm, map, copy (got '%s')\n", only);
+        fprintf(stderr, "clforge bench: --only takes workloads among sgemm, dgemm, gemm_f16, gemm_bf16, gemm_tf32, "
+                        "gemm_3xtf32, map, copy (got '%s')\n", only);
         return 2;
     }
     json_t *devices = json_array();
