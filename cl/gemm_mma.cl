@@ -36,6 +36,9 @@
 #define STAGES 2   /* local-memory buffers: 2 overlap a stage's stores with the next stage's products (one
                     * barrier per stage); 1 leaves room for twice the K per stage (two barriers per stage) */
 #endif
+#ifndef FPIPE
+#define FPIPE 0   /* 1: load the next K-step's fragments before this step's products (more registers) */
+#endif
 #ifndef LDSM
 #define LDSM 0   /* fragments from local memory: 0 64-bit loads (interleaved layout), 1 ldmatrix (natural layout,
                   * 64-bit shared address), 2 ldmatrix with a 32-bit shared address; the tuner verifies which
@@ -94,19 +97,19 @@ typedef float acc_t;
 static inline void mma_step(float *d, const uint *a, const uint *b)
 {
 #if MODE == 16
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
                  "{%10,%11,%12,%13};"
                  : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]),
                    "f"(d[0]), "f"(d[1]), "f"(d[2]), "f"(d[3]));
 #elif MODE == 17
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
                  "{%10,%11,%12,%13};"
                  : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]),
                    "f"(d[0]), "f"(d[1]), "f"(d[2]), "f"(d[3]));
 #else
-    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
                  "{%10,%11,%12,%13};"
                  : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]),
@@ -194,6 +197,24 @@ static inline void load_b(const __local uint *Bs, int col, int kk, uint *hi, uin
 }
 #endif
 
+/* The fragments of one K-step (8 words) for this warp's tiles. */
+static inline void load_frags(const __local uint *As, const __local uint *Bs, int wm0, int wn0, int kk,
+                              uint (*ah)[4], uint (*al)[4], uint (*bh)[2], uint (*bl)[2])
+{
+#pragma unroll
+    for (int i = 0; i < MT; i++)
+        load_a(As, wm0 + i * 16, kk, ah[i], al[i]);
+#if LDSM
+#pragma unroll
+    for (int j = 0; j < NT; j += 2)
+        load_b2(Bs, wn0 + j * 8, kk, bh[j], bl[j], bh[j + 1], bl[j + 1]);
+#else
+#pragma unroll
+    for (int j = 0; j < NT; j++)
+        load_b(Bs, wn0 + j * 8, kk, bh[j], bl[j]);
+#endif
+}
+
 /* One stage's products: BKW words of K for this warp's WM x WN accumulators. 3xTF32 sums each stage's three
  * products from zero on the matrix units, whose accumulation truncates, and adds the stage into acc with
  * ordinary (round-to-nearest) fp32 adds: truncation over the whole of K would cost the accuracy the split
@@ -209,30 +230,25 @@ static inline void compute_stage(const __local uint *As, const __local uint *Bs,
 #else
     float *d = acc;
 #endif
+    uint ah[2][MT][4], al[2][MT][4], bh[2][NT][2], bl[2][NT][2];
+    if (FPIPE)
+        load_frags(As, Bs, wm0, wn0, 0, ah[0], al[0], bh[0], bl[0]);
 #pragma unroll
     for (int kk = 0; kk < BKW; kk += 8) {
-        uint ah[MT][4], al[MT][4], bh[NT][2], bl[NT][2];
-#pragma unroll
-        for (int i = 0; i < MT; i++)
-            load_a(As, wm0 + i * 16, kk, ah[i], al[i]);
-#if LDSM
-#pragma unroll
-        for (int j = 0; j < NT; j += 2)
-            load_b2(Bs, wn0 + j * 8, kk, bh[j], bl[j], bh[j + 1], bl[j + 1]);
-#else
-#pragma unroll
-        for (int j = 0; j < NT; j++)
-            load_b(Bs, wn0 + j * 8, kk, bh[j], bl[j]);
-#endif
+        const int c = (kk / 8) & 1 & FPIPE;   /* which fragment set: a constant once unrolled */
+        if (FPIPE && kk + 8 < BKW)
+            load_frags(As, Bs, wm0, wn0, kk + 8, ah[c ^ 1], al[c ^ 1], bh[c ^ 1], bl[c ^ 1]);
+        if (!FPIPE)
+            load_frags(As, Bs, wm0, wn0, kk, ah[0], al[0], bh[0], bl[0]);
 #pragma unroll
         for (int i = 0; i < MT; i++)
 #pragma unroll
             for (int j = 0; j < NT; j++) {
 #if MODE == 33
-                mma_step(d + (i * NT + j) * 4, al[i], bh[j]);   /* small terms first */
-                mma_step(d + (i * NT + j) * 4, ah[i], bl[j]);
+                mma_step(d + (i * NT + j) * 4, al[c][i], bh[c][j]);   /* small terms first */
+                mma_step(d + (i * NT + j) * 4, ah[c][i], bl[c][j]);
 #endif
-                mma_step(d + (i * NT + j) * 4, ah[i], bh[j]);
+                mma_step(d + (i * NT + j) * 4, ah[c][i], bh[c][j]);
             }
     }
 #if MODE == 33
@@ -248,7 +264,7 @@ static inline void compute_stage(const __local uint *As, const __local uint *Bs,
 /* fp64: d (2 accumulators, row g, columns 2t and 2t+1 of an 8x8 tile) += a (row g, k t) * b (k t, column g). */
 static inline void mma_f64(double *d, double a, double b)
 {
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%4,%5};"
+    asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%4,%5};"
                  : "=d"(d[0]), "=d"(d[1]) : "d"(a), "d"(b), "d"(d[0]), "d"(d[1]));
 }
 

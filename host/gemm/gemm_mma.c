@@ -170,8 +170,8 @@ static void mma_default(const clf_device_info *dev, clf_dtype dt, const char *bu
 {
     memset(out, 0, sizeof *out);
     int three = bucket && strcmp(bucket, "3x") == 0;
-    int v[CLF__MMA_NPARAMS] = {128, 128, dt == CLF_F32 ? 32 : 64, three ? 32 : 64, 64, 1, 1};
-    int v64[CLF__MMA_NPARAMS] = {64, 64, 16, 32, 32, 0, 2};   /* H200, tune-dmma-h200.json */
+    int v[CLF__MMA_NPARAMS] = {128, 128, dt == CLF_F32 ? 32 : 64, three ? 32 : 64, 64, 1, 1, 1};
+    int v64[CLF__MMA_NPARAMS] = {64, 64, 16, 32, 32, 0, 2, 0};   /* H200, tune-dmma-h200.json */
     memcpy(out->v, dt == CLF_F64 ? v64 : v, sizeof v);
 }
 
@@ -185,6 +185,8 @@ static int mma_valid(const clf__config *c, const clf_device_info *dev, clf_dtype
     if (bkw % 8 || threads < 64 || threads > 1024 || (size_t)threads > dev->max_work_group)
         return 0;
     int ldsm = c->v[CLF__MMA_LDSM], f64 = dt == CLF_F64;
+    if (f64 && c->v[CLF__MMA_FPIPE])   /* the fp64 loop has no fragment pipeline */
+        return 0;
     if ((ldsm && (wn % 16 || f64)) || (f64 && !dev->fp64))   /* ldmatrix fetches B two n8 tiles at a time */
         return 0;
     int ldw = bkw + (f64 ? 8 : ldsm ? 4 : bkw % 16 == 8 ? 16 : 8);   /* as LDW in gemm_mma.cl */
@@ -397,6 +399,7 @@ const clf__family clf__family_gemm_mma = {
         {"WN", 4, {8, 16, 32, 64}},
         {"LDSM", 3, {0, 1, 2}},
         {"STAGES", 2, {1, 2}},
+        {"FPIPE", 2, {0, 1}},
     },
     .nbuckets = 2,
     .buckets = {"all", "3x"},

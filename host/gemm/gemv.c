@@ -31,23 +31,24 @@ static clf_status params_check(const clf_device_info *dev, clf_dtype dt, const c
                          wg_max < 1024 ? wg_max : 1024);
     if (!pow2(p->vw) || p->vw > 16)
         return clf__fail(CLF_ERR_INVALID_ARG, "gemv: VW=%d must be 1, 2, 4, 8 or 16", p->vw);
-    if (p->lu < 1 || p->lu > 8 || p->gpb < 1 || p->gpb > 1024 || p->split < 0 || p->split > MAX_SPLIT)
-        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: LU=%d GPB=%d SPLIT=%d: LU in 1..8, GPB in 1..1024, SPLIT in "
-                         "0..%d", p->lu, p->gpb, p->split, MAX_SPLIT);
+    if (p->lu < 1 || p->lu > 8 || p->cw < 1 || p->cw > 64 || p->gpb < 1 || p->gpb > 1024 || p->split < 0 ||
+        p->split > MAX_SPLIT)
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: LU=%d CW=%d GPB=%d SPLIT=%d: LU in 1..8, CW in 1..64, GPB in 1..1024, "
+                         "SPLIT in 0..%d", p->lu, p->cw, p->gpb, p->split, MAX_SPLIT);
     if ((p->team && (!pow2(p->team) || p->team > p->wg)) || (p->tx && (!pow2(p->tx) || p->tx > p->wg)))
         return clf__fail(CLF_ERR_INVALID_ARG, "gemv: TEAM=%d and TX=%d must be 0 or powers of two up to WG=%d",
                          p->team, p->tx, p->wg);
-    size_t local = (size_t)p->wg * (size_t)p->vw * clf__dtype_size(dt);   /* gemv_cols' reduction array */
+    size_t local = (size_t)(p->wg * p->vw * p->cw) * clf__dtype_size(dt);   /* gemv_cols' reduction array */
     if (dev->local_mem && local > dev->local_mem)
-        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: WG=%d x VW=%d needs %zu bytes of local memory; the device "
-                         "has %llu", p->wg, p->vw, local, (unsigned long long)dev->local_mem);
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: WG=%d x VW=%d x CW=%d needs %zu bytes of local memory; the "
+                         "device has %llu", p->wg, p->vw, p->cw, local, (unsigned long long)dev->local_mem);
     return CLF_SUCCESS;
 }
 
 static clf_status params_parse(const char *text, clf__gemv_params *p)
 {
-    static const char *const names[] = {"WG", "VW", "LU", "GPB", "TEAM", "TX", "SPLIT"};
-    int *fields[] = {&p->wg, &p->vw, &p->lu, &p->gpb, &p->team, &p->tx, &p->split};
+    static const char *const names[] = {"WG", "VW", "LU", "GPB", "TEAM", "TX", "CW", "SPLIT"};
+    int *fields[] = {&p->wg, &p->vw, &p->lu, &p->gpb, &p->team, &p->tx, &p->cw, &p->split};
     const char *s = text;
     while (*s) {
         if (*s == ' ' || *s == '\t' || *s == ',') {
@@ -59,11 +60,11 @@ static clf_status params_parse(const char *text, clf__gemv_params *p)
         if (sscanf(s, "%15[A-Z]=%d%n", name, &value, &used) != 2)
             return clf__fail(CLF_ERR_INVALID_ARG, "CLFORGE_GEMV_CONFIG: cannot read \"%s\" (NAME=VALUE pairs)", s);
         int i = 0;
-        while (i < 7 && strcmp(name, names[i]) != 0)
+        while (i < 8 && strcmp(name, names[i]) != 0)
             i++;
-        if (i == 7)
+        if (i == 8)
             return clf__fail(CLF_ERR_INVALID_ARG, "CLFORGE_GEMV_CONFIG: unknown parameter %s (WG, VW, LU, GPB, "
-                             "TEAM, TX, SPLIT)", name);
+                             "TEAM, TX, CW, SPLIT)", name);
         *fields[i] = value;
         s += used;
     }
@@ -72,12 +73,13 @@ static clf_status params_parse(const char *text, clf__gemv_params *p)
 
 clf_status clf__gemv_params_get(const clf_device_info *dev, clf_dtype dt, clf__gemv_params *out)
 {
-    /* GPUs: 16-byte loads, 256 work-items, 8 groups per compute unit to cover memory latency. CPUs run a
-     * work-group per core, vectorized across work-items: wider loads, fewer items, a few groups per core
-     * for balance. */
+    /* GPUs: 16-byte loads, 256 work-items, neighbours on neighbouring vectors, 8 groups per compute unit to
+     * cover memory latency. CPUs run a work-group as a loop over its work-items on one core: each work-item
+     * streams a contiguous run (a line, or CW vectors of outputs), a few groups per core for balance. */
     int esz = (int)clf__dtype_size(dt);
-    int cpu = (dev->type & CL_DEVICE_TYPE_CPU) != 0;
-    *out = (clf__gemv_params){.wg = cpu ? 64 : 256, .vw = (cpu ? 32 : 16) / esz, .lu = 4, .gpb = cpu ? 4 : 8};
+    *out = (clf__gemv_params){.wg = 256, .vw = 16 / esz, .lu = 4, .cw = 1, .gpb = 8};
+    if (dev->type & CL_DEVICE_TYPE_CPU)
+        *out = (clf__gemv_params){.wg = 64, .vw = 32 / esz, .lu = 4, .cw = 4, .gpb = 4, .team = 1, .tx = 1};
     while ((size_t)out->wg > dev->max_work_group && out->wg > 1)
         out->wg /= 2;
     const char *env = getenv("CLFORGE_GEMV_CONFIG");
@@ -139,12 +141,12 @@ static void plan_rows(clf_context *ctx, const clf__gemv_params *p, gemv_plan *pl
 
 static void plan_cols(clf_context *ctx, const clf__gemv_params *p, gemv_plan *pl)
 {
-    size_t vw = (size_t)p->vw, nvec = (pl->W + vw - 1) / vw;
+    size_t vw = (size_t)p->vw, cw = (size_t)p->cw, nvec = (pl->W + vw * cw - 1) / (vw * cw);
     size_t tx_max = p->wg < 64 ? (size_t)p->wg : 64;   /* the rest of the group goes along the lines */
     pl->tx = p->tx ? p->tx : (int)(pow2_ceil(nvec) < tx_max ? pow2_ceil(nvec) : tx_max);
     size_t ty = (size_t)(p->wg / pl->tx);
     pl->ty = (int)(pow2_ceil(pl->L) < ty ? pow2_ceil(pl->L) : ty);
-    size_t groups = (nvec + (size_t)pl->tx - 1) / (size_t)pl->tx;
+    size_t groups = (nvec + (size_t)pl->tx - 1) / (size_t)pl->tx;   /* nvec: runs of CW vectors */
     /* At least 32 lines a slice: the partial sums then cost at most 1/32 of A's traffic. */
     size_t min_lines = (size_t)pl->ty * (size_t)p->lu > 32 ? (size_t)pl->ty * (size_t)p->lu : 32;
     plan_split(ctx, p, groups, pl->L, min_lines, 1, pl);
@@ -192,10 +194,10 @@ static clf_status plan_kernels(clf_context *ctx, const clf__gemv_params *p, cons
     if (pl->kind == K_SCALE)
         snprintf(opts, sizeof opts, "-DPRECISION=%d -DRWG=%d", pl->prec, RWG);
     else
-        snprintf(opts, sizeof opts, "-DPRECISION=%d -DVW=%d -DLU=%d -DTEAM=%d -DRPG=%d -DTX=%d -DTY=%d "
+        snprintf(opts, sizeof opts, "-DPRECISION=%d -DVW=%d -DLU=%d -DTEAM=%d -DRPG=%d -DTX=%d -DTY=%d -DCW=%d "
                  "-DALIGNED=%d -DX_UNIT=%d -DRWG=%d", pl->prec, p->vw, p->lu, pl->kind == K_ROWS ? pl->team : 1,
                  pl->kind == K_ROWS ? pl->rpg : 1, pl->kind == K_COLS ? pl->tx : 1, pl->kind == K_COLS ? pl->ty : 1,
-                 pl->aligned, pl->x_unit, RWG);
+                 pl->kind == K_COLS ? p->cw : 1, pl->aligned, pl->x_unit, RWG);
     const char *src;
     clf_status s = clf__source("gemv.cl", &src);
     if (s == CLF_SUCCESS && pl->kind != K_SCALE)

@@ -14,12 +14,14 @@ typedef struct clf__gemv_params {
     int gpb;     /* work-groups per compute unit that the split aims for */
     int team;    /* rows kernel: work-items per line (power of two <= wg); 0: the line's vectors, up to wg */
     int tx;      /* cols kernel: work-items along the outputs (power of two <= wg); 0: up to 64 */
+    int cw;      /* cols kernel: vectors of outputs per work-item, 1..8 */
     int split;   /* slices of the reduced dimension; 0: enough to reach gpb groups per compute unit */
 } clf__gemv_params;
 
-/* Defaults for dev and dt (GPU: 256 work-items, 16-byte loads; CPU: 64 work-items, 32-byte loads), then
- * $CLFORGE_GEMV_CONFIG when set ("WG=256 VW=4 LU=4 GPB=8 TEAM=0 TX=0 SPLIT=0", any subset). An invalid
- * override fails with CLF_ERR_INVALID_ARG. */
+/* Defaults for dev and dt, then $CLFORGE_GEMV_CONFIG when set ("WG=256 VW=4 LU=4 GPB=8 TEAM=0 TX=0 CW=1
+ * SPLIT=0", any subset). GPUs: 256 work-items, 16-byte loads, neighbours on neighbouring vectors. CPUs
+ * (a work-group runs as a loop on one core): a work-item per line, 32-byte loads, contiguous runs. An
+ * invalid override fails with CLF_ERR_INVALID_ARG. */
 clf_status clf__gemv_params_get(const clf_device_info *dev, clf_dtype dt, clf__gemv_params *out);
 
 /* Computes, for i < rows,

@@ -13,7 +13,7 @@ date -u
 grep -E "gemm_mixed|Checks|mixed gemm|:F:|:E:" $r/test-mixed.log | head -12
 shapes=${MMA_SHAPES:---shape 4096x4096x4096 --shape 8192x8192x8192}
 timeout 120 bench/bench_gemm_mixed --device gpu --bt --modes f16,tf32,3xtf32 $shapes 2>&1 | tail -8
-timeout ${TUNE_TIMEOUT:-300} ./clforge tune --device gpu --family gemm_mma --precision f16,f32 --budget ${TUNE_BUDGET:-150} \
+timeout ${TUNE_TIMEOUT:-300} ./clforge tune --device gpu --family gemm_mma --precision ${TUNE_PRECISION:-f16,f32} --budget ${TUNE_BUDGET:-150} \
   --json $r/tune-mma-h200.json 2>&1 | grep -vE "^\s*\[" | tail -12
 timeout 200 bench/bench_gemm_mixed --device gpu --bt $shapes --json $r/mixed-h200.json 2>&1 | tail -14
 date -u
