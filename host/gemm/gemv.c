@@ -33,8 +33,8 @@ static clf_status params_check(const clf_device_info *dev, clf_dtype dt, const c
         return clf__fail(CLF_ERR_INVALID_ARG, "gemv: VW=%d must be 1, 2, 4, 8 or 16", p->vw);
     if (p->lu < 1 || p->lu > 8 || p->cw < 1 || p->cw > 64 || p->gpb < 1 || p->gpb > 1024 || p->split < 0 ||
         p->split > MAX_SPLIT)
-        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: LU=%d CW=%d GPB=%d SPLIT=%d: LU in 1..8, CW in 1..64, GPB in 1..1024, "
-                         "SPLIT in 0..%d", p->lu, p->cw, p->gpb, p->split, MAX_SPLIT);
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: LU=%d CW=%d GPB=%d SPLIT=%d: LU in 1..8, CW in 1..64, GPB in "
+                         "1..1024, SPLIT in 0..%d", p->lu, p->cw, p->gpb, p->split, MAX_SPLIT);
     if ((p->team && (!pow2(p->team) || p->team > p->wg)) || (p->tx && (!pow2(p->tx) || p->tx > p->wg)))
         return clf__fail(CLF_ERR_INVALID_ARG, "gemv: TEAM=%d and TX=%d must be 0 or powers of two up to WG=%d",
                          p->team, p->tx, p->wg);
@@ -79,7 +79,7 @@ clf_status clf__gemv_params_get(const clf_device_info *dev, clf_dtype dt, clf__g
     int esz = (int)clf__dtype_size(dt);
     *out = (clf__gemv_params){.wg = 256, .vw = 16 / esz, .lu = 4, .cw = 1, .gpb = 8};
     if (dev->type & CL_DEVICE_TYPE_CPU)
-        *out = (clf__gemv_params){.wg = 64, .vw = 32 / esz, .lu = 4, .cw = 4, .gpb = 4, .team = 1, .tx = 1};
+        *out = (clf__gemv_params){.wg = 16, .vw = 32 / esz, .lu = 4, .cw = 2, .gpb = 4, .team = 1, .tx = 1};
     while ((size_t)out->wg > dev->max_work_group && out->wg > 1)
         out->wg /= 2;
     const char *env = getenv("CLFORGE_GEMV_CONFIG");
@@ -396,7 +396,10 @@ static clf_status check_operand(clf_context *ctx, const char *name, cl_mem buf, 
     return CLF_SUCCESS;
 }
 
-static int overlap(const span *p, const span *q) { return p->root && p->root == q->root && p->lo < q->hi && q->lo < p->hi; }
+static int overlap(const span *p, const span *q)
+{
+    return p->root && p->root == q->root && p->lo < q->hi && q->lo < p->hi;
+}
 
 /* Elements spanned by a vector of len entries inc apart (0 when len is 0). */
 static int vec_extent(size_t len, size_t inc, size_t *out)

@@ -1,0 +1,516 @@
+/* test_gemv.c — clf_sgemv/clf_dgemv against a double-precision host reference on random problems (both
+ * layouts and transposes, odd sizes, padded lda, offsets, incx/incy > 1, alpha/beta including beta 0 over
+ * NaN, fp64 where offered, forced launch parameters and splits), plus every invalid-argument path with y
+ * checked unchanged. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gemv.h"
+#include "testutil.h"
+
+#define POOL (1u << 22)   /* elements per pool buffer: every case fits with its offsets, padding and strides */
+
+typedef struct pool {
+    clf_context *ctx;
+    cl_mem a, x, y;
+    void *ha, *hx, *hy0, *hy;   /* A, x, y as written; y read back */
+} pool;
+
+static void pool_init(pool *p, clf_context *ctx)
+{
+    p->ctx = ctx;
+    p->a = clf_test_buffer(ctx, POOL * 8, NULL);
+    p->x = clf_test_buffer(ctx, POOL * 8 / 16, NULL);
+    p->y = clf_test_buffer(ctx, POOL * 8 / 16, NULL);
+    p->ha = malloc(POOL * 8);
+    p->hx = malloc(POOL * 8 / 16);
+    p->hy0 = malloc(POOL * 8 / 16);
+    p->hy = malloc(POOL * 8 / 16);
+    ck_assert(p->ha && p->hx && p->hy0 && p->hy);
+}
+
+static void pool_free(pool *p)
+{
+    clReleaseMemObject(p->a);
+    clReleaseMemObject(p->x);
+    clReleaseMemObject(p->y);
+    free(p->ha);
+    free(p->hx);
+    free(p->hy0);
+    free(p->hy);
+}
+
+static double get(const void *h, int f64, size_t i) { return f64 ? ((const double *)h)[i] : ((const float *)h)[i]; }
+
+static uint64_t rnd(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 2685821657736338717ull;
+}
+
+static size_t pick_dim(uint64_t *s)
+{
+    static const size_t special[] = {1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 31, 33, 63, 64, 65, 127, 129, 255, 256, 257,
+                                     511, 1000, 1023, 1024, 1025, 2049, 4096, 4097};
+    unsigned r = (unsigned)(rnd(s) % 100);
+    if (r < 30)
+        return 1 + rnd(s) % 40;
+    if (r < 80)
+        return special[rnd(s) % (sizeof special / sizeof special[0])];
+    return 1 + rnd(s) % 600;
+}
+
+static double pick_scalar(uint64_t *s, int is_beta)
+{
+    static const double a[] = {1.0, -1.0, 0.5, -2.25, 0.0, 3.0};
+    static const double b[] = {0.0, 0.0, 1.0, -1.0, 0.5, 2.0};
+    unsigned r = (unsigned)(rnd(s) % 8);
+    if (r >= 6)
+        return clf_test_rand(s) * 2.0;
+    return is_beta ? b[r] : a[r];
+}
+
+/* Launch parameters that exercise every kernel variant: vector widths 1..16, tiny and wide teams, forced
+ * splits (including more slices than fit, and one). */
+static const clf__gemv_params forced[] = {
+    {.wg = 64, .vw = 1, .lu = 1, .cw = 1, .gpb = 1, .split = 3},
+    {.wg = 128, .vw = 2, .lu = 3, .cw = 3, .gpb = 4, .team = 8, .tx = 4},
+    {.wg = 256, .vw = 4, .lu = 4, .cw = 1, .gpb = 8, .split = 7},
+    {.wg = 32, .vw = 8, .lu = 2, .cw = 2, .gpb = 16, .team = 32, .tx = 32, .split = 1},
+    {.wg = 16, .vw = 16, .lu = 8, .cw = 1, .gpb = 2, .split = 100},
+    {.wg = 256, .vw = 4, .lu = 4, .cw = 1, .gpb = 64},
+    {.wg = 64, .vw = 8, .lu = 4, .cw = 4, .gpb = 4, .team = 1, .tx = 1},
+    {.wg = 8, .vw = 4, .lu = 2, .cw = 8, .gpb = 2, .team = 2, .tx = 2, .split = 9},
+};
+
+typedef struct vcase {
+    int f64, nan_y, forced;   /* forced: index into forced[] + 1, or 0 (public entry point) */
+    clf_layout layout;
+    clf_transpose ta;
+    size_t m, n, lda, a_off, x_off, incx, y_off, incy;
+    double alpha, beta;
+} vcase;
+
+static void make_case(uint64_t *s, int f64, vcase *c)
+{
+    memset(c, 0, sizeof *c);
+    c->f64 = f64;
+    c->layout = rnd(s) & 1 ? CLF_ROW_MAJOR : CLF_COL_MAJOR;
+    c->ta = rnd(s) & 1 ? CLF_TRANS : CLF_NO_TRANS;
+    c->m = pick_dim(s);
+    c->n = pick_dim(s);
+    while (c->m * c->n > 1500000)
+        c->m > c->n ? (c->m = c->m / 2 + 1) : (c->n = c->n / 2 + 1);
+    size_t inner = c->layout == CLF_ROW_MAJOR ? c->n : c->m;
+    c->lda = inner + (rnd(s) % 3 == 0 ? rnd(s) % 9 : 0);
+    c->a_off = rnd(s) % 3 == 0 ? rnd(s) % 17 : 0;
+    c->x_off = rnd(s) % 3 == 0 ? rnd(s) % 17 : 0;
+    c->y_off = rnd(s) % 3 == 0 ? rnd(s) % 17 : 0;
+    c->incx = rnd(s) % 3 == 0 ? 2 + rnd(s) % 3 : 1;
+    c->incy = rnd(s) % 3 == 0 ? 2 + rnd(s) % 3 : 1;
+    c->alpha = pick_scalar(s, 0);
+    c->beta = pick_scalar(s, 1);
+    c->nan_y = c->beta == 0.0 && rnd(s) % 2;
+    c->forced = rnd(s) % 3 == 0 ? 1 + (int)(rnd(s) % (sizeof forced / sizeof forced[0])) : 0;
+}
+
+static clf_status run_gemv(pool *p, const vcase *c, cl_event *ev)
+{
+    if (c->forced) {
+        /* The internal entry, as clf_sgemv maps the call onto it (gemv.h). */
+        int nt = c->ta == CLF_NO_TRANS;
+        return clf__gemv_enqueue_with(p->ctx, &forced[c->forced - 1], c->f64 ? CLF_F64 : CLF_F32,
+                                      (c->layout == CLF_ROW_MAJOR) == nt, nt ? c->m : c->n, nt ? c->n : c->m,
+                                      c->alpha, p->a, c->a_off, c->lda, p->x, c->x_off, c->incx, c->beta, p->y,
+                                      c->y_off, c->incy, ev);
+    }
+    if (c->f64)
+        return clf_dgemv(p->ctx, c->layout, c->ta, c->m, c->n, c->alpha, p->a, c->a_off, c->lda, p->x, c->x_off,
+                         c->incx, c->beta, p->y, c->y_off, c->incy, ev);
+    return clf_sgemv(p->ctx, c->layout, c->ta, c->m, c->n, (float)c->alpha, p->a, c->a_off, c->lda, p->x, c->x_off,
+                     c->incx, (float)c->beta, p->y, c->y_off, c->incy, ev);
+}
+
+/* Writes random A, x, y (NaN y when asked) and returns the extents of x and y. */
+static void fill_inputs(pool *p, const vcase *c, uint64_t *s, size_t *nx_out, size_t *ny_out)
+{
+    int f64 = c->f64, nt = c->ta == CLF_NO_TRANS;
+    size_t esz = f64 ? 8 : 4, outer = c->layout == CLF_ROW_MAJOR ? c->m : c->n;
+    size_t na = c->a_off + (outer - 1) * c->lda + (c->layout == CLF_ROW_MAJOR ? c->n : c->m);
+    size_t nx = c->x_off + ((nt ? c->n : c->m) - 1) * c->incx + 1 + 3;   /* + a tail that must stay unread */
+    size_t ny = c->y_off + ((nt ? c->m : c->n) - 1) * c->incy + 1 + 3;   /* + a tail that must not change */
+    ck_assert(na <= POOL && nx <= POOL / 16 && ny <= POOL / 16);
+    if (f64) {
+        clf_test_rand_f64(p->ha, na, s);
+        clf_test_rand_f64(p->hx, nx, s);
+        clf_test_rand_f64(p->hy0, ny, s);
+    } else {
+        clf_test_rand_f32(p->ha, na, s);
+        clf_test_rand_f32(p->hx, nx, s);
+        clf_test_rand_f32(p->hy0, ny, s);
+    }
+    if (c->nan_y)
+        for (size_t i = 0; i < ny; i++)
+            f64 ? (((double *)p->hy0)[i] = NAN) : (((float *)p->hy0)[i] = NAN);
+    cl_command_queue q = clf_context_queue(p->ctx);
+    ck_assert_int_eq(clEnqueueWriteBuffer(q, p->a, CL_FALSE, 0, na * esz, p->ha, 0, NULL, NULL), 0);
+    ck_assert_int_eq(clEnqueueWriteBuffer(q, p->x, CL_FALSE, 0, nx * esz, p->hx, 0, NULL, NULL), 0);
+    ck_assert_int_eq(clEnqueueWriteBuffer(q, p->y, CL_TRUE, 0, ny * esz, p->hy0, 0, NULL, NULL), 0);
+    *nx_out = nx;
+    *ny_out = ny;
+}
+
+/* Compares y's whole extent: the strided entries against the reference, everything between unchanged. */
+static int compare(const pool *p, const vcase *c, size_t ny)
+{
+    int f64 = c->f64, nt = c->ta == CLF_NO_TRANS, row = c->layout == CLF_ROW_MAJOR;
+    size_t leny = nt ? c->m : c->n, lenx = nt ? c->n : c->m;
+    double u = f64 ? 1.11e-16 : 5.97e-8;
+    for (size_t i = 0; i < ny; i++) {
+        double was = get(p->hy0, f64, i), now = get(p->hy, f64, i);
+        size_t r = (i - c->y_off) / c->incy;
+        if (i < c->y_off || (i - c->y_off) % c->incy || r >= leny) {
+            if (!(was == now || (isnan(was) && isnan(now)))) {
+                fprintf(stderr, "y[%zu] outside the vector changed: %g -> %g\n", i, was, now);
+                return 1;
+            }
+            continue;
+        }
+        double sum = 0, mag = 0;
+        for (size_t j = 0; j < lenx; j++) {
+            size_t ri = nt ? r : j, ci = nt ? j : r;   /* element (ri, ci) of the stored m x n matrix */
+            double v = get(p->ha, f64, c->a_off + (row ? ri * c->lda + ci : ci * c->lda + ri)) *
+                       get(p->hx, f64, c->x_off + j * c->incx);
+            sum += v;
+            mag += fabs(v);
+        }
+        double want = c->alpha * sum + (c->beta != 0.0 ? c->beta * was : 0.0);
+        double scale = fabs(c->alpha) * mag + (c->beta != 0.0 ? fabs(c->beta * was) : 0.0);
+        double tol = 2.0 * (double)(lenx + 4) * u * scale;
+        if (!(fabs(now - want) <= tol + 1e-300)) {
+            fprintf(stderr, "y[%zu] (entry %zu) = %.10g, want %.10g (tol %.3g)\n", i, r, now, want, tol);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Runs one case; returns 0 on success, prints the case on failure. */
+static int run_case(pool *p, const vcase *c, uint64_t *s)
+{
+    size_t nx, ny;
+    fill_inputs(p, c, s, &nx, &ny);
+    cl_event ev = NULL;
+    clf_status st = run_gemv(p, c, &ev);
+    int bad = 0;
+    if (st != CLF_SUCCESS) {
+        fprintf(stderr, "gemv failed: %s\n", clf_last_error());
+        bad = 1;
+    } else {
+        ck_assert_msg(ev != NULL, "no event returned");
+        ck_assert_int_eq(clWaitForEvents(1, &ev), 0);
+        clReleaseEvent(ev);
+        clf_test_read(p->ctx, p->y, ny * (c->f64 ? 8 : 4), p->hy);
+        bad = compare(p, c, ny);
+    }
+    if (bad)
+        fprintf(stderr, "case: %s %s layout=%d ta=%d m=%zu n=%zu lda=%zu alpha=%g beta=%g off=%zu/%zu/%zu "
+                "inc=%zu/%zu nan_y=%d forced=%d\n", c->f64 ? "f64" : "f32", clf_context_device(p->ctx)->name,
+                c->layout, c->ta, c->m, c->n, c->lda, c->alpha, c->beta, c->a_off, c->x_off, c->y_off, c->incx,
+                c->incy, c->nan_y, c->forced);
+    return bad;
+}
+
+static int cases_for(clf_context *ctx)
+{
+    const char *env = getenv("CLFORGE_GEMV_TEST_CASES");
+    if (env && atoi(env) > 0)
+        return atoi(env);
+    return strstr(clf_context_device(ctx)->platform, "Portable") ? 600 : 250;
+}
+
+START_TEST(random_cases)
+{
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    ck_assert_int_gt(nctx, 0);
+    int failures = 0;
+    for (int d = 0; d < nctx; d++) {
+        pool p;
+        pool_init(&p, ctxs[d]);
+        uint64_t seed = (uint64_t)0x452821e638d01377 ^ (uint64_t)d;
+        int fp64 = clf_context_device(ctxs[d])->fp64, n = cases_for(ctxs[d]), before = failures;
+        for (int t = 0; t < n && failures < 5; t++) {
+            vcase c;
+            make_case(&seed, fp64 && t % 4 == 3, &c);
+            failures += run_case(&p, &c, &seed);
+        }
+        fprintf(stderr, "gemv: %d random cases on %s, %d failed\n", n, clf_context_device(ctxs[d])->name,
+                failures - before);
+        pool_free(&p);
+    }
+    clf_test_contexts_free(ctxs, nctx);
+    ck_assert_int_eq(failures, 0);
+}
+END_TEST
+
+/* The shapes of the issue and their neighbours, through the public entry points, every orientation:
+ * one output, one input, long and short vectors, the thin products (m or n <= 16). */
+START_TEST(named_shapes)
+{
+    static const size_t shapes[][2] = {{1, 1}, {1, 4096}, {4096, 1}, {3, 4097}, {4097, 3}, {16, 2049},
+                                       {2049, 16}, {1000, 1000}, {17, 1}, {1, 17}};
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    ck_assert_int_gt(nctx, 0);
+    int failures = 0;
+    for (int d = 0; d < nctx; d++) {
+        pool p;
+        pool_init(&p, ctxs[d]);
+        uint64_t seed = 99 + (uint64_t)d;
+        int fp64 = clf_context_device(ctxs[d])->fp64;
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+            for (int o = 0; o < (fp64 ? 8 : 4); o++) {
+                vcase c = {.f64 = o >= 4, .layout = o & 1 ? CLF_COL_MAJOR : CLF_ROW_MAJOR,
+                           .ta = o & 2 ? CLF_TRANS : CLF_NO_TRANS, .m = shapes[i][0], .n = shapes[i][1],
+                           .incx = 1, .incy = 1, .alpha = 1.5, .beta = i % 2 ? 0.0 : -0.5, .nan_y = i % 2};
+                c.lda = c.layout == CLF_ROW_MAJOR ? c.n : c.m;
+                failures += run_case(&p, &c, &seed);
+            }
+        pool_free(&p);
+    }
+    clf_test_contexts_free(ctxs, nctx);
+    ck_assert_int_eq(failures, 0);
+}
+END_TEST
+
+/* ---- invalid arguments: each returns the expected status and leaves y untouched ------------- */
+
+#define SMALL 64   /* elements in the small buffers below */
+
+typedef struct argenv {
+    clf_context *ctx;
+    cl_mem a, x, y, big;
+    float y0[SMALL];
+} argenv;
+
+static void expect_unchanged(argenv *e, clf_status got, clf_status want, const char *what)
+{
+    ck_assert_msg(got == want, "%s: status %d (%s), want %d", what, got, clf_last_error(), want);
+    if (want != CLF_SUCCESS)
+        ck_assert_msg(strlen(clf_last_error()) > 0, "%s: no message", what);
+    clf_finish(e->ctx);
+    float now[SMALL];
+    clf_test_read(e->ctx, e->y, sizeof now, now);
+    ck_assert_msg(memcmp(now, e->y0, sizeof now) == 0, "%s: y changed", what);
+}
+
+#define R CLF_ROW_MAJOR
+#define CM CLF_COL_MAJOR
+#define N CLF_NO_TRANS
+#define T CLF_TRANS
+#define BAD CLF_ERR_INVALID_ARG
+
+static void bad_shapes(argenv *e)
+{
+    clf_context *x = e->ctx;
+    const size_t H = (size_t)1 << 62;
+    cl_event ev = (cl_event)1;
+    expect_unchanged(e, clf_sgemv(NULL, R, N, 8, 8, 1, e->a, 0, 8, e->x, 0, 1, 0, e->y, 0, 1, &ev), BAD, "ctx NULL");
+    ck_assert_ptr_null(ev);
+    expect_unchanged(e, clf_sgemv(x, (clf_layout)7, N, 8, 8, 1, e->a, 0, 8, e->x, 0, 1, 0, e->y, 0, 1, NULL), BAD,
+                     "layout");
+    expect_unchanged(e, clf_sgemv(x, R, (clf_transpose)7, 8, 8, 1, e->a, 0, 8, e->x, 0, 1, 0, e->y, 0, 1, NULL), BAD,
+                     "ta");
+    expect_unchanged(e, clf_sgemv(x, R, N, 8, 8, 1, e->a, 0, 7, e->x, 0, 1, 0, e->y, 0, 1, NULL), BAD, "row lda < n");
+    expect_unchanged(e, clf_sgemv(x, CM, N, 8, 8, 1, e->a, 0, 7, e->x, 0, 1, 0, e->y, 0, 1, NULL), BAD, "col lda < m");
+    expect_unchanged(e, clf_sgemv(x, R, N, 0, 8, 1, NULL, 0, 0, NULL, 0, 1, 0, NULL, 0, 1, NULL), BAD,
+                     "lda 0 with m 0");
+    expect_unchanged(e, clf_sgemv(x, R, N, 8, 8, 1, e->a, 0, 8, e->x, 0, 0, 0, e->y, 0, 1, NULL), BAD, "incx 0");
+    expect_unchanged(e, clf_sgemv(x, R, N, 8, 8, 1, e->a, 0, 8, e->x, 0, 1, 0, e->y, 0, 0, NULL), BAD, "incy 0");
+    expect_unchanged(e, clf_sgemv(x, R, N, 8, 8, 1, e->a, 0, 8, e->x, 0, (size_t)-1, 0, e->y, 0, 1, NULL), BAD,
+                     "incx -1");
+    ck_assert_ptr_nonnull(strstr(clf_last_error(), "positive"));
+    expect_unchanged(e, clf_sgemv(x, R, N, 8, 8, 1, e->a, 0, 8, e->x, 0, 1, 0, e->y, 0, (size_t)-2, NULL), BAD,
+                     "incy -2");
+    expect_unchanged(e, clf_sgemv(x, R, N, 9, 8, 1, e->big, 0, 8, e->x, 0, 1, 0, e->y, 0, 8, NULL), BAD,
+                     "y too long (m 9, incy 8)");
+    expect_unchanged(e, clf_sgemv(x, R, T, 8, 9, 1, e->big, 0, 9, e->x, 0, 10, 0, e->y, 0, 1, NULL), BAD,
+                     "x too long (m 8, incx 10)");
+    expect_unchanged(e, clf_sgemv(x, R, N, 8, 8, 1, e->a, 1, 8, e->x, 0, 1, 0, e->y, 0, 1, NULL), BAD,
+                     "A offset out of buffer");
+    expect_unchanged(e, clf_sgemv(x, R, N, 8, 8, 1, e->a, 0, 9, e->x, 0, 1, 0, e->y, 0, 1, NULL), BAD,
+                     "padded lda beyond A");
+    expect_unchanged(e, clf_sgemv(x, R, N, 8, 8, 1, e->a, 0, 8, e->x, SMALL - 7, 1, 0, e->y, 0, 1, NULL), BAD,
+                     "x offset");
+    expect_unchanged(e, clf_sgemv(x, R, N, 8, 8, 1, e->a, 0, 8, e->x, 0, 1, 0, e->y, SMALL - 7, 1, NULL), BAD,
+                     "y offset");
+    expect_unchanged(e, clf_sgemv(x, R, N, 8, 8, 1, e->a, H, 8, e->x, 0, 1, 0, e->y, 0, 1, NULL), BAD,
+                     "A offset overflow");
+    expect_unchanged(e, clf_sgemv(x, R, N, 8, 8, 1, e->a, 0, H, e->x, 0, 1, 0, e->y, 0, 1, NULL), BAD, "lda overflow");
+    expect_unchanged(e, clf_sgemv(x, R, N, 8, 8, 1, e->a, 0, 8, e->x, 0, H, 0, e->y, 0, 1, NULL), BAD, "incx overflow");
+    expect_unchanged(e, clf_sgemv(x, R, N, H, 8, 1, e->a, 0, 8, e->x, 0, 1, 0, e->y, 0, 1, NULL), BAD, "m huge");
+    expect_unchanged(e, clf_sgemv(x, R, N, 8, (size_t)1 << 31, 1, e->a, 0, (size_t)1 << 31, e->x, 0, 1, 0, e->y, 0,
+                     1, NULL), BAD, "n huge");
+    expect_unchanged(e, clf_sgemv(x, R, N, 8, 8, 1, NULL, 0, 8, e->x, 0, 1, 0, e->y, 0, 1, NULL), BAD, "A NULL");
+    expect_unchanged(e, clf_sgemv(x, R, N, 8, 8, 1, e->a, 0, 8, NULL, 0, 1, 0, e->y, 0, 1, NULL), BAD, "x NULL");
+    expect_unchanged(e, clf_sgemv(x, R, N, 8, 8, 1, e->a, 0, 8, e->x, 0, 1, 0, NULL, 0, 1, NULL), BAD, "y NULL");
+    expect_unchanged(e, clf_sgemv(x, R, N, 8, 8, 0, NULL, 0, 8, NULL, 0, 1, 0, NULL, 0, 1, NULL), BAD,
+                     "alpha 0: y NULL");
+    if (!clf_context_device(x)->fp64)
+        expect_unchanged(e, clf_dgemv(x, R, N, 4, 4, 1, e->a, 0, 4, e->x, 0, 1, 0, e->y, 0, 1, NULL),
+                         CLF_ERR_UNSUPPORTED, "dgemv without fp64");
+    else
+        expect_unchanged(e, clf_dgemv(x, R, N, 8, 8, 1, e->a, 0, 8, e->x, 0, 1, 0, e->y, 0, 1, NULL), BAD,
+                         "dgemv: A too small for doubles");
+    setenv("CLFORGE_GEMV_CONFIG", "WG=48", 1);
+    expect_unchanged(e, clf_sgemv(x, R, N, 8, 8, 1, e->a, 0, 8, e->x, 0, 1, 0, e->y, 0, 1, NULL), BAD, "override WG");
+    setenv("CLFORGE_GEMV_CONFIG", "VW=4 FOO=1", 1);
+    expect_unchanged(e, clf_sgemv(x, R, N, 8, 8, 1, e->a, 0, 8, e->x, 0, 1, 0, e->y, 0, 1, NULL), BAD, "override name");
+    unsetenv("CLFORGE_GEMV_CONFIG");
+}
+
+static void bad_buffers(argenv *e)
+{
+    clf_context *x = e->ctx;
+    /* y overlapping A or x (same buffer, or sub-buffers of one), a read-only y, another context's buffers. */
+    expect_unchanged(e, clf_sgemv(x, R, N, 8, 8, 1, e->y, 0, 8, e->x, 0, 1, 0, e->y, 0, 1, NULL), BAD, "y inside A");
+    expect_unchanged(e, clf_sgemv(x, R, N, 8, 8, 1, e->a, 0, 8, e->y, 0, 1, 0, e->y, 4, 1, NULL), BAD, "y overlaps x");
+    expect_unchanged(e, clf_sgemv(x, R, N, 4, 4, 1, e->big, 0, 4, e->x, 0, 1, 0, e->big, 15, 1, NULL), BAD,
+                     "y overlaps A's end");
+    cl_int err;
+    cl_buffer_region r1 = {0, 8192}, r2 = {4096, 8192};
+    cl_mem s1 = clCreateSubBuffer(e->big, 0, CL_BUFFER_CREATE_TYPE_REGION, &r1, &err);
+    cl_mem s2 = s1 ? clCreateSubBuffer(e->big, 0, CL_BUFFER_CREATE_TYPE_REGION, &r2, &err) : NULL;
+    if (s1 && s2)   /* a device whose sub-buffer alignment exceeds 4096 bytes skips this one */
+        expect_unchanged(e, clf_sgemv(x, R, N, 8, 8, 1, e->a, 0, 8, s1, 1025, 1, 0, s2, 0, 1, NULL), BAD,
+                         "y overlaps x through sub-buffers");
+    if (s2)
+        clReleaseMemObject(s2);
+    if (s1)
+        clReleaseMemObject(s1);
+    cl_mem ro = clCreateBuffer(clf_context_cl(x), CL_MEM_READ_ONLY, sizeof e->y0, NULL, &err);
+    ck_assert_ptr_nonnull(ro);
+    expect_unchanged(e, clf_sgemv(x, R, N, 8, 8, 1, e->a, 0, 8, e->x, 0, 1, 0, ro, 0, 1, NULL), BAD, "read-only y");
+    clReleaseMemObject(ro);
+    cl_device_id dev;
+    ck_assert_int_eq(clGetContextInfo(clf_context_cl(x), CL_CONTEXT_DEVICES, sizeof dev, &dev, NULL), CL_SUCCESS);
+    cl_context other = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    ck_assert_ptr_nonnull(other);
+    cl_mem fa = clCreateBuffer(other, CL_MEM_READ_WRITE, sizeof e->y0, NULL, &err);
+    ck_assert_ptr_nonnull(fa);
+    expect_unchanged(e, clf_sgemv(x, R, N, 8, 8, 1, fa, 0, 8, e->x, 0, 1, 0, e->y, 0, 1, NULL), BAD,
+                     "A of another context");
+    ck_assert_ptr_nonnull(strstr(clf_last_error(), "another OpenCL context"));
+    expect_unchanged(e, clf_sgemv(x, R, N, 8, 8, 1, e->a, 0, 8, fa, 0, 1, 0, e->y, 0, 1, NULL), BAD,
+                     "x of another context");
+    clReleaseMemObject(fa);
+    clReleaseContext(other);
+}
+
+/* Valid corner cases: nothing to do (an event still comes back), and y = beta*y without reading A or x. */
+static void corner_cases(argenv *e)
+{
+    clf_context *x = e->ctx;
+    cl_event ev = NULL;
+    expect_unchanged(e, clf_sgemv(x, R, N, 0, 8, 1, NULL, 0, 8, NULL, 0, 1, 0, NULL, 0, 1, &ev), CLF_SUCCESS, "m = 0");
+    ck_assert_ptr_nonnull(ev);
+    clWaitForEvents(1, &ev);
+    clReleaseEvent(ev);
+    expect_unchanged(e, clf_sgemv(x, CM, N, 8, 0, 1, NULL, 0, 8, NULL, 0, 1, 0, e->y, 0, 1, NULL), CLF_SUCCESS,
+                     "n = 0 leaves y (length m) alone");
+    expect_unchanged(e, clf_sgemv(x, R, T, 8, 8, 0, NULL, 0, 8, NULL, 0, 1, 1, NULL, 0, 1, NULL), CLF_SUCCESS,
+                     "alpha 0, beta 1: nothing referenced");
+    float nan_a[SMALL], now[SMALL];
+    for (int i = 0; i < SMALL; i++)
+        nan_a[i] = NAN;
+    cl_mem an = clf_test_buffer(x, sizeof nan_a, nan_a);
+    ck_assert_int_eq(clf_sgemv(x, R, N, 8, 8, 0, an, 0, 8, an, 0, 1, -2, e->y, 0, 1, NULL), CLF_SUCCESS);
+    clf_test_read(x, e->y, sizeof now, now);
+    for (int i = 0; i < SMALL; i++) {
+        float want = i < 8 ? -2 * e->y0[i] : e->y0[i];
+        ck_assert_msg(now[i] == want, "alpha 0: y[%d] = %g, want %g", i, now[i], want);
+    }
+    clf_test_read(x, e->y, sizeof e->y0, e->y0);
+    ck_assert_int_eq(clf_sgemv(x, CM, T, 8, 8, 0, NULL, 0, 8, NULL, 0, 1, 0, e->y, 1, 3, NULL), CLF_SUCCESS);
+    clf_test_read(x, e->y, sizeof now, now);
+    for (int i = 0; i < SMALL; i++) {
+        float want = i >= 1 && i <= 22 && (i - 1) % 3 == 0 ? 0.0f : e->y0[i];
+        ck_assert_msg(now[i] == want, "alpha 0, beta 0, incy 3: y[%d] = %g, want %g", i, now[i], want);
+    }
+    clReleaseMemObject(an);
+}
+
+START_TEST(invalid_arguments)
+{
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    ck_assert_int_gt(nctx, 0);
+    for (int d = 0; d < nctx; d++) {
+        argenv e = {.ctx = ctxs[d]};
+        uint64_t seed = 7;
+        clf_test_rand_f32(e.y0, SMALL, &seed);
+        float ax[SMALL];
+        clf_test_rand_f32(ax, SMALL, &seed);
+        e.a = clf_test_buffer(e.ctx, sizeof ax, ax);
+        e.x = clf_test_buffer(e.ctx, sizeof ax, ax);
+        e.y = clf_test_buffer(e.ctx, sizeof e.y0, e.y0);
+        e.big = clf_test_buffer(e.ctx, 16384, NULL);
+        bad_shapes(&e);
+        bad_buffers(&e);
+        corner_cases(&e);
+        clReleaseMemObject(e.a);
+        clReleaseMemObject(e.x);
+        clReleaseMemObject(e.y);
+        clReleaseMemObject(e.big);
+    }
+    clf_test_contexts_free(ctxs, nctx);
+}
+END_TEST
+
+/* Launch parameters: the defaults by device type and precision, the CLFORGE_GEMV_CONFIG override and
+ * its validation. */
+START_TEST(params_and_plans)
+{
+    clf_device_info gpu = {.type = CL_DEVICE_TYPE_GPU, .max_work_group = 1024, .local_mem = 49152,
+                           .compute_units = 132};
+    clf__gemv_params p;
+    ck_assert_int_eq(clf__gemv_params_get(&gpu, CLF_F32, &p), CLF_SUCCESS);
+    ck_assert_int_eq(p.wg, 256);
+    ck_assert_int_eq(p.vw, 4);
+    ck_assert_int_eq(clf__gemv_params_get(&gpu, CLF_F64, &p), CLF_SUCCESS);
+    ck_assert_int_eq(p.vw, 2);
+    setenv("CLFORGE_GEMV_CONFIG", "WG=128 VW=8 LU=2 CW=3 SPLIT=5", 1);
+    ck_assert_int_eq(clf__gemv_params_get(&gpu, CLF_F32, &p), CLF_SUCCESS);
+    ck_assert(p.wg == 128 && p.vw == 8 && p.lu == 2 && p.cw == 3 && p.split == 5);
+    clf_device_info cpu = {.type = CL_DEVICE_TYPE_CPU, .max_work_group = 4096, .local_mem = 65536, .compute_units = 2};
+    unsetenv("CLFORGE_GEMV_CONFIG");
+    ck_assert_int_eq(clf__gemv_params_get(&cpu, CLF_F64, &p), CLF_SUCCESS);
+    ck_assert(p.team == 1 && p.tx == 1 && p.vw == 4);
+    setenv("CLFORGE_GEMV_CONFIG", "CW=65", 1);
+    ck_assert_int_eq(clf__gemv_params_get(&gpu, CLF_F32, &p), CLF_ERR_INVALID_ARG);
+    setenv("CLFORGE_GEMV_CONFIG", "WG=2048", 1);
+    ck_assert_int_eq(clf__gemv_params_get(&gpu, CLF_F32, &p), CLF_ERR_INVALID_ARG);
+    setenv("CLFORGE_GEMV_CONFIG", "VW=3", 1);
+    ck_assert_int_eq(clf__gemv_params_get(&gpu, CLF_F32, &p), CLF_ERR_INVALID_ARG);
+    unsetenv("CLFORGE_GEMV_CONFIG");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("gemv");
+    TCase *tc = clf_test_tcase("random");
+    tcase_add_test(tc, random_cases);
+    tcase_add_test(tc, named_shapes);
+    suite_add_tcase(s, tc);
+    TCase *ta = clf_test_tcase("arguments");
+    tcase_add_test(ta, invalid_arguments);
+    tcase_add_test(ta, params_and_plans);
+    suite_add_tcase(s, ta);
+    return clf_test_run(s);
+}
