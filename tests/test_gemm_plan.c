@@ -329,6 +329,62 @@ START_TEST(unbuildable_tuned_config_falls_back)
 }
 END_TEST
 
+/* One row or one column of C: the planner takes the matrix-vector path, and every layout and transpose
+ * gives the product (ld padded, offsets, beta with a C of its own). */
+START_TEST(matrix_vector_products)
+{
+    clf_context *ctx = first_context("gemv");
+    uint64_t seed = 3;
+    size_t shapes[][3] = {{1, 300, 257}, {300, 1, 257}, {1, 1, 1000}, {1, 4097, 33}, {65, 1, 4097}};
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+        for (int v = 0; v < 8; v++) {
+            size_t m = shapes[si][0], n = shapes[si][1], k = shapes[si][2];
+            clf_layout lay = v & 1 ? CLF_COL_MAJOR : CLF_ROW_MAJOR;
+            clf_transpose ta = v & 2 ? CLF_TRANS : CLF_NO_TRANS, tb = v & 4 ? CLF_TRANS : CLF_NO_TRANS;
+            int row = lay == CLF_ROW_MAJOR;
+            size_t ar = (ta == CLF_NO_TRANS) == row ? m : k, ac = (ta == CLF_NO_TRANS) == row ? k : m;
+            size_t br = (tb == CLF_NO_TRANS) == row ? k : n, bc = (tb == CLF_NO_TRANS) == row ? n : k;
+            size_t cr = row ? m : n, cc = row ? n : m, lda = ac + 3, ldb = bc + 1, ldc = cc + 2, off = 5;
+            size_t na = off + ar * lda, nb = off + br * ldb, nc = off + cr * ldc;
+            float *ha = malloc(na * 4), *hb = malloc(nb * 4), *hc = malloc(nc * 4), *out = malloc(nc * 4);
+            ck_assert(ha && hb && hc && out);
+            clf_test_rand_f32(ha, na, &seed);
+            clf_test_rand_f32(hb, nb, &seed);
+            clf_test_rand_f32(hc, nc, &seed);
+            cl_mem a = clf_test_buffer(ctx, na * 4, ha), b = clf_test_buffer(ctx, nb * 4, hb);
+            cl_mem c = clf_test_buffer(ctx, nc * 4, hc);
+            clf__gemm_call call = {.dtype = CLF_F32, .layout = lay, .ta = ta, .tb = tb, .m = m, .n = n, .k = k,
+                                   .alpha = 0.5, .beta = -1.0, .a = a, .a_off = off, .lda = lda, .b = b,
+                                   .b_off = off, .ldb = ldb, .c = c, .c_off = off, .ldc = ldc, .batch = 1};
+            clf__gemm_plan plan;
+            ck_assert_int_eq(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan), CLF_SUCCESS);
+            ck_assert_str_eq(plan.path, "gemv");
+            ck_assert_int_eq(clf_sgemm(ctx, lay, ta, tb, m, n, k, 0.5f, a, off, lda, b, off, ldb, -1.0f, c, off, ldc,
+                                       NULL), CLF_SUCCESS);
+            clf_test_read(ctx, c, nc * 4, out);
+            for (size_t i = 0; i < m; i++)
+                for (size_t j = 0; j < n; j++) {
+                    double ref = 0, mag = 0;
+                    for (size_t q = 0; q < k; q++) {
+                        size_t ia = (ta == CLF_NO_TRANS) == row ? i * lda + q : q * lda + i;
+                        size_t ib = (tb == CLF_NO_TRANS) == row ? q * ldb + j : j * ldb + q;
+                        ref += (double)ha[off + ia] * hb[off + ib];
+                        mag += fabs((double)ha[off + ia] * hb[off + ib]);
+                    }
+                    size_t ic = off + (row ? i * ldc + j : j * ldc + i);
+                    ref = 0.5 * ref - hc[ic];
+                    ck_assert_msg(fabs(out[ic] - ref) <= 1e-6 * (double)k * (mag + 1), "%zux%zux%zu v%d C[%zu][%zu] = %g, "
+                                  "want %g", m, n, k, v, i, j, out[ic], ref);
+                }
+            clReleaseMemObject(a);
+            clReleaseMemObject(b);
+            clReleaseMemObject(c);
+            free(ha), free(hb), free(hc), free(out);
+        }
+    clf_context_destroy(ctx);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gemm_plan");
@@ -339,5 +395,6 @@ int main(void)
     CLF_TEST_ALONE(s, destroy_measures_nothing);
     CLF_TEST_ALONE(s, unbuildable_tuned_config_falls_back);
     CLF_TEST_ALONE(s, stale_config_checked_on_first_use);
+    CLF_TEST_ALONE(s, matrix_vector_products);
     return clf_test_run(s);
 }

@@ -3,6 +3,7 @@
  * small function per kind of step; nothing here chooses a path. */
 #include "gemm_plan.h"
 #include "gemm_mma.h"
+#include "gemv.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -55,6 +56,10 @@ static clf_status step_options(const clf__gemm_plan *plan, const clf__gemm_step 
         snprintf(opts + len, cap - len, " -DMODE=%d -DCTYPE=%d", m->mode, clf__convert_code(m->c_type));
         return CLF_SUCCESS;
     }
+    case CLF__STEP_GEMV:
+        *file = *name = NULL;   /* gemv.c builds its own kernels */
+        opts[0] = '\0';
+        return CLF_SUCCESS;
     case CLF__STEP_MAIN: {
         const clf__main_step *m = &st->u.main;
         *file = "gemm.cl", *name = "gemm_main";
@@ -76,6 +81,8 @@ static clf_status step_kernel(clf_context *ctx, const clf__gemm_plan *plan, cons
     char opts[512];
     const char *file = NULL, *name = NULL, *src = NULL;
     clf_status s = step_options(plan, st, opts, sizeof opts, &file, &name);
+    if (s == CLF_SUCCESS && !file)
+        return CLF_SUCCESS;   /* a step that builds its own (gemv) */
     if (s == CLF_SUCCESS)
         s = clf__source(file, &src);
     if (s == CLF_SUCCESS)
@@ -246,6 +253,12 @@ static clf_status enqueue_step(clf_context *ctx, const clf__gemm_plan *plan, con
     case CLF__STEP_REDUCE: return enqueue_reduce(ctx, plan, &st->u.reduce, k, sb, done);
     case CLF__STEP_CONVERT: return enqueue_convert(ctx, &st->u.convert, k, sb, done);
     case CLF__STEP_MMA: return enqueue_mma(ctx, &st->u.mma, k, sb, done);
+    case CLF__STEP_GEMV: {
+        const clf__gemv_step *g = &st->u.gemv;
+        return clf__gemv_enqueue(ctx, plan->dtype, g->a_rows_contiguous, g->rows, g->cols, g->alpha, g->a.buf,
+                                 g->a.off, g->a.ld, g->x.buf, g->x.off, g->incx, g->beta, g->y.buf, g->y.off, g->incy,
+                                 done);
+    }
     }
     return clf__fail(CLF_ERR_INTERNAL, "gemm plan: unknown step %d", (int)st->kind);
 }

@@ -8,6 +8,7 @@
  * gemm_exec.c runs the plan. Every threshold below was measured; docs/gemm.md gives the numbers. */
 #include "gemm_plan.h"
 #include "gemm_mma.h"
+#include "gemv.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -503,6 +504,28 @@ static clf_status plan_portable(planner *pl, const clf__gemm_call *call, product
     return s;
 }
 
+/* Matrix-vector products (one row or one column of C) are memory-bound: A is streamed once by the gemv
+ * kernels at close to copy bandwidth, where a tiled GEMM would use one row of its tiles. */
+static int plan_gemv(planner *pl, const product *p)
+{
+    if (p->batch != 1 || (p->m != 1 && p->n != 1) || p->k > CLF__GEMV_MAX || p->m > CLF__GEMV_MAX ||
+        p->n > CLF__GEMV_MAX)
+        return 0;
+    clf__gemm_step *st = add_step(pl, CLF__STEP_GEMV);
+    if (!st)
+        return 0;
+    clf__gemv_step *g = &st->u.gemv;
+    if (p->n == 1) {   /* y = C's column (ldc apart) = A (m x k) times B's column */
+        *g = (clf__gemv_step){!p->a_kmajor, p->m, p->k, p->b_kmajor ? p->b.ld : 1, p->c.ld, p->alpha, p->beta,
+                              p->a, p->b, p->c};
+    } else {           /* y = C's row = B^T (n x k) times A's row */
+        *g = (clf__gemv_step){!p->b_kmajor, p->n, p->k, p->a_kmajor ? p->a.ld : 1, 1, p->alpha, p->beta,
+                              p->b, p->a, p->c};
+    }
+    pl->plan->path = "gemv";
+    return 1;
+}
+
 clf_status clf__gemm_plan_make(clf_context *ctx, const clf__gemm_call *call, const clf__config *cfg,
                                clf__gemm_path path, clf__gemm_plan *plan)
 {
@@ -518,6 +541,8 @@ clf_status clf__gemm_plan_make(clf_context *ctx, const clf__gemm_call *call, con
     if (!call->typed) {
         /* clf_dgemm on fp64 matrix units (IEEE fp64 FMA: no change of result quality), unless the caller forces
          * a gemm configuration or path (tuner, tests). */
+        if (!cfg && path == CLF__GEMM_AUTO && p.alpha != 0.0 && p.k > 0 && plan_gemv(&pl, &p))
+            return CLF_SUCCESS;
         int dmma = call->dtype == CLF_F64 && p.alpha != 0.0 && p.k > 0 && !cfg && path == CLF__GEMM_AUTO &&
                    call->mma >= 0 && (call->mma > 0 || clf__mma_usable(ctx, CLF__MMA_F64));
         return dmma ? plan_mma(&pl, call, &p, CLF__MMA_F64) : plan_real(&pl, p, path, call->no_split);

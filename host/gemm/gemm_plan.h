@@ -17,7 +17,9 @@ typedef struct clf__gemm_operand {
     size_t off, ld, stride;      /* elements; stride between the matrices of a batch */
 } clf__gemm_operand;
 
-typedef enum { CLF__STEP_PACK, CLF__STEP_MAIN, CLF__STEP_REDUCE, CLF__STEP_CONVERT, CLF__STEP_MMA } clf__step_kind;
+typedef enum {
+    CLF__STEP_PACK, CLF__STEP_MAIN, CLF__STEP_REDUCE, CLF__STEP_CONVERT, CLF__STEP_MMA, CLF__STEP_GEMV
+} clf__step_kind;
 
 /* gemm_pack: R rows (along K) of Cn columns (along M or N) of src, copied K-major and zero-padded to
  * Rp x Cp into dst (a PACK operand), for each matrix of a batch. */
@@ -69,6 +71,15 @@ typedef struct clf__mma_step {
     clf__gemm_operand a, b, c;
 } clf__mma_step;
 
+/* A matrix-vector product (gemv.c): y (rows, incy apart) = alpha * A x + beta * y, A's rows contiguous or
+ * its columns; the gemv module builds and splits on its own, so a plan with this step holds no scratch. */
+typedef struct clf__gemv_step {
+    int a_rows_contiguous;
+    size_t rows, cols, incx, incy;
+    double alpha, beta;
+    clf__gemm_operand a, x, y;   /* ld of a is its lda */
+} clf__gemv_step;
+
 typedef struct clf__gemm_step {
     clf__step_kind kind;
     union {
@@ -77,6 +88,7 @@ typedef struct clf__gemm_step {
         clf__reduce_step reduce;
         clf__convert_step convert;
         clf__mma_step mma;
+        clf__gemv_step gemv;
     } u;
 } clf__gemm_step;
 
