@@ -36,15 +36,7 @@ static inline val_t load_val(const __global void *p, ulong i)
 #endif
 }
 
-/* float -> bfloat16 bits, round to nearest even; NaN keeps a quiet NaN's bits. */
-static inline ushort to_bf16(float f)
-{
-    uint u = as_uint(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u)
-        return (ushort)((u >> 16) | 0x40u);
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (ushort)(u >> 16);
-}
+#include "bf16.cl"
 
 static inline void store_val(__global void *p, ulong i, val_t v)
 {

@@ -322,15 +322,7 @@ static inline void stash(__local uint *S, const uint8 *r, int nvec, int pieces)
     }
 }
 
-/* bfloat16 bits, round to nearest even (NaN stays NaN). */
-static inline ushort to_bf16(float f)
-{
-    uint u = as_uint(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u)
-        return (ushort)((u >> 16) | 0x40u);
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (ushort)(u >> 16);
-}
+#include "bf16.cl"
 
 static inline void store_c(__global void *C, ulong i, acc_t v, acc_t beta)
 {

@@ -214,7 +214,7 @@ static void kernel_dir(const char *sub, const char *name, const char *extra, int
     snprintf(out, cap, "%s/%s", clf_test_tmpdir(), sub);
     mkdir(out, 0700);
     const char *names[] = {"gemm.cl", "gemm_pack.cl", "gemm_reduce.cl", "common.cl", "copy.cl", "map.cl",
-                           "gemm_convert.cl", "gemm_mma.cl"};
+                           "gemm_convert.cl", "gemm_mma.cl", "bf16.cl", "gemv.cl"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char *text = read_source(names[i]), path[1200];
         if (!text)

@@ -12,7 +12,9 @@ gpu_results() {
 }
 gpu_build() {
   . .gpu/gpu-env.sh .gpu/debs
+  local log=${r:-/tmp}/build.log
   cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release >/dev/null &&
-    cmake --build build-gpu -j"$(nproc)" ${1:+--target "$1"} >/dev/null 2>&1 || { echo "build failed"; exit 1; }
+    cmake --build build-gpu -j"$(nproc)" ${1:+--target "$1"} > "$log" 2>&1 ||
+    { echo "build failed:"; grep -E "error" "$log" | head -20; exit 1; }
   cd build-gpu
 }

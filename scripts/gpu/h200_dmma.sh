@@ -3,10 +3,7 @@
 # timed before and after tuning gemm_mma's f64 configurations, cuBLAS DGEMM in the same run.
 . scripts/gpu/common.sh
 gpu_results
-. .gpu/gpu-env.sh .gpu/debs
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release >/dev/null &&
-  cmake --build build-gpu -j"$(nproc)" > $r/build.log 2>&1 || { grep -E "error|Error" $r/build.log | head -20; exit 1; }
-cd build-gpu
+gpu_build
 export CLFORGE_CACHE_DIR=/tmp/clf-cache-dmma
 ( CLFORGE_TEST_DEVICES=0:0 CLFORGE_GEMM_TEST_CASES=1000 timeout 300 ctest -R 'gemm' -j4 --output-on-failure ) > $r/ctest-gemm.log 2>&1
 grep -E "tests passed|Passed|Failed|\*\*\*|cases on|mixed gemm|gemm failed" $r/ctest-gemm.log | head -20

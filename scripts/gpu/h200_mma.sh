@@ -3,10 +3,7 @@
 # clforge's compute modes against cuBLAS (PyTorch) at the same shapes, in the same run.
 . scripts/gpu/common.sh
 gpu_results
-. .gpu/gpu-env.sh .gpu/debs
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release >/dev/null &&
-  cmake --build build-gpu -j"$(nproc)" > $r/build.log 2>&1 || { grep -E "error|Error" $r/build.log | head -20; exit 1; }
-cd build-gpu
+gpu_build
 export CLFORGE_CACHE_DIR=/tmp/clf-cache
 date -u
 ./clforge devices 2>&1 | head -8

@@ -3,10 +3,7 @@
 # (f16 and f32 precisions, buckets all and 3x), then the compute modes timed against cuBLAS (PyTorch).
 . scripts/gpu/common.sh
 gpu_results
-. .gpu/gpu-env.sh .gpu/debs
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release >/dev/null &&
-  cmake --build build-gpu -j"$(nproc)" > $r/build.log 2>&1 || { grep -E "error|Error" $r/build.log | head -20; exit 1; }
-cd build-gpu
+gpu_build
 export CLFORGE_CACHE_DIR=/tmp/clf-cache
 date -u
 ( CLFORGE_TEST_DEVICES=0:0 timeout 200 tests/test_gemm_mixed ) > $r/test-mixed.log 2>&1

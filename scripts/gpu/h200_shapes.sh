@@ -3,10 +3,7 @@
 # and matrix-vector, clforge then cuBLAS (PyTorch) in the same run, one class at a time.
 . scripts/gpu/common.sh
 gpu_results
-. .gpu/gpu-env.sh .gpu/debs
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release >/dev/null &&
-  cmake --build build-gpu -j"$(nproc)" > $r/build.log 2>&1 || { grep -E "error|Error" $r/build.log | head -20; exit 1; }
-cd build-gpu
+gpu_build
 export CLFORGE_CACHE_DIR=/tmp/clf-cache-shapes
 run() {   # name, flags..., then --shape
   local name=$1; shift

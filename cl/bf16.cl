@@ -1,0 +1,12 @@
+/* bf16.cl — bfloat16 conversion shared by gemm_convert.cl and gemm_mma.cl (taken with `#include "bf16.cl"`,
+ * expanded by host/runtime/sources.c). bfloat16 is the high 16 bits of a float; no extension is needed. */
+
+/* float -> bfloat16 bits, rounded to nearest even; a NaN stays a (quiet) NaN. */
+static inline ushort to_bf16(float f)
+{
+    uint u = as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return (ushort)((u >> 16) | 0x40u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (ushort)(u >> 16);
+}
