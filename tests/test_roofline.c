@@ -179,14 +179,14 @@ START_TEST(profiler_counts_map_copy)
         double flops, bytes;
         ck_assert_int_eq(clf__profile_totals(ctx[i], "map", &calls, &flops, &bytes), CLF_SUCCESS);
         /* One multiply and one add per element; x and b read, y written, 4 bytes each. */
-        clf__problem pm = {.dtype = CLF_F32, .m = 4, .n = len, .k = 2, .reads = 2, .writes = 1};
+        clf__problem pm = {.dtype = CLF_F32, .elem_size = 4, .n = len, .flops_per_elem = 2, .reads = 2, .writes = 1};
         ck_assert_uint_eq(calls, 1);
         ck_assert_double_eq_tol(flops, 2.0 * (double)len, 1e-9);
         ck_assert_double_eq_tol(flops, map->flops(&pm), 1e-9);
         ck_assert_double_eq_tol(bytes, 12.0 * (double)len, 1e-9);
         ck_assert_double_eq_tol(bytes, map->bytes(&pm), 1e-9);
         ck_assert_int_eq(clf__profile_totals(ctx[i], "copy", &calls, &flops, &bytes), CLF_SUCCESS);
-        clf__problem pc = {.dtype = CLF_F32, .m = 1, .n = 3001};
+        clf__problem pc = {.dtype = CLF_F32, .elem_size = 1, .n = 3001};
         ck_assert_uint_eq(calls, 1);
         ck_assert_double_eq_tol(flops, copy->flops(&pc), 1e-9);
         ck_assert_double_eq_tol(bytes, 2.0 * 3001, 1e-9);

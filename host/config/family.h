@@ -21,19 +21,12 @@ typedef struct clf__config {
     int v[CLF__MAX_PARAMS];
 } clf__config;
 
-/* A concrete call, for launch geometry, FLOPs and bytes. A problem is a GEMM's or an elementwise one's,
- * so their fields share storage; each family reads only its own names. */
+/* A concrete call, for launch geometry, FLOPs and bytes; each family reads only its own fields. */
 typedef struct clf__problem {
     clf_dtype dtype;
-    union {
-        size_t m;                  /* gemm: rows of C */
-        size_t elem_size;          /* map/copy: bytes per element (copy: 1 when 0) */
-    };
-    size_t n;                      /* gemm: columns of C; map/copy: elements */
-    union {
-        size_t k;                  /* gemm: inner dimension */
-        size_t flops_per_elem;     /* map: arithmetic operations per element */
-    };
+    size_t m, n, k;                /* gemm: C is m x n, inner dimension k; map/copy: n elements */
+    size_t elem_size;              /* map/copy: bytes per element (copy: 1 when 0) */
+    size_t flops_per_elem;         /* map: arithmetic operations per element */
     size_t batch;                  /* gemm: batch count */
     int reads, writes;             /* map: buffers read and written per element */
     double beta;                   /* gemm: C is read only when beta is not 0 */
