@@ -219,6 +219,11 @@ static int plan_packs(planner *pl, product *p, const clf__config *cfg, size_t *e
                    (p->batch == 1 || p->a.stride % vwm == 0) && (p->a_kmajor || kwg % vwm == 0));
     int pack_b = !(N % nwg == 0 && K % kwg == 0 && p->b.ld % vwn == 0 && p->b.off % vwn == 0 &&
                    (p->batch == 1 || p->b.stride % vwn == 0) && (p->b_kmajor || kwg % vwn == 0));
+    /* On GPUs a B stored N x K (A B^T) is packed K-major even when it could be read in place: the fast
+     * kernel's on-the-fly transpose of B cost 15% (H200, A B^T 4096^3: 40.3 in place, 47.3 TFLOP/s packed;
+     * 2048^3: 39.9 and 45.9; scripts/gpu/h200_turned.sh). CPUs were not measured and keep reading it. */
+    if (!p->b_kmajor && !is_cpu(pl->ctx))
+        pack_b = 1;
     size_t sa = 0, sb = 0, total = 0, bytes = 0;
     int ok = (!pack_a || (clf__mul(Kp, Mp, &sa) && clf__mul(sa, p->batch, &sa))) &&
              (!pack_b || (clf__mul(Kp, Np, &sb) && clf__mul(sb, p->batch, &sb))) && clf__add(sa, sb, &total) &&
