@@ -242,9 +242,17 @@ static int clf__disk_usable(clf_context *ctx)
     return usable;
 }
 
+/* Builds from source. Compiler warnings are not printed: some drivers (PoCL's clang) write them to the
+ * process's stderr, where they would land in users' output; a failure's log still reaches clf_last_error,
+ * and CLFORGE_BUILD_WARNINGS=1 keeps them. "-w" is added to the build only, not to the cache key. */
 static clf_status clf__build(clf_context *ctx, cl_program prog, const char *options, const char *what)
 {
-    cl_int err = clBuildProgram(prog, 1, &ctx->dev, options, NULL, NULL);
+    const char *keep = getenv("CLFORGE_BUILD_WARNINGS");
+    size_t n = strlen(options) + 4;
+    char *quiet = malloc(n);
+    if (quiet) snprintf(quiet, n, "%s%s-w", options, *options ? " " : "");
+    cl_int err = clBuildProgram(prog, 1, &ctx->dev, quiet && !(keep && *keep == '1') ? quiet : options, NULL, NULL);
+    free(quiet);
     if (err == CL_SUCCESS) return CLF_SUCCESS;
     size_t log_len = 0;
     clGetProgramBuildInfo(prog, ctx->dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &log_len);
