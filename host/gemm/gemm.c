@@ -37,15 +37,9 @@ clf_dtype clf__gemm_a_type(const clf__gemm_call *c) { return c->typed ? c->a_typ
 clf_dtype clf__gemm_b_type(const clf__gemm_call *c) { return c->typed ? c->b_type : c->dtype; }
 clf_dtype clf__gemm_c_type(const clf__gemm_call *c) { return c->typed ? c->c_type : c->dtype; }
 
-/* Where an operand's elements lie, for the overlap check: root buffer and byte range. */
-typedef struct span {
-    cl_mem root;
-    size_t lo, hi;   /* bytes [lo, hi) in root; hi == lo when nothing is read or written */
-} span;
-
 static clf_status check_operand(clf_context *ctx, const char *name, const char *ldname, const char *stname,
                                 cl_mem buf, size_t off, size_t outer, size_t inner, size_t ld, size_t stride,
-                                size_t batch, size_t esz, size_t *one_out, span *sp)
+                                size_t batch, size_t esz, size_t *one_out, clf__span *sp)
 {
     size_t need = inner > 1 ? inner : 1;
     if (ld < need)
@@ -59,33 +53,13 @@ static clf_status check_operand(clf_context *ctx, const char *name, const char *
         return clf__fail(CLF_ERR_INVALID_ARG, "gemm: extent of %s overflows (batch %zu x %s %zu)", name,
                          batch, stname, stride);
     *one_out = one;
-    *sp = (span){NULL, 0, 0};
-    if (all == 0)
-        return CLF_SUCCESS;   /* not referenced: may be NULL (BLAS: A and B when alpha or k is 0) */
-    if (!buf)
-        return clf__fail(CLF_ERR_INVALID_ARG, "gemm: %s is NULL", name);
-    clf_status s = clf__check_buffer(buf, name, off, all, esz);
-    if (s != CLF_SUCCESS)
-        return s;
-    cl_context owner = NULL;
-    cl_int e = clGetMemObjectInfo(buf, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
-    if (e != CL_SUCCESS || owner != ctx->cl)
-        return clf__fail(CLF_ERR_INVALID_ARG, "gemm: %s belongs to another OpenCL context than ctx's", name);
-    size_t base;
-    sp->root = clf__mem_root(buf, &base);
-    sp->lo = base + off * esz;
-    sp->hi = sp->lo + all * esz;
-    return CLF_SUCCESS;
-}
-
-static int overlap(const span *x, const span *y)
-{
-    return x->root && x->root == y->root && x->lo < y->hi && y->lo < x->hi;
+    /* all == 0: not referenced, may be NULL (BLAS: A and B when alpha or k is 0) */
+    return clf__check_operand_buffer(ctx, "gemm", name, buf, off, all, esz, sp);
 }
 
 /* C is written: it must be writable and must not overlap what is read (BLAS leaves that undefined; a
  * library that knows the buffers can refuse it). */
-static clf_status check_c(const clf__gemm_call *c, const span *sa, const span *sb, const span *sc)
+static clf_status check_c(const clf__gemm_call *c, const clf__span *sa, const clf__span *sb, const clf__span *sc)
 {
     if (!sc->root)
         return CLF_SUCCESS;
@@ -93,10 +67,10 @@ static clf_status check_c(const clf__gemm_call *c, const span *sa, const span *s
     if (clGetMemObjectInfo(c->c, CL_MEM_FLAGS, sizeof flags, &flags, NULL) == CL_SUCCESS &&
         (flags & CL_MEM_READ_ONLY))
         return clf__fail(CLF_ERR_INVALID_ARG, "gemm: C is a CL_MEM_READ_ONLY buffer");
-    if (overlap(sc, sa))
+    if (clf__spans_overlap(sc, sa))
         return clf__fail(CLF_ERR_INVALID_ARG, "gemm: C (bytes %zu..%zu) overlaps A (bytes %zu..%zu) in the same buffer",
                          sc->lo, sc->hi - 1, sa->lo, sa->hi - 1);
-    if (overlap(sc, sb))
+    if (clf__spans_overlap(sc, sb))
         return clf__fail(CLF_ERR_INVALID_ARG, "gemm: C (bytes %zu..%zu) overlaps B (bytes %zu..%zu) in the same buffer",
                          sc->lo, sc->hi - 1, sb->lo, sb->hi - 1);
     return CLF_SUCCESS;
@@ -140,7 +114,7 @@ clf_status clf__gemm_check(clf_context *ctx, const clf__gemm_call *c)
     /* A and B are not read when C is empty, or when alpha is 0 (C = beta*C): they may be NULL then. A
      * leading dimension still has to be well formed, as BLAS requires. */
     size_t ka = c->m && c->n && c->alpha != 0.0 ? c->k : 0;
-    span sa, sb, sc;
+    clf__span sa, sb, sc;
     clf_status s;
     s = check_operand(ctx, "A", "lda", "stride_a", c->a, c->a_off, a_mk ? c->m : ka, a_mk ? ka : c->m, c->lda,
                       c->stride_a, c->batch, clf__dtype_size(clf__gemm_a_type(c)), &one_a, &sa);

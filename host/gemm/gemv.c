@@ -365,40 +365,11 @@ typedef struct gemv_call {
     cl_mem y; size_t y_off, incy;
 } gemv_call;
 
-/* Byte range of an operand in its root buffer, for the overlap check (root NULL: not referenced). */
-typedef struct span {
-    cl_mem root;
-    size_t lo, hi;
-} span;
-
 /* Elements [off, off + extent) of buf: in the buffer, of ctx's OpenCL context; extent 0: not referenced. */
 static clf_status check_operand(clf_context *ctx, const char *name, cl_mem buf, size_t off, size_t extent,
-                                size_t esz, span *sp)
+                                size_t esz, clf__span *sp)
 {
-    *sp = (span){NULL, 0, 0};
-    if (extent == 0)
-        return CLF_SUCCESS;
-    char what[32];
-    snprintf(what, sizeof what, "gemv: %s", name);
-    if (!buf)
-        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: %s is NULL", name);
-    clf_status s = clf__check_buffer(buf, what, off, extent, esz);
-    if (s != CLF_SUCCESS)
-        return s;
-    cl_context owner = NULL;
-    cl_int e = clGetMemObjectInfo(buf, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
-    if (e != CL_SUCCESS || owner != ctx->cl)
-        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: %s belongs to another OpenCL context than ctx's", name);
-    size_t base;
-    sp->root = clf__mem_root(buf, &base);
-    sp->lo = base + off * esz;   /* no overflow: clf__check_buffer bounded (off + extent) * esz */
-    sp->hi = sp->lo + extent * esz;
-    return CLF_SUCCESS;
-}
-
-static int overlap(const span *p, const span *q)
-{
-    return p->root && p->root == q->root && p->lo < q->hi && q->lo < p->hi;
+    return clf__check_operand_buffer(ctx, "gemv", name, buf, off, extent, esz, sp);
 }
 
 /* Elements spanned by a vector of len entries inc apart (0 when len is 0). */
@@ -444,7 +415,7 @@ static clf_status check_scalars(clf_context *ctx, const gemv_call *c)
 
 /* y is written: writable, and not overlapping A or x (BLAS leaves that undefined; with the buffers in hand
  * a library can refuse it). Spans are compared whole, so a strided y interleaved with x is refused too. */
-static clf_status check_y(const gemv_call *c, const span *sa, const span *sx, const span *sy)
+static clf_status check_y(const gemv_call *c, const clf__span *sa, const clf__span *sx, const clf__span *sy)
 {
     if (!sy->root)
         return CLF_SUCCESS;
@@ -452,10 +423,10 @@ static clf_status check_y(const gemv_call *c, const span *sa, const span *sx, co
     if (clGetMemObjectInfo(c->y, CL_MEM_FLAGS, sizeof flags, &flags, NULL) == CL_SUCCESS &&
         (flags & CL_MEM_READ_ONLY))
         return clf__fail(CLF_ERR_INVALID_ARG, "gemv: y is a CL_MEM_READ_ONLY buffer");
-    if (overlap(sy, sa))
+    if (clf__spans_overlap(sy, sa))
         return clf__fail(CLF_ERR_INVALID_ARG, "gemv: y (bytes %zu..%zu) overlaps A (bytes %zu..%zu) in the same "
                          "buffer", sy->lo, sy->hi - 1, sa->lo, sa->hi - 1);
-    if (overlap(sy, sx))
+    if (clf__spans_overlap(sy, sx))
         return clf__fail(CLF_ERR_INVALID_ARG, "gemv: y (bytes %zu..%zu) overlaps x (bytes %zu..%zu) in the same "
                          "buffer", sy->lo, sy->hi - 1, sx->lo, sx->hi - 1);
     return CLF_SUCCESS;
@@ -478,7 +449,7 @@ static clf_status gemv_check(clf_context *ctx, const gemv_call *c)
     if (!vec_extent(writes ? (nt ? c->m : c->n) : 0, c->incy, &ey))
         return clf__fail(CLF_ERR_INVALID_ARG, "gemv: extent of y overflows (incy %zu)", c->incy);
     size_t esz = clf__dtype_size(c->dt);
-    span sa, sx, sy;
+    clf__span sa, sx, sy;
     if ((s = check_operand(ctx, "A", c->a, c->a_off, ea, esz, &sa)) != CLF_SUCCESS ||
         (s = check_operand(ctx, "x", c->x, c->x_off, ex, esz, &sx)) != CLF_SUCCESS ||
         (s = check_operand(ctx, "y", c->y, c->y_off, ey, esz, &sy)) != CLF_SUCCESS)

@@ -1,6 +1,8 @@
 /* args.c — overflow-safe size arithmetic and buffer-extent checks done before anything is enqueued. */
 #include "internal.h"
 
+#include <stdio.h>
+
 int clf__mul(size_t a, size_t b, size_t *out)
 {
     size_t r;
@@ -69,4 +71,33 @@ const char *clf__dtype_name(clf_dtype t)
     case CLF_BF16: return "bf16";
     }
     return "?";
+}
+
+clf_status clf__check_operand_buffer(const clf_context *ctx, const char *op, const char *name, cl_mem buf,
+                                     size_t off, size_t extent, size_t esz, clf__span *sp)
+{
+    *sp = (clf__span){NULL, 0, 0};
+    if (extent == 0)
+        return CLF_SUCCESS;
+    if (!buf)
+        return clf__fail(CLF_ERR_INVALID_ARG, "%s: %s is NULL", op, name);
+    char what[64];
+    snprintf(what, sizeof what, "%s: %s", op, name);
+    clf_status s = clf__check_buffer(buf, what, off, extent, esz);
+    if (s != CLF_SUCCESS)
+        return s;
+    cl_context owner = NULL;
+    cl_int e = clGetMemObjectInfo(buf, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
+    if (e != CL_SUCCESS || owner != ctx->cl)
+        return clf__fail(CLF_ERR_INVALID_ARG, "%s: %s belongs to another OpenCL context than ctx's", op, name);
+    size_t base;
+    sp->root = clf__mem_root(buf, &base);
+    sp->lo = base + off * esz;   /* no overflow: clf__check_buffer bounded (off + extent) * esz */
+    sp->hi = sp->lo + extent * esz;
+    return CLF_SUCCESS;
+}
+
+int clf__spans_overlap(const clf__span *x, const clf__span *y)
+{
+    return x->root && x->root == y->root && x->lo < y->hi && y->lo < x->hi;
 }

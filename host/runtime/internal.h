@@ -148,6 +148,18 @@ clf_status clf__check_buffer(cl_mem m, const char *argname, size_t off, size_t e
 /* The buffer a cl_mem lives in and its byte offset there (sub-buffers resolve to their parent), for
  * overlap checks between arguments. */
 cl_mem clf__mem_root(cl_mem m, size_t *base);
+/* Where an operand's elements lie, for overlap checks: root buffer and byte range (root NULL: unused). */
+typedef struct clf__span {
+    cl_mem root;
+    size_t lo, hi;   /* bytes [lo, hi) in root */
+} clf__span;
+/* Elements [off, off + extent) of esz bytes of buf as an operand `name` of op (e.g. "gemm"): buf non-NULL,
+ * the range inside it, buf of ctx's OpenCL context; *sp gets its span. extent 0: not referenced (buf may
+ * be NULL), an empty span. CLF_ERR_INVALID_ARG naming the operand otherwise. */
+clf_status clf__check_operand_buffer(const clf_context *ctx, const char *op, const char *name, cl_mem buf,
+                                     size_t off, size_t extent, size_t esz, clf__span *sp);
+/* 1 when both spans lie in one root buffer and their byte ranges meet. */
+int clf__spans_overlap(const clf__span *x, const clf__span *y);
 size_t clf__dtype_size(clf_dtype t);
 const char *clf__dtype_name(clf_dtype t);   /* "f32", "f64", "f16", "bf16" */
 
