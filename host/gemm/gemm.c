@@ -167,8 +167,12 @@ static int set_aside(clf_context *ctx, const clf__gemm_plan *plan, const clf__co
 static clf_status check_config(clf_context *ctx, clf_dtype dt, const clf__config *cfg, clf__gemm_path path)
 {
     enum { M = 67, N = 45, K = 37 };
-    double ha[M * K], hb[K * N], hc[M * N];
-    float fa[M * K], fb[K * N], fc[M * N];
+    /* On the heap: the caller's thread may have a small stack. */
+    struct host { double ha[M * K], hb[K * N], hc[M * N]; float fa[M * K], fb[K * N], fc[M * N]; } *h = malloc(sizeof *h);
+    if (!h)
+        return clf__fail(CLF_ERR_OUT_OF_MEMORY, "configuration check");
+    double *ha = h->ha, *hb = h->hb, *hc = h->hc;
+    float *fa = h->fa, *fb = h->fb, *fc = h->fc;
     for (int i = 0; i < M * K; i++)
         ha[i] = fa[i] = (float)((i * 7 + 3) % 11 - 5) / 4;
     for (int i = 0; i < K * N; i++)
@@ -200,6 +204,7 @@ static clf_status check_config(clf_context *ctx, clf_dtype dt, const clf__config
     for (int i = 0; i < 3; i++)
         if (all[i])
             clReleaseMemObject(all[i]);
+    free(h);
     return s;
 }
 

@@ -42,19 +42,23 @@ size_t clf__mma_words(clf__mma_mode m, size_t n) { return n * clf__dtype_size(cl
 
 /* ---- availability ------------------------------------------------------------------------------ */
 
+static int is_nvidia_gpu(const clf_device_info *d)
+{
+    int nvidia = d->vendor_id == 0x10de || strcasestr(d->vendor, "nvidia") || strcasestr(d->platform, "nvidia");
+    return nvidia && (d->type & CL_DEVICE_TYPE_GPU);
+}
+
+/* Compute capability 8.0 or later (cl_nv_device_attribute_query): mma.sync with these shapes. */
 static int has_mma_hardware(clf_context *ctx)
 {
-    const clf_device_info *d = &ctx->info;
-    int nvidia = d->vendor_id == 0x10de || strcasestr(d->vendor, "nvidia") || strcasestr(d->platform, "nvidia");
-    if (!nvidia || !(d->type & CL_DEVICE_TYPE_GPU))
-        return 0;
     cl_uint major = 0;
     if (clGetDeviceInfo(ctx->dev, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof major, &major, NULL) != CL_SUCCESS)
         return 0;
     return major >= 8;
 }
 
-/* Self-test results per device and mode, for the process: 0 not run, 1 passed, -1 failed. */
+/* Verdicts per device and mode, for the process: 0 not known yet, 1 self-test passed, -1 failed, -2 no
+ * matrix units (asked of the driver once, not on every call). */
 #define SELFTEST_SLOTS 16
 static struct { char id[17]; int mode, state; } selftests[SELFTEST_SLOTS];
 static pthread_mutex_t selftest_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -78,7 +82,13 @@ static int *selftest_slot(const clf_context *ctx, clf__mma_mode mode)
 static clf_status run_selftest(clf_context *ctx, clf__mma_mode mode)
 {
     enum { M = 96, N = 80, K = 64 };
-    float ha[M * K], hb[K * N], hc[M * N];
+    /* On the heap: the caller's thread may have a small stack. */
+    float *ha = malloc(M * K * sizeof *ha), *hb = malloc(K * N * sizeof *hb), *hc = malloc(M * N * sizeof *hc);
+    double *hd = malloc(M * N * sizeof *hd);
+    if (!ha || !hb || !hc || !hd) {
+        free(ha), free(hb), free(hc), free(hd);
+        return clf__fail(CLF_ERR_OUT_OF_MEMORY, "mma self-test");
+    }
     for (int i = 0; i < M * K; i++)
         ha[i] = (float)((i * 7 + 3) % 7 - 3);
     for (int i = 0; i < K * N; i++)
@@ -86,8 +96,8 @@ static clf_status run_selftest(clf_context *ctx, clf__mma_mode mode)
     clf_dtype t = clf__mma_input_type(mode), ct = mode == CLF__MMA_F64 ? CLF_F64 : CLF_F32;
     size_t esz = clf__dtype_size(t);
     cl_int e;
-    cl_mem fa = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof ha, ha, &e);
-    cl_mem fb = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof hb, hb, &e);
+    cl_mem fa = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, M * K * sizeof *ha, ha, &e);
+    cl_mem fb = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, K * N * sizeof *hb, hb, &e);
     cl_mem a = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, M * K * esz, NULL, &e);
     cl_mem b = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, K * N * esz, NULL, &e);
     cl_mem c = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, M * N * clf__dtype_size(ct), NULL, &e);
@@ -103,7 +113,6 @@ static clf_status run_selftest(clf_context *ctx, clf__mma_mode mode)
                            .mma = 1};
     if (mode == CLF__MMA_F64)
         call.dtype = CLF_F64;
-    double hd[M * N];
     if (s == CLF_SUCCESS)
         s = clf__gemm_run(ctx, &call, NULL, CLF__GEMM_AUTO, NULL, NULL);
     if (s == CLF_SUCCESS && (e = clEnqueueReadBuffer(ctx->queue, c, CL_TRUE, 0, M * N * clf__dtype_size(ct),
@@ -123,6 +132,7 @@ static clf_status run_selftest(clf_context *ctx, clf__mma_mode mode)
     for (int i = 0; i < 5; i++)
         if (all[i])
             clReleaseMemObject(all[i]);
+    free(ha), free(hb), free(hc), free(hd);
     const char *force = getenv("CLFORGE_MMA_SELFTEST");
     if (s == CLF_SUCCESS && force && strcmp(force, "fail") == 0)
         s = clf__fail(CLF_ERR_VERIFY, "failed on request ($CLFORGE_MMA_SELFTEST=fail)");
@@ -132,11 +142,13 @@ static clf_status run_selftest(clf_context *ctx, clf__mma_mode mode)
 int clf__mma_usable(clf_context *ctx, clf__mma_mode mode)
 {
     const char *env = getenv("CLFORGE_MMA");
-    if (mode == CLF__MMA_NONE || (env && strcmp(env, "off") == 0) || !has_mma_hardware(ctx))
+    if (mode == CLF__MMA_NONE || (env && strcmp(env, "off") == 0) || !is_nvidia_gpu(&ctx->info))
         return 0;
     /* The lock is held through the test: a second thread waits for the verdict instead of running it too. */
     pthread_mutex_lock(&selftest_lock);
     int *state = selftest_slot(ctx, mode);
+    if (state && *state == 0 && !has_mma_hardware(ctx))
+        *state = -2;
     if (state && *state == 0) {
         char msg[512];
         snprintf(msg, sizeof msg, "%s", clf_last_error());
