@@ -47,34 +47,16 @@ static double get(const void *h, int f64, size_t i) { return f64 ? ((const doubl
 /* Element (r, c) of a stored matrix in the given layout. */
 static size_t at(clf_layout lay, size_t ld, size_t r, size_t c) { return lay == CLF_ROW_MAJOR ? r * ld + c : c * ld + r; }
 
-static uint64_t rnd(uint64_t *s)
-{
-    *s ^= *s >> 12;
-    *s ^= *s << 25;
-    *s ^= *s >> 27;
-    return *s * 2685821657736338717ull;
-}
-
 static size_t pick_dim(uint64_t *s)
 {
     static const size_t special[] = {1, 2, 3, 5, 7, 13, 17, 31, 32, 33, 61, 63, 64, 65, 97, 127, 128, 129, 191,
                                      251, 256, 257, 293};
-    unsigned r = (unsigned)(rnd(s) % 100);
+    unsigned r = (unsigned)(clf_test_rand_u64(s) % 100);
     if (r < 55)
-        return 1 + rnd(s) % 40;
+        return 1 + clf_test_rand_u64(s) % 40;
     if (r < 85)
-        return special[rnd(s) % (sizeof special / sizeof special[0])];
-    return 1 + rnd(s) % 300;
-}
-
-static double pick_scalar(uint64_t *s, int is_beta)
-{
-    static const double a[] = {1.0, -1.0, 0.5, -2.25, 0.0, 3.0};
-    static const double b[] = {0.0, 0.0, 1.0, -1.0, 0.5, 2.0};
-    unsigned r = (unsigned)(rnd(s) % 8);
-    if (r >= 6)
-        return clf_test_rand(s) * 2.0;
-    return is_beta ? b[r] : a[r];
+        return special[clf_test_rand_u64(s) % (sizeof special / sizeof special[0])];
+    return 1 + clf_test_rand_u64(s) % 300;
 }
 
 /* A handful of fast-path configurations that exercise every parameter (vector widths 1..8,
@@ -101,20 +83,20 @@ static void make_case(uint64_t *s, int f64, size_t min_k, gcase *g)
     clf__gemm_call *c = &g->call;
     g->f64 = f64;
     c->dtype = f64 ? CLF_F64 : CLF_F32;
-    c->layout = rnd(s) & 1 ? CLF_ROW_MAJOR : CLF_COL_MAJOR;
-    c->ta = rnd(s) & 1 ? CLF_TRANS : CLF_NO_TRANS;
-    c->tb = rnd(s) & 1 ? CLF_TRANS : CLF_NO_TRANS;
+    c->layout = clf_test_rand_u64(s) & 1 ? CLF_ROW_MAJOR : CLF_COL_MAJOR;
+    c->ta = clf_test_rand_u64(s) & 1 ? CLF_TRANS : CLF_NO_TRANS;
+    c->tb = clf_test_rand_u64(s) & 1 ? CLF_TRANS : CLF_NO_TRANS;
     c->m = pick_dim(s);
     c->n = pick_dim(s);
-    c->k = rnd(s) % 25 == 0 ? 0 : pick_dim(s);
-    if (rnd(s) % 8 == 0) {
+    c->k = clf_test_rand_u64(s) % 25 == 0 ? 0 : pick_dim(s);
+    if (clf_test_rand_u64(s) % 8 == 0) {
         /* Tile multiples: the fast path then reads the operands in place, in either orientation. */
-        c->m = 64 * (1 + rnd(s) % 4);
-        c->n = 64 * (1 + rnd(s) % 4);
-        c->k = 64 * (1 + rnd(s) % 4);
+        c->m = 64 * (1 + clf_test_rand_u64(s) % 4);
+        c->n = 64 * (1 + clf_test_rand_u64(s) % 4);
+        c->k = 64 * (1 + clf_test_rand_u64(s) % 4);
     }
     if (min_k)
-        c->k = min_k + rnd(s) % (min_k + 1);
+        c->k = min_k + clf_test_rand_u64(s) % (min_k + 1);
     while (c->m * c->n * c->k > 3000000) {   /* keeps the CPU reference and the device time short */
         if (min_k)
             c->m > c->n ? (c->m = c->m / 2 + 1) : (c->n = c->n / 2 + 1);
@@ -122,36 +104,36 @@ static void make_case(uint64_t *s, int f64, size_t min_k, gcase *g)
             c->k = c->k / 2 + 1;
     }
     c->batch = 1;
-    if (rnd(s) % 8 == 0) {
+    if (clf_test_rand_u64(s) % 8 == 0) {
         g->batched = 1;
-        c->batch = 1 + rnd(s) % 4;
+        c->batch = 1 + clf_test_rand_u64(s) % 4;
         while (c->batch * c->m * c->n * (c->k + 1) > 3000000)
             c->m = c->m / 2 + 1;
     }
-    c->alpha = pick_scalar(s, 0);
-    c->beta = pick_scalar(s, 1);
-    g->nan_c = c->beta == 0.0 && rnd(s) % 2;
+    c->alpha = clf_test_pick_scalar(s, 0);
+    c->beta = clf_test_pick_scalar(s, 1);
+    g->nan_c = c->beta == 0.0 && clf_test_rand_u64(s) % 2;
     int row = c->layout == CLF_ROW_MAJOR;
     size_t ia = (c->ta == CLF_NO_TRANS) == row ? c->k : c->m, oa = (c->ta == CLF_NO_TRANS) == row ? c->m : c->k;
     size_t ib = (c->tb == CLF_NO_TRANS) == row ? c->n : c->k, ob = (c->tb == CLF_NO_TRANS) == row ? c->k : c->n;
     size_t ic = row ? c->n : c->m, oc = row ? c->m : c->n;
-    c->lda = (ia ? ia : 1) + (rnd(s) % 3 == 0 ? rnd(s) % 7 : 0);
-    c->ldb = (ib ? ib : 1) + (rnd(s) % 3 == 0 ? rnd(s) % 7 : 0);
-    c->ldc = (ic ? ic : 1) + (rnd(s) % 3 == 0 ? rnd(s) % 7 : 0);
-    c->a_off = rnd(s) % 3 == 0 ? rnd(s) % 17 : 0;
-    c->b_off = rnd(s) % 3 == 0 ? rnd(s) % 17 : 0;
-    c->c_off = rnd(s) % 3 == 0 ? rnd(s) % 17 : 0;
+    c->lda = (ia ? ia : 1) + (clf_test_rand_u64(s) % 3 == 0 ? clf_test_rand_u64(s) % 7 : 0);
+    c->ldb = (ib ? ib : 1) + (clf_test_rand_u64(s) % 3 == 0 ? clf_test_rand_u64(s) % 7 : 0);
+    c->ldc = (ic ? ic : 1) + (clf_test_rand_u64(s) % 3 == 0 ? clf_test_rand_u64(s) % 7 : 0);
+    c->a_off = clf_test_rand_u64(s) % 3 == 0 ? clf_test_rand_u64(s) % 17 : 0;
+    c->b_off = clf_test_rand_u64(s) % 3 == 0 ? clf_test_rand_u64(s) % 17 : 0;
+    c->c_off = clf_test_rand_u64(s) % 3 == 0 ? clf_test_rand_u64(s) % 17 : 0;
     size_t ea = oa ? (oa - 1) * c->lda + ia : 0, eb = ob ? (ob - 1) * c->ldb + ib : 0;
     size_t ec = (oc - 1) * c->ldc + ic;
     if (g->batched) {
-        c->stride_a = rnd(s) % 4 == 0 ? 0 : ea + rnd(s) % 5;   /* 0: every batch shares A */
-        c->stride_b = eb + rnd(s) % 5;
-        c->stride_c = ec + rnd(s) % 5;
+        c->stride_a = clf_test_rand_u64(s) % 4 == 0 ? 0 : ea + clf_test_rand_u64(s) % 5;   /* 0: every batch shares A */
+        c->stride_b = eb + clf_test_rand_u64(s) % 5;
+        c->stride_c = ec + clf_test_rand_u64(s) % 5;
     }
-    unsigned p = (unsigned)(rnd(s) % 10);
+    unsigned p = (unsigned)(clf_test_rand_u64(s) % 10);
     g->path = p < 4 ? CLF__GEMM_AUTO : p < 6 ? CLF__GEMM_DIRECT : CLF__GEMM_FAST;
     /* Fixed configurations in f32 only: each is a separate program to compile per orientation. */
-    g->cfg_index = !f64 && g->path == CLF__GEMM_FAST && rnd(s) % 2 ? (int)(rnd(s) % 4) : -1;
+    g->cfg_index = !f64 && g->path == CLF__GEMM_FAST && clf_test_rand_u64(s) % 2 ? (int)(clf_test_rand_u64(s) % 4) : -1;
 }
 
 static size_t extent(size_t outer, size_t inner, size_t ld) { return outer && inner ? (outer - 1) * ld + inner : 0; }

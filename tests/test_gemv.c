@@ -44,34 +44,16 @@ static void pool_free(pool *p)
 
 static double get(const void *h, int f64, size_t i) { return f64 ? ((const double *)h)[i] : ((const float *)h)[i]; }
 
-static uint64_t rnd(uint64_t *s)
-{
-    *s ^= *s >> 12;
-    *s ^= *s << 25;
-    *s ^= *s >> 27;
-    return *s * 2685821657736338717ull;
-}
-
 static size_t pick_dim(uint64_t *s)
 {
     static const size_t special[] = {1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 31, 33, 63, 64, 65, 127, 129, 255, 256, 257,
                                      511, 1000, 1023, 1024, 1025, 2049, 4096, 4097};
-    unsigned r = (unsigned)(rnd(s) % 100);
+    unsigned r = (unsigned)(clf_test_rand_u64(s) % 100);
     if (r < 30)
-        return 1 + rnd(s) % 40;
+        return 1 + clf_test_rand_u64(s) % 40;
     if (r < 80)
-        return special[rnd(s) % (sizeof special / sizeof special[0])];
-    return 1 + rnd(s) % 600;
-}
-
-static double pick_scalar(uint64_t *s, int is_beta)
-{
-    static const double a[] = {1.0, -1.0, 0.5, -2.25, 0.0, 3.0};
-    static const double b[] = {0.0, 0.0, 1.0, -1.0, 0.5, 2.0};
-    unsigned r = (unsigned)(rnd(s) % 8);
-    if (r >= 6)
-        return clf_test_rand(s) * 2.0;
-    return is_beta ? b[r] : a[r];
+        return special[clf_test_rand_u64(s) % (sizeof special / sizeof special[0])];
+    return 1 + clf_test_rand_u64(s) % 600;
 }
 
 /* Launch parameters that exercise every kernel variant: vector widths 1..16, tiny and wide teams, forced
@@ -99,23 +81,23 @@ static void make_case(uint64_t *s, int f64, vcase *c)
 {
     memset(c, 0, sizeof *c);
     c->f64 = f64;
-    c->layout = rnd(s) & 1 ? CLF_ROW_MAJOR : CLF_COL_MAJOR;
-    c->ta = rnd(s) & 1 ? CLF_TRANS : CLF_NO_TRANS;
+    c->layout = clf_test_rand_u64(s) & 1 ? CLF_ROW_MAJOR : CLF_COL_MAJOR;
+    c->ta = clf_test_rand_u64(s) & 1 ? CLF_TRANS : CLF_NO_TRANS;
     c->m = pick_dim(s);
     c->n = pick_dim(s);
     while (c->m * c->n > 1500000)
         c->m > c->n ? (c->m = c->m / 2 + 1) : (c->n = c->n / 2 + 1);
     size_t inner = c->layout == CLF_ROW_MAJOR ? c->n : c->m;
-    c->lda = inner + (rnd(s) % 3 == 0 ? rnd(s) % 9 : 0);
-    c->a_off = rnd(s) % 3 == 0 ? rnd(s) % 17 : 0;
-    c->x_off = rnd(s) % 3 == 0 ? rnd(s) % 17 : 0;
-    c->y_off = rnd(s) % 3 == 0 ? rnd(s) % 17 : 0;
-    c->incx = rnd(s) % 3 == 0 ? 2 + rnd(s) % 3 : 1;
-    c->incy = rnd(s) % 3 == 0 ? 2 + rnd(s) % 3 : 1;
-    c->alpha = pick_scalar(s, 0);
-    c->beta = pick_scalar(s, 1);
-    c->nan_y = c->beta == 0.0 && rnd(s) % 2;
-    c->forced = rnd(s) % 3 == 0 ? 1 + (int)(rnd(s) % (sizeof forced / sizeof forced[0])) : 0;
+    c->lda = inner + (clf_test_rand_u64(s) % 3 == 0 ? clf_test_rand_u64(s) % 9 : 0);
+    c->a_off = clf_test_rand_u64(s) % 3 == 0 ? clf_test_rand_u64(s) % 17 : 0;
+    c->x_off = clf_test_rand_u64(s) % 3 == 0 ? clf_test_rand_u64(s) % 17 : 0;
+    c->y_off = clf_test_rand_u64(s) % 3 == 0 ? clf_test_rand_u64(s) % 17 : 0;
+    c->incx = clf_test_rand_u64(s) % 3 == 0 ? 2 + clf_test_rand_u64(s) % 3 : 1;
+    c->incy = clf_test_rand_u64(s) % 3 == 0 ? 2 + clf_test_rand_u64(s) % 3 : 1;
+    c->alpha = clf_test_pick_scalar(s, 0);
+    c->beta = clf_test_pick_scalar(s, 1);
+    c->nan_y = c->beta == 0.0 && clf_test_rand_u64(s) % 2;
+    c->forced = clf_test_rand_u64(s) % 3 == 0 ? 1 + (int)(clf_test_rand_u64(s) % (sizeof forced / sizeof forced[0])) : 0;
 }
 
 static clf_status run_gemv(pool *p, const vcase *c, cl_event *ev)

@@ -64,14 +64,29 @@ void clf_test_contexts_free(clf_context **ctxs, int n)
     free(ctxs);
 }
 
-double clf_test_rand(uint64_t *state)
+uint64_t clf_test_rand_u64(uint64_t *state)
 {
     uint64_t x = *state ? *state : 0x9E3779B97F4A7C15ull;
     x ^= x >> 12;
     x ^= x << 25;
     x ^= x >> 27;
     *state = x;
-    return (double)((x * 0x2545F4914F6CDD1Dull) >> 11) / (double)(1ull << 53) * 2.0 - 1.0;
+    return x * 0x2545F4914F6CDD1Dull;
+}
+
+double clf_test_rand(uint64_t *state)
+{
+    return (double)(clf_test_rand_u64(state) >> 11) / (double)(1ull << 53) * 2.0 - 1.0;
+}
+
+double clf_test_pick_scalar(uint64_t *state, int is_beta)
+{
+    static const double a[] = {1.0, -1.0, 0.5, -2.25, 0.0, 3.0};
+    static const double b[] = {0.0, 0.0, 1.0, -1.0, 0.5, 2.0};
+    unsigned r = (unsigned)(clf_test_rand_u64(state) % 8);
+    if (r >= 6)
+        return clf_test_rand(state) * 2.0;
+    return is_beta ? b[r] : a[r];
 }
 
 void clf_test_rand_f32(float *x, size_t n, uint64_t *state)

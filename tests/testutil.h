@@ -17,6 +17,10 @@ void clf_test_contexts_free(clf_context **ctxs, int n);
 const char *clf_test_tmpdir(void);
 /* Deterministic pseudo-random numbers (xorshift64*), uniform in [-1, 1). */
 double clf_test_rand(uint64_t *state);
+/* The same generator's raw 64-bit output. */
+uint64_t clf_test_rand_u64(uint64_t *state);
+/* An alpha (is_beta 0) or beta for BLAS tests: mostly the special values (0, 1, -1, ...), else random. */
+double clf_test_pick_scalar(uint64_t *state, int is_beta);
 void clf_test_rand_f32(float *x, size_t n, uint64_t *state);
 void clf_test_rand_f64(double *x, size_t n, uint64_t *state);
 /* A test case with a timeout fit for slow CPU devices. */
