@@ -70,8 +70,4 @@ clf_status clf__gemm_check(clf_context *ctx, const clf__gemm_call *call);
 clf_status clf__gemm_run(clf_context *ctx, const clf__gemm_call *call, const clf__config *cfg,
                          clf__gemm_path path, int *launches, cl_event *done);
 
-/* The configuration a call of this shape would use (selection plus the CLFORGE_GEMM_CONFIG
- * override), checked against the device. */
-clf_status clf__gemm_config(clf_context *ctx, clf_dtype dt, const char *bucket, clf__config *out);
-
 #endif
