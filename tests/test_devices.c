@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,6 +36,60 @@ START_TEST(malformed_selector_is_refused)
     snprintf(want, sizeof want, "no device 999 on platform %d", first.platform_index);
     ck_assert_int_eq(clf_device_select(sel, &info), CLF_ERR_NO_DEVICE);
     ck_assert_msg(strstr(clf_last_error(), want) != NULL, "%s", clf_last_error());
+}
+END_TEST
+
+static int ci_contains(const char *hay, const char *needle)
+{
+    for (size_t n = strlen(needle); *hay; hay++)
+        if (strncasecmp(hay, needle, n) == 0) return 1;
+    return 0;
+}
+
+static int info_matches(const clf_device_info *d, const char *sel)
+{
+    return ci_contains(d->name, sel) || ci_contains(d->vendor, sel) || ci_contains(d->platform, sel) ||
+           ci_contains(d->platform_vendor, sel);
+}
+
+/* A name selector that matches several devices is an error that lists them (no silent "first one"); one that
+ * matches a single device, or is a device's exact name, picks it; "cpu" still means the first CPU device. */
+START_TEST(name_selector_must_be_unique)
+{
+    clf_device_info devs[64], info;
+    size_t count = 0;
+    ck_assert_int_eq(clf_device_list(devs, 64, &count), CLF_SUCCESS);
+    if (count > 64) count = 64;
+    for (size_t i = 0; i < count; i++) {
+        ck_assert_msg(clf_device_select(devs[i].name, &info) == CLF_SUCCESS, "%s: %s", devs[i].name, clf_last_error());
+        ck_assert_str_eq(info.id, devs[i].id);   /* exact name: that device, even if another contains it */
+    }
+    /* A one-letter selector that hits several devices (with one device, the ambiguous case cannot arise). */
+    char sel[2] = "";
+    for (char c = 'a'; c <= 'z' && !sel[0]; c++) {
+        char t[2] = {c, 0};
+        size_t hits = 0;
+        for (size_t i = 0; i < count; i++) hits += info_matches(&devs[i], t) && strcasecmp(devs[i].name, t) != 0;
+        if (hits >= 2) sel[0] = c;
+    }
+    if (sel[0]) {
+        ck_assert_int_eq(clf_device_select(sel, &info), CLF_ERR_INVALID_ARG);
+        ck_assert_msg(strstr(clf_last_error(), "ambiguous") != NULL, "%s", clf_last_error());
+        for (size_t i = 0; i < count; i++)
+            if (info_matches(&devs[i], sel)) {
+                char idx[32];
+                snprintf(idx, sizeof idx, "%d:%d", devs[i].platform_index, devs[i].device_index);
+                ck_assert_msg(strstr(clf_last_error(), idx) != NULL, "%s lacks %s", clf_last_error(), idx);
+            }
+    } else {
+        fprintf(stderr, "test_devices: no selector matches two devices here; the ambiguous case is not run\n");
+    }
+    for (size_t i = 0; i < count; i++)
+        if (devs[i].type & CL_DEVICE_TYPE_CPU) {
+            ck_assert_int_eq(clf_device_select("cpu", &info), CLF_SUCCESS);
+            ck_assert_str_eq(info.id, devs[i].id);
+            break;
+        }
 }
 END_TEST
 
@@ -96,6 +151,7 @@ int main(int argc, char **argv)
     TCase *tc = clf_test_tcase("devices");
     tcase_add_test(tc, malformed_selector_is_refused);
     tcase_add_test(tc, no_device_message_names_the_cause);
+    tcase_add_test(tc, name_selector_must_be_unique);
     suite_add_tcase(s, tc);
     return clf_test_run(s);
 }

@@ -37,6 +37,7 @@ int cli_output_ok(const char *cmd, const char *path)
         fprintf(stderr, "clforge %s: the output file name is empty\n", cmd);
         return 0;
     }
+    if (strcmp(path, "-") == 0) return 1;   /* stdout */
     struct stat st;
     if (stat(path, &st) == 0) {
         if (S_ISDIR(st.st_mode)) {

@@ -208,6 +208,49 @@ static int parse_pair(const char *sel, int *p, int *d)
     return ok ? 1 : -1;
 }
 
+/* 1 when device i's name, vendor, platform name or platform vendor contains sel (case-insensitive); 2 when
+ * its name is sel exactly. The platform vendor counts: "pocl" names PoCL only there ("The pocl project"). */
+static int clf__name_match(const clf__devlist *l, int i, const char *sel)
+{
+    char name[256] = "", vendor[256] = "", plat[256] = "", plat_vendor[256] = "";
+    clf__str_info(l->dev[i], CL_DEVICE_NAME, name, sizeof name);
+    clf__str_info(l->dev[i], CL_DEVICE_VENDOR, vendor, sizeof vendor);
+    clGetPlatformInfo(l->plat[i], CL_PLATFORM_NAME, sizeof plat, plat, NULL);
+    clGetPlatformInfo(l->plat[i], CL_PLATFORM_VENDOR, sizeof plat_vendor, plat_vendor, NULL);
+    plat[sizeof plat - 1] = plat_vendor[sizeof plat_vendor - 1] = '\0';
+    if (strcasecmp(name, sel) == 0) return 2;
+    return clf__icontains(name, sel) || clf__icontains(vendor, sel) || clf__icontains(plat, sel) ||
+           clf__icontains(plat_vendor, sel);
+}
+
+/* A name selector must pick one device: the one whose name it is exactly, else the only one it is part of.
+ * Picking the first of several would bind a program to whichever device the driver lists first. */
+static clf_status clf__match_name(const clf__devlist *l, const char *sel, int *index)
+{
+    int found = -1, exact = -1, nfound = 0, nexact = 0;
+    char list[512] = "";
+    for (int i = 0; i < l->count; i++) {
+        int m = clf__name_match(l, i, sel);
+        if (!m) continue;
+        if (m == 2) exact = i, nexact++;
+        found = i, nfound++;
+        char name[128] = "";
+        clf__str_info(l->dev[i], CL_DEVICE_NAME, name, sizeof name);
+        size_t len = strlen(list);
+        snprintf(list + len, sizeof list - len, "%s%d:%d %s", len ? ", " : "", l->pi[i], l->di[i], name);
+    }
+    if (nexact == 1 || nfound == 1) {
+        *index = nexact == 1 ? exact : found;
+        return CLF_SUCCESS;
+    }
+    if (nfound > 1)
+        return clf__fail(CLF_ERR_INVALID_ARG, "device selector '%s' is ambiguous: it matches %d devices (%s); "
+                         "use a P:D index or a longer part of the name", sel, nfound, list);
+    return clf__fail(CLF_ERR_NO_DEVICE,
+                     "device selector '%s' matches no device; use P:D indices, gpu, cpu, or part of a device, "
+                     "vendor or platform name as listed by `clforge devices`", sel);
+}
+
 static clf_status clf__match(const clf__devlist *l, const char *sel, int *index)
 {
     if (!sel || !*sel) { *index = clf__default_index(l); return CLF_SUCCESS; }
@@ -224,29 +267,13 @@ static clf_status clf__match(const clf__devlist *l, const char *sel, int *index)
     cl_device_type want = 0;
     if (strcasecmp(sel, "gpu") == 0) want = CL_DEVICE_TYPE_GPU;
     else if (strcasecmp(sel, "cpu") == 0) want = CL_DEVICE_TYPE_CPU;
-    for (int i = 0; i < l->count; i++) {
-        if (want) {
-            cl_device_type t = 0;
-            clGetDeviceInfo(l->dev[i], CL_DEVICE_TYPE, sizeof t, &t, NULL);
-            if (t & want) { *index = i; return CLF_SUCCESS; }
-            continue;
-        }
-        char name[256] = "", vendor[256] = "", plat[256] = "", plat_vendor[256] = "";
-        clf__str_info(l->dev[i], CL_DEVICE_NAME, name, sizeof name);
-        clf__str_info(l->dev[i], CL_DEVICE_VENDOR, vendor, sizeof vendor);
-        clGetPlatformInfo(l->plat[i], CL_PLATFORM_NAME, sizeof plat, plat, NULL);
-        clGetPlatformInfo(l->plat[i], CL_PLATFORM_VENDOR, sizeof plat_vendor, plat_vendor, NULL);
-        plat[sizeof plat - 1] = plat_vendor[sizeof plat_vendor - 1] = '\0';
-        /* the platform vendor too: "pocl" names PoCL only there ("The pocl project") */
-        if (clf__icontains(name, sel) || clf__icontains(vendor, sel) || clf__icontains(plat, sel) ||
-            clf__icontains(plat_vendor, sel)) {
-            *index = i;
-            return CLF_SUCCESS;
-        }
+    if (!want) return clf__match_name(l, sel, index);
+    for (int i = 0; i < l->count; i++) {   /* "gpu" and "cpu": the first device of that type */
+        cl_device_type t = 0;
+        clGetDeviceInfo(l->dev[i], CL_DEVICE_TYPE, sizeof t, &t, NULL);
+        if (t & want) { *index = i; return CLF_SUCCESS; }
     }
-    return clf__fail(CLF_ERR_NO_DEVICE,
-                     "device selector '%s' matches no device; use P:D indices, gpu, cpu, or part of a device, "
-                     "vendor or platform name as listed by `clforge devices`", sel);
+    return clf__fail(CLF_ERR_NO_DEVICE, "device selector '%s': no %s device (see `clforge devices`)", sel, sel);
 }
 
 clf_status clf__device_pick(const char *selector, cl_platform_id *p, cl_device_id *d, clf_device_info *info)

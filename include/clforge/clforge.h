@@ -104,7 +104,9 @@ CLF_API clf_status clf_device_list(clf_device_info *out, size_t cap, size_t *cou
 
 /* Resolves a selector as CLFORGE_DEVICE does — "P:D" indices, "gpu", "cpu", or a case-insensitive
  * substring of device, vendor or platform name; NULL or "" means the default (first GPU, else the
- * first device) — to a device. Names matched: device, device vendor, platform, platform vendor. */
+ * first device) — to a device. Names matched: device, device vendor, platform, platform vendor. "gpu" and
+ * "cpu" mean the first device of that type; a name must match one device (or be one device's exact
+ * name), else CLF_ERR_INVALID_ARG lists the devices it matches. */
 CLF_API clf_status clf_device_select(const char *selector, clf_device_info *out);
 
 /* ---------------------------------------------------------------------------------------------
