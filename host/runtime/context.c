@@ -93,6 +93,7 @@ static clf_status clf__context_finish_setup(clf_context *ctx, const clf_context_
     pthread_mutex_init(&ctx->pack.lock, NULL);
     pthread_mutex_init(&ctx->partial.lock, NULL);
     pthread_mutex_init(&ctx->convert.lock, NULL);
+    pthread_mutex_init(&ctx->staging.lock, NULL);
     return CLF_SUCCESS;
 }
 
@@ -197,6 +198,7 @@ void clf__context_free(clf_context *ctx)
     if (ctx->tuning_free) ctx->tuning_free(ctx->tuning);
     if (ctx->configs_free) ctx->configs_free(ctx->configs);
     clf__progcache_destroy(ctx->progs);
+    clf__staging_free(ctx);
     clf__scratch *sc[] = {&ctx->pack, &ctx->partial, &ctx->convert};
     for (int i = 0; i < 3; i++) {
         if (sc[i]->buf) clReleaseMemObject(sc[i]->buf);

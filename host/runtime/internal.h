@@ -25,6 +25,17 @@ typedef struct clf__scratch {
     size_t bytes;
 } clf__scratch;
 
+/* Pinned staging of large host transfers (transfer.c): mapped CL_MEM_ALLOC_HOST_PTR buffers, one per
+ * copying thread, created on the first staged transfer and mapped until the context is destroyed. The
+ * lock is held for a whole staged transfer (they share one link to the device anyway). */
+#define CLF__STAGING_SLOTS 4
+typedef struct clf__staging {
+    pthread_mutex_t lock;
+    size_t chunk;                        /* bytes per slot; 0 until created */
+    cl_mem buf[CLF__STAGING_SLOTS];
+    void *host[CLF__STAGING_SLOTS];      /* buf[i] mapped */
+} clf__staging;
+
 struct clf_context {
     cl_context cl;
     cl_device_id dev;
@@ -41,6 +52,7 @@ struct clf_context {
     clf__scratch pack;           /* GEMM: packed operands */
     clf__scratch partial;        /* GEMM: split-K partial products (taken before `pack` when both are) */
     clf__scratch convert;        /* GEMM: operands converted between storage types (taken first of the three) */
+    clf__staging staging;        /* transfers: pinned staging buffers */
     /* State of the layers above, owned by them and freed through their hook at destruction. */
     void *tuning;                /* config layer: the tuning database view (tunedb.c) */
     void (*tuning_free)(void *);
@@ -58,6 +70,10 @@ void clf__set_event_timing(clf_context *ctx, int v);
 /* Locks sc and makes it at least `bytes` long; *buf gets the buffer. On failure sc is unlocked. */
 clf_status clf__scratch_take(clf_context *ctx, clf__scratch *sc, size_t bytes, cl_mem *buf);
 void clf__scratch_give(clf__scratch *sc);
+
+/* ---- transfers (transfer.c) ---------------------------------------------------------------- */
+/* Unmaps and releases the staging buffers (context destruction, with the queue still alive). */
+void clf__staging_free(clf_context *ctx);
 
 /* ---- errors (error.c) ---------------------------------------------------------------------- */
 /* Sets this thread's error message and returns s. */

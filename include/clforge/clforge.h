@@ -32,12 +32,13 @@ extern "C" {
 #define CLF_API __attribute__((visibility("default")))
 #endif
 
+/* The one place the version is written: CMakeLists.txt reads these lines (project version, package, soname). */
 #define CLFORGE_VERSION_MAJOR 0
-#define CLFORGE_VERSION_MINOR 1
+#define CLFORGE_VERSION_MINOR 2
 #define CLFORGE_VERSION_PATCH 0
-#define CLFORGE_VERSION_STRING "0.1.0"
+#define CLFORGE_VERSION_STRING "0.2.0"
 
-/* The library's version string, e.g. "0.1.0" (may differ from the header's if linked dynamically). */
+/* The library's version string, e.g. "0.2.0" (may differ from the header's if linked dynamically). */
 CLF_API const char *clf_version(void);
 
 /* ---------------------------------------------------------------------------------------------
@@ -258,6 +259,33 @@ CLF_API clf_status clf_fill(clf_context *ctx, cl_mem dst, size_t dst_off, const 
                             size_t pattern_size, size_t bytes, cl_event *done);
 
 /* ---------------------------------------------------------------------------------------------
+ * Buffers and transfers (see docs/transfer.md). Offsets and sizes in bytes. Every transfer is ordered
+ * after everything enqueued before it on the context's in-order queue. bytes == 0 moves nothing (host
+ * pointers may then be NULL). A buffer created with CL_MEM_HOST_NO_ACCESS, or without host write
+ * (read) access, is refused for uploads (downloads).
+ */
+/* Creates a read-write device buffer of bytes (> 0, at most the device's max_alloc) in ctx's OpenCL
+ * context. The caller owns it: clReleaseMemObject. */
+CLF_API clf_status clf_buffer_create(clf_context *ctx, size_t bytes, cl_mem *out);
+/* Blocking: copy bytes from host memory src into dst at dst_off, return when src may be reused (the data
+ * is on the device). Transfers of at least the staging threshold (CLFORGE_STAGING_THRESHOLD bytes; by
+ * default 8 MiB on devices with memory of their own, never on host-memory devices) go through the
+ * context's pinned staging buffers: chunks copied into mapped CL_MEM_ALLOC_HOST_PTR buffers by up to 4
+ * host threads, each chunk's DMA overlapping the copy of the next. Below it, one direct write. */
+CLF_API clf_status clf_upload(clf_context *ctx, cl_mem dst, size_t dst_off, const void *src, size_t bytes);
+/* Blocking: copy bytes of src at src_off into host memory dst; returns when dst holds them. Staged as
+ * clf_upload. */
+CLF_API clf_status clf_download(clf_context *ctx, cl_mem src, size_t src_off, void *dst, size_t bytes);
+/* Asynchronous: enqueue the transfer and return. The host memory (src, dst) must stay valid and
+ * untouched until *done completes (or clf_finish returns, when done is NULL). These never stage: the
+ * driver reads or writes the host memory itself, which is fastest from pinned host memory (a mapped
+ * CL_MEM_ALLOC_HOST_PTR buffer). *done (optional) gets the transfer's event; the caller releases it. */
+CLF_API clf_status clf_upload_async(clf_context *ctx, cl_mem dst, size_t dst_off, const void *src, size_t bytes,
+                                    cl_event *done);
+CLF_API clf_status clf_download_async(clf_context *ctx, cl_mem src, size_t src_off, void *dst, size_t bytes,
+                                      cl_event *done);
+
+/* ---------------------------------------------------------------------------------------------
  * Autotuning (see docs/tuning.md).
  */
 typedef struct clf_tune_options {
@@ -292,6 +320,27 @@ CLF_API clf_status clf_tune(clf_context *ctx, const clf_tune_options *opt, clf_t
 CLF_API clf_status clf_config_in_use(clf_context *ctx, const char *family, const char *precision,
                                      const char *bucket, char *config, size_t config_cap,
                                      char *origin, size_t origin_cap);
+
+/* ---------------------------------------------------------------------------------------------
+ * Warm-up: compile ahead of the first call (see docs/install.md, "Cold start").
+ */
+typedef struct clf_warmup_options {
+    const char *families;      /* comma-separated: "gemm,gemm_mma,copy"; NULL: every family. map kernels are
+                                * made from each call's expression: "map" is accepted and builds nothing */
+    const char *precisions;    /* comma-separated "f32,f64,f16,bf16"; NULL: each family's own (gemm: f32, and
+                                * f64 where offered; gemm_mma: every mode the matrix units run) */
+    const char *buckets;       /* comma-separated GEMM shape buckets ("small,medium"); NULL: every bucket the
+                                * device has */
+    int threads;               /* programs compiled at once (drivers compile one program on one core);
+                                * <= 0: one per core */
+} clf_warmup_options;
+
+/* Compiles into ctx's program caches (memory and disk) the kernels the selected families run with the
+ * configurations ctx resolves now (tuned, shipped or default), for every transpose of every selected
+ * bucket, so that the first call of a later process loads binaries instead of compiling. opt may be NULL
+ * (all defaults). Enqueues nothing but clf_copy/clf_fill on a scratch buffer of its own. Every task is
+ * attempted; the first failure is returned. clf_context_cache_stats tells what was compiled. */
+CLF_API clf_status clf_warmup(clf_context *ctx, const clf_warmup_options *opt);
 
 /* ---------------------------------------------------------------------------------------------
  * Roofline and profiling (see docs/bench.md).
