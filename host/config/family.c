@@ -8,11 +8,13 @@
 #include <string.h>
 
 /* Families register here; each descriptor lives in its op's file (host/gemm_family.c, map.c, copy.c). */
-extern const clf__family clf__family_gemm, clf__family_gemm_mma, clf__family_map, clf__family_copy;
+extern const clf__family clf__family_gemm, clf__family_gemm_mma, clf__family_gemm_cpu, clf__family_map,
+    clf__family_copy;
 
 const clf__family *const clf__families[] = {
     &clf__family_gemm,
     &clf__family_gemm_mma,
+    &clf__family_gemm_cpu,
     &clf__family_map,
     &clf__family_copy,
     NULL

@@ -2,6 +2,7 @@
  * failure enqueues nothing, then takes the context's scratch buffers and enqueues the steps in order. One
  * small function per kind of step; nothing here chooses a path. */
 #include "gemm_plan.h"
+#include "gemm_cpu.h"
 #include "gemm_mma.h"
 #include "gemv.h"
 
@@ -56,6 +57,9 @@ static clf_status step_options(const clf__gemm_plan *plan, const clf__gemm_step 
         snprintf(opts + len, cap - len, " -DMODE=%d -DCTYPE=%d", m->mode, clf__convert_code(m->c_type));
         return CLF_SUCCESS;
     }
+    case CLF__STEP_CPU_PACK:
+    case CLF__STEP_CPU:
+        return clf__gemm_cpu_options(plan->dtype, st, opts, cap, file, name);
     case CLF__STEP_GEMV:
         *file = *name = NULL;   /* gemv.c builds its own kernels */
         opts[0] = '\0';
@@ -253,6 +257,12 @@ static clf_status enqueue_step(clf_context *ctx, const clf__gemm_plan *plan, con
     case CLF__STEP_REDUCE: return enqueue_reduce(ctx, plan, &st->u.reduce, k, sb, done);
     case CLF__STEP_CONVERT: return enqueue_convert(ctx, &st->u.convert, k, sb, done);
     case CLF__STEP_MMA: return enqueue_mma(ctx, &st->u.mma, k, sb, done);
+    case CLF__STEP_CPU_PACK:
+        return clf__gemm_cpu_enqueue(ctx, plan->dtype, st, k, bind(&st->u.cpu_pack.src, sb),
+                                     bind(&st->u.cpu_pack.dst, sb), NULL, done);
+    case CLF__STEP_CPU:
+        return clf__gemm_cpu_enqueue(ctx, plan->dtype, st, k, bind(&st->u.cpu.a, sb), bind(&st->u.cpu.b, sb),
+                                     bind(&st->u.cpu.c, sb), done);
     case CLF__STEP_GEMV: {
         const clf__gemv_step *g = &st->u.gemv;
         return clf__gemv_enqueue(ctx, plan->dtype, g->a_rows_contiguous, g->rows, g->cols, g->alpha, g->a.buf,

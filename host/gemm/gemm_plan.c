@@ -7,6 +7,7 @@
  *   4. the steps (packs, main kernels, reductions) with their operands, and the scratch they need.
  * gemm_exec.c runs the plan. Every threshold below was measured; docs/gemm.md gives the numbers. */
 #include "gemm_plan.h"
+#include "gemm_cpu.h"
 #include "gemm_mma.h"
 #include "gemv.h"
 
@@ -357,11 +358,29 @@ static clf_status choose_config(planner *pl, const product *p, clf__gemm_path pa
                                &plan->origin_main);
 }
 
+/* CPU devices whose driver wants explicit vectors run packed panels and a register micro-kernel
+ * (gemm_cpu.c), unless the caller forces a gemm configuration or path; products of the small bucket stay on
+ * the direct kernel's single launch (three launches cost more than their work). 1 when planned so. */
+static int plan_cpu(planner *pl, const product *p, clf__gemm_path path, clf_status *s)
+{
+    if (pl->cfg_in || path != CLF__GEMM_AUTO || p->alpha == 0.0 || p->k == 0 ||
+        strcmp(clf__gemm_bucket_for(&pl->ctx->info, p->m, p->n, p->k, p->batch), "small") == 0 ||
+        !clf__gemm_cpu_wanted(pl->ctx))
+        return 0;
+    clf__cpu_product cp = {p->m, p->n, p->k, p->batch, p->a_kmajor, p->b_kmajor, p->alpha, p->beta, p->a, p->b, p->c};
+    int planned = 0;
+    *s = clf__gemm_cpu_plan(pl->ctx, pl->plan, &cp, NULL, &planned);
+    return *s != CLF_SUCCESS || planned;
+}
+
 /* A real (fp32 or fp64) product in the call's precision: the bucket's configuration on the direct, packed or
  * split-K path. */
 static clf_status plan_real(planner *pl, product p, clf__gemm_path path, int no_split)
 {
     clf__gemm_plan *plan = pl->plan;
+    clf_status cs;
+    if (plan_cpu(pl, &p, path, &cs))
+        return cs;
     int scale_only = p.alpha == 0.0 || p.k == 0;   /* C = beta*C: A and B are not referenced */
     if (scale_only) {
         p.k = 0;

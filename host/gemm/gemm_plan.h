@@ -18,7 +18,8 @@ typedef struct clf__gemm_operand {
 } clf__gemm_operand;
 
 typedef enum {
-    CLF__STEP_PACK, CLF__STEP_MAIN, CLF__STEP_REDUCE, CLF__STEP_CONVERT, CLF__STEP_MMA, CLF__STEP_GEMV
+    CLF__STEP_PACK, CLF__STEP_MAIN, CLF__STEP_REDUCE, CLF__STEP_CONVERT, CLF__STEP_MMA, CLF__STEP_GEMV,
+    CLF__STEP_CPU_PACK, CLF__STEP_CPU
 } clf__step_kind;
 
 /* gemm_pack: R rows (along K) of Cn columns (along M or N) of src, copied K-major and zero-padded to
@@ -80,6 +81,23 @@ typedef struct clf__gemv_step {
     clf__gemm_operand a, x, y;   /* ld of a is its lda */
 } clf__gemv_step;
 
+/* gemm_cpu_pack (gemm_cpu.c): element (r, k) of src, at r*rs + k*ks, into panels of `width` rows at dst,
+ * rows past `rows` zero; for each matrix of a batch. */
+typedef struct clf__cpu_pack_step {
+    int width;
+    size_t rows, k, batch;
+    size_t rs, ks;
+    clf__gemm_operand src, dst;
+} clf__cpu_pack_step;
+
+/* gemm_cpu (gemm_cpu.c): row-major C (m x n) = alpha * A B + beta * C over A and B packed in panels. */
+typedef struct clf__cpu_step {
+    const clf__config *cfg;      /* a gemm_cpu configuration: points into the plan */
+    size_t m, n, k, batch;
+    double alpha, beta;
+    clf__gemm_operand a, b, c;
+} clf__cpu_step;
+
 typedef struct clf__gemm_step {
     clf__step_kind kind;
     union {
@@ -89,6 +107,8 @@ typedef struct clf__gemm_step {
         clf__convert_step convert;
         clf__mma_step mma;
         clf__gemv_step gemv;
+        clf__cpu_pack_step cpu_pack;
+        clf__cpu_step cpu;
     } u;
 } clf__gemm_step;
 
@@ -107,6 +127,8 @@ typedef struct clf__gemm_plan {
     clf__config cfg_mma;         /* matrix units' configuration, when a step uses them */
     const char *origin_mma;
     int mma_mode;                /* clf__mma_mode of the MMA step, 0 when none */
+    clf__config cfg_cpu;         /* the gemm_cpu configuration, when the CPU path runs */
+    const char *origin_cpu;
     size_t pack_bytes;           /* scratch each buffer needs (0: not used) */
     size_t partial_bytes;
     size_t convert_bytes;

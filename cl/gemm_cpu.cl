@@ -1,0 +1,190 @@
+/* gemm_cpu.cl — GEMM for CPU devices, laid out as BLIS lays out its CPU kernels rather than as a GPU tile:
+ * one work-item per work-group (the group is a core's unit of work; PoCL runs it as a plain function with no
+ * work-item loop around it) computes a block of MR*MI rows by NR*NI columns of C with an explicit MR x NR
+ * register micro-kernel, NR = VW*NV elements of explicit vectors, so that every multiply-add fills the SIMD
+ * lanes without the work-group vectorizer's help. Both operands come packed by gemm_cpu_pack into panels
+ * that the micro-kernel reads with unit stride: A in panels of MR rows (element (r, k) of a panel at
+ * k*MR + r), B in panels of NR columns ((k, c) at k*NR + c). K runs in blocks of KC so that one B
+ * micro-panel (KC x NR) stays in L1 while the MI micro-tiles of the block stream their A micro-panels
+ * from L2; C takes the partial sums between K blocks. No local memory, no barriers.
+ *
+ * Row-major C (M x N) = alpha * A B + beta * C for each matrix of a batch (dimension 2 of the grid). */
+
+#include "common.cl"
+
+/* Micro-tile: MR rows by NV vectors of VW elements. Defaults: AVX2 fp32 (BLIS's 6 x 16 Haswell shape). */
+#ifndef MR
+#define MR 6
+#endif
+#ifndef VW
+#define VW 8
+#endif
+#ifndef NV
+#define NV 2
+#endif
+/* Micro-tiles per work-item along M and N, and the K block. */
+#ifndef MI
+#define MI 8
+#endif
+#ifndef NI
+#define NI 4
+#endif
+#ifndef KC
+#define KC 256
+#endif
+/* 0: grid dimension 0 runs along N (consecutive work-groups share an A block); 1: along M (they share B). */
+#ifndef ORDER
+#define ORDER 0
+#endif
+/* gemm_cpu_pack: the panel width (MR for A, NR for B) and the K run each work-item copies. */
+#ifndef PW
+#define PW 8
+#endif
+#define PACK_K 256
+
+#define NR (VW * NV)
+
+#if PRECISION == 64
+#define RBASE double
+#else
+#define RBASE float
+#endif
+#define CLF_CAT_(a, b) a##b
+#define CLF_CAT(a, b) CLF_CAT_(a, b)
+typedef CLF_CAT(RBASE, VW) rvec;
+#define VLOAD CLF_CAT(vload, VW)
+#define VSTORE CLF_CAT(vstore, VW)
+
+/* Every final value of C goes through these two (a scalar at an edge, a vector inside), so that an
+ * epilogue can be applied in one place. */
+CLF_INLINE void store_c(__global real *c, long i, real v) { c[i] = v; }
+CLF_INLINE void store_cv(__global real *c, long i, rvec v) { VSTORE(v, 0, c + i); }
+
+/* One micro-tile's partial sum acc (not yet scaled) into C at row i0, column j0: the first K block scales
+ * by alpha and adds beta*C (C is not read when beta is 0), later blocks add to the partial sum there, and
+ * the last one stores through store_c. */
+#define CLF_STORE_ROW(r, v)                                                                         \
+    do {                                                                                            \
+        long at = crow + (long)(v) * VW;                                                            \
+        rvec x = alpha * acc[r][v];                                                                 \
+        if (full) {                                                                                 \
+            if (!first)                                                                             \
+                x += VLOAD(0, c + at);                                                              \
+            else if (beta != ZERO)                                                                  \
+                x += beta * VLOAD(0, c + at);                                                       \
+            if (last)                                                                               \
+                store_cv(c, at, x);                                                                 \
+            else                                                                                    \
+                VSTORE(x, 0, c + at);                                                               \
+        } else {                                                                                    \
+            real t[VW];                                                                             \
+            VSTORE(x, 0, t);                                                                        \
+            for (int e = 0; e < VW; e++) {                                                          \
+                int col = j0 + (v) * VW + e;                                                        \
+                if (col >= N)                                                                       \
+                    break;                                                                          \
+                real y = t[e];                                                                      \
+                if (!first)                                                                         \
+                    y += c[at + e];                                                                 \
+                else if (beta != ZERO)                                                              \
+                    y += beta * c[at + e];                                                          \
+                if (last)                                                                           \
+                    store_c(c, at + e, y);                                                          \
+                else                                                                                \
+                    c[at + e] = y;                                                                  \
+            }                                                                                       \
+        }                                                                                           \
+    } while (0)
+
+__kernel __attribute__((reqd_work_group_size(1, 1, 1)))
+void gemm_cpu(const int M, const int N, const int K, const real alpha, const real beta,
+              const __global real *restrict ap, const ulong a_off, const ulong a_stride,
+              const __global real *restrict bp, const ulong b_off, const ulong b_stride,
+              __global real *restrict c, const ulong c_off, const long ldc, const ulong c_stride)
+{
+#if ORDER == 0
+    const int i_blk = (int)get_global_id(1), j_blk = (int)get_global_id(0);
+#else
+    const int i_blk = (int)get_global_id(0), j_blk = (int)get_global_id(1);
+#endif
+    const long batch = (long)get_global_id(2);
+    ap += a_off + (ulong)batch * a_stride;
+    bp += b_off + (ulong)batch * b_stride;
+    c += c_off + (ulong)batch * c_stride;
+    for (int k0 = 0; k0 < K; k0 += KC) {
+        const int kc = K - k0 < KC ? K - k0 : KC;
+        const int first = k0 == 0, last = k0 + KC >= K;
+        for (int jn = 0; jn < NI; jn++) {
+            const int j0 = (j_blk * NI + jn) * NR;
+            if (j0 >= N)
+                break;
+            const __global real *bpan = bp + (long)j0 * K + (long)k0 * NR;
+            const int full_n = j0 + NR <= N;
+            for (int im = 0; im < MI; im++) {
+                const int i0 = (i_blk * MI + im) * MR;
+                if (i0 >= M)
+                    break;
+                const __global real *apan = ap + (long)i0 * K + (long)k0 * MR;
+                const __global real *b = bpan;
+                rvec acc[MR][NV];
+#pragma unroll
+                for (int r = 0; r < MR; r++)
+#pragma unroll
+                    for (int v = 0; v < NV; v++)
+                        acc[r][v] = (rvec)(ZERO);
+                for (int k = 0; k < kc; k++) {
+                    rvec bv[NV];
+#pragma unroll
+                    for (int v = 0; v < NV; v++)
+                        bv[v] = VLOAD(v, b);
+#pragma unroll
+                    for (int r = 0; r < MR; r++) {
+                        const rvec av = (rvec)(apan[r]);
+#pragma unroll
+                        for (int v = 0; v < NV; v++)
+                            acc[r][v] = MAD(av, bv[v], acc[r][v]);
+                    }
+                    apan += MR;
+                    b += NR;
+                }
+#pragma unroll
+                for (int r = 0; r < MR; r++) {
+                    if (i0 + r < M) {
+                        const long crow = (long)(i0 + r) * ldc + j0;
+#pragma unroll
+                        for (int v = 0; v < NV; v++) {
+                            const int full = full_n;
+                            CLF_STORE_ROW(r, v);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* Packs one operand into panels of PW rows of R (M for A, N for B): element (r, k) of the source, at
+ * src[r*rs + k*ks] (the strides say which way it is stored), goes to panel r/PW at k*PW + r%PW, and rows
+ * past R are zero. Grid: (K runs of PACK_K, panels, batch); one work-item per group. */
+__kernel __attribute__((reqd_work_group_size(1, 1, 1)))
+void gemm_cpu_pack(const int R, const int K, const __global real *restrict src, const ulong s_off, const long rs,
+                   const long ks, const ulong s_stride, __global real *restrict dst, const ulong d_off,
+                   const ulong d_stride)
+{
+    const int k0 = (int)get_global_id(0) * PACK_K, p = (int)get_global_id(1);
+    const long batch = (long)get_global_id(2);
+    const int kend = K - k0 < PACK_K ? K : k0 + PACK_K;
+    src += s_off + (ulong)batch * s_stride;
+    dst += d_off + (ulong)batch * d_stride + (long)p * PW * K;
+    const int r0 = p * PW, rows = R - r0 < PW ? R - r0 : PW;
+    if (rows == PW) {
+        for (int k = k0; k < kend; k++)
+#pragma unroll
+            for (int w = 0; w < PW; w++)
+                dst[(long)k * PW + w] = src[(long)(r0 + w) * rs + (long)k * ks];
+    } else {
+        for (int k = k0; k < kend; k++)
+            for (int w = 0; w < PW; w++)
+                dst[(long)k * PW + w] = w < rows ? src[(long)(r0 + w) * rs + (long)k * ks] : ZERO;
+    }
+}

@@ -1,0 +1,248 @@
+/* gemm_cpu.c — the CPU path of a GEMM plan: when it is taken, its steps (pack A, pack B, the kernel of
+ * cl/gemm_cpu.cl), and how the executor builds and enqueues them. The family descriptor and the tuner's
+ * hooks are in gemm_cpu_family.c. */
+#include "gemm_cpu.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#define PACK_K 256          /* K run per pack work-item: PACK_K in cl/gemm_cpu.cl */
+#define BATCH_CHUNK 65535   /* work-groups per launch along dimension 2 that every driver takes */
+#define BLOCKS_PER_CORE 4   /* fewer blocks than this per compute unit leave cores idle at the end */
+
+static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
+static size_t cdiv(size_t x, size_t m) { return (x + m - 1) / m; }
+
+static cl_uint preferred_floats(cl_device_id d)
+{
+    cl_uint w = 0;
+    if (clGetDeviceInfo(d, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, sizeof w, &w, NULL) != CL_SUCCESS)
+        return 0;
+    return w;
+}
+
+int clf__gemm_cpu_wanted(clf_context *ctx)
+{
+    return (ctx->info.type & CL_DEVICE_TYPE_CPU) && preferred_floats(ctx->dev) >= 4;
+}
+
+/* The device behind dev's platform and device indices, when it still has dev's name (a wrapped context's
+ * indices may name another). */
+static cl_device_id device_of(const clf_device_info *dev)
+{
+    cl_platform_id plats[16];
+    cl_device_id devs[64];
+    cl_uint np = 0, nd = 0;
+    char name[256] = "";
+    if (clGetPlatformIDs(16, plats, &np) != CL_SUCCESS || dev->platform_index < 0 ||
+        (cl_uint)dev->platform_index >= np || np > 16)
+        return NULL;
+    if (clGetDeviceIDs(plats[dev->platform_index], CL_DEVICE_TYPE_ALL, 64, devs, &nd) != CL_SUCCESS ||
+        dev->device_index < 0 || (cl_uint)dev->device_index >= nd || nd > 64)
+        return NULL;
+    cl_device_id d = devs[dev->device_index];
+    if (clGetDeviceInfo(d, CL_DEVICE_NAME, sizeof name, name, NULL) != CL_SUCCESS || strcmp(name, dev->name) != 0)
+        return NULL;
+    return d;
+}
+
+/* By device id: the tuner's validity checks ask thousands of times. */
+static struct { char id[17]; size_t simd; } simd_memo[8];
+static int simd_memo_n;
+static pthread_mutex_t simd_memo_lock = PTHREAD_MUTEX_INITIALIZER;
+
+size_t clf__cpu_simd_bytes(const clf_device_info *dev)
+{
+    size_t simd = 0;
+    pthread_mutex_lock(&simd_memo_lock);
+    for (int i = 0; i < simd_memo_n && !simd; i++)
+        if (strcmp(simd_memo[i].id, dev->id) == 0)
+            simd = simd_memo[i].simd;
+    pthread_mutex_unlock(&simd_memo_lock);
+    if (simd)
+        return simd;
+    cl_device_id d = device_of(dev);
+    cl_uint w = d ? preferred_floats(d) : 0;
+    /* Unknown (or a driver that prefers scalars): AVX2, the most common x86 SIMD width. */
+    simd = w < 4 ? 32 : w > 16 ? 64 : 4 * (size_t)w;
+    pthread_mutex_lock(&simd_memo_lock);
+    if (simd_memo_n < 8) {
+        snprintf(simd_memo[simd_memo_n].id, sizeof simd_memo[0].id, "%s", dev->id);
+        simd_memo[simd_memo_n++].simd = simd;
+    }
+    pthread_mutex_unlock(&simd_memo_lock);
+    return simd;
+}
+
+/* Fewer micro-tiles per work-item, the larger of the two first, until every core gets a few blocks. */
+static void fill_cores(clf_context *ctx, const clf__cpu_product *p, clf__config *c)
+{
+    size_t cus = ctx->info.compute_units ? ctx->info.compute_units : 1;
+    int *mi = &c->v[CLF__CPU_MI], *ni = &c->v[CLF__CPU_NI];
+    size_t mr = (size_t)c->v[CLF__CPU_MR], nr = (size_t)(c->v[CLF__CPU_VW] * c->v[CLF__CPU_NV]);
+    while (*mi * *ni > 1) {
+        double blocks = (double)cdiv(p->m, mr * (size_t)*mi) * (double)cdiv(p->n, nr * (size_t)*ni) * (double)p->batch;
+        if (blocks >= (double)(BLOCKS_PER_CORE * cus))
+            break;
+        if (*mi * (int)mr >= *ni * (int)nr && *mi > 1)
+            *mi /= 2;
+        else if (*ni > 1)
+            *ni /= 2;
+        else
+            *mi /= 2;
+    }
+}
+
+static clf_status too_many_steps(void)
+{
+    return clf__fail(CLF_ERR_INTERNAL, "gemm plan: more than %d steps", CLF__GEMM_MAX_STEPS);
+}
+
+static clf_status add_pack(clf__gemm_plan *plan, int width, size_t rows, size_t k, size_t batch, int kmajor,
+                           clf__gemm_operand src, size_t at, size_t elems)
+{
+    if (plan->nsteps >= CLF__GEMM_MAX_STEPS)
+        return too_many_steps();
+    clf__gemm_step *st = &plan->steps[plan->nsteps++];
+    st->kind = CLF__STEP_CPU_PACK;
+    /* Element (r, k): at r*ld + k when stored r-major, at k*ld + r when K-major. */
+    st->u.cpu_pack = (clf__cpu_pack_step){width, rows, k, batch, kmajor ? 1 : src.ld, kmajor ? src.ld : 1, src,
+                                          {CLF__BUF_PACK, NULL, at, 0, elems}};
+    return CLF_SUCCESS;
+}
+
+clf_status clf__gemm_cpu_plan(clf_context *ctx, clf__gemm_plan *plan, const clf__cpu_product *p,
+                              const clf__config *cfg, int *planned)
+{
+    *planned = 0;
+    if (cfg) {
+        if (!clf__family_gemm_cpu.valid(cfg, &ctx->info, plan->dtype))
+            return clf__fail(CLF_ERR_INVALID_ARG, "gemm: gemm_cpu configuration is not valid on this device");
+        plan->cfg_cpu = *cfg;
+        plan->origin_cpu = "caller";
+    } else {
+        clf_status s = clf__config_resolve(ctx, &clf__family_gemm_cpu, plan->dtype, NULL, &plan->cfg_cpu,
+                                           &plan->origin_cpu);
+        if (s != CLF_SUCCESS)
+            return s;
+        fill_cores(ctx, p, &plan->cfg_cpu);
+    }
+    const int *v = plan->cfg_cpu.v;
+    size_t mr = (size_t)v[CLF__CPU_MR], nr = (size_t)(v[CLF__CPU_VW] * v[CLF__CPU_NV]);
+    size_t esz = clf__dtype_size(plan->dtype), lim = (size_t)INT_MAX / 2;
+    if (p->m > lim || p->n > lim || p->k > lim || plan->nsteps + 3 > CLF__GEMM_MAX_STEPS)
+        return CLF_SUCCESS;
+    /* Packed A then packed B (each 16-element aligned) after whatever the plan packs already. */
+    size_t a_one, b_one, a_all, b_all, a_at = round_up(cdiv(plan->pack_bytes, esz), 16), b_at, end, bytes;
+    if (!clf__mul(round_up(p->m, mr), p->k, &a_one) || !clf__mul(a_one, p->batch, &a_all) ||
+        !clf__mul(round_up(p->n, nr), p->k, &b_one) || !clf__mul(b_one, p->batch, &b_all) ||
+        !clf__add(a_at, a_all, &b_at) || !clf__add(round_up(b_at, 16), b_all, &end) || !clf__mul(end, esz, &bytes) ||
+        bytes > ctx->info.max_alloc)
+        return CLF_SUCCESS;
+    b_at = round_up(b_at, 16);
+    clf_status s = add_pack(plan, (int)mr, p->m, p->k, p->batch, p->a_kmajor, p->a, a_at, a_one);
+    if (s == CLF_SUCCESS)
+        s = add_pack(plan, (int)nr, p->n, p->k, p->batch, p->b_kmajor, p->b, b_at, b_one);
+    if (s != CLF_SUCCESS)
+        return s;
+    clf__gemm_step *st = &plan->steps[plan->nsteps++];
+    st->kind = CLF__STEP_CPU;
+    st->u.cpu = (clf__cpu_step){&plan->cfg_cpu, p->m, p->n, p->k, p->batch, p->alpha, p->beta,
+                                {CLF__BUF_PACK, NULL, a_at, 0, a_one}, {CLF__BUF_PACK, NULL, b_at, 0, b_one}, p->c};
+    plan->pack_bytes = bytes;
+    plan->path = "cpu";
+    plan->bucket = clf__bucket_name(&clf__family_gemm_cpu, NULL);
+    *planned = 1;
+    return CLF_SUCCESS;
+}
+
+clf_status clf__gemm_cpu_options(clf_dtype dt, const clf__gemm_step *st, char *opts, size_t cap, const char **file,
+                                 const char **name)
+{
+    int prec = dt == CLF_F64 ? 64 : 32;
+    *file = "gemm_cpu.cl";
+    if (st->kind == CLF__STEP_CPU_PACK) {
+        *name = "gemm_cpu_pack";
+        snprintf(opts, cap, "-DPRECISION=%d -DPW=%d", prec, st->u.cpu_pack.width);
+        return CLF_SUCCESS;
+    }
+    *name = "gemm_cpu";
+    opts[0] = '\0';
+    clf_status s = clf__config_options(&clf__family_gemm_cpu, st->u.cpu.cfg, opts, cap);
+    size_t len = strlen(opts);
+    if (s == CLF_SUCCESS && (size_t)snprintf(opts + len, cap - len, " -DPRECISION=%d", prec) >= cap - len)
+        return clf__fail(CLF_ERR_INTERNAL, "gemm_cpu build options do not fit in %zu bytes", cap);
+    return s;
+}
+
+static clf_status set_args(cl_kernel k, const void *const *vals, const size_t *sizes, int n)
+{
+    for (int i = 0; i < n; i++) {
+        cl_int e = clSetKernelArg(k, (cl_uint)i, sizes[i], vals[i]);
+        if (e != CL_SUCCESS)
+            return clf__fail_cl(e, "clSetKernelArg", "gemm_cpu argument %d", i);
+    }
+    return CLF_SUCCESS;
+}
+
+static clf_status enqueue_pack(clf_context *ctx, clf_dtype dt, const clf__cpu_pack_step *p, cl_kernel k, cl_mem src,
+                               cl_mem dst, cl_event *done)
+{
+    size_t esz = clf__dtype_size(dt);
+    cl_int rows = (cl_int)p->rows, kk = (cl_int)p->k;
+    cl_long rs = (cl_long)p->rs, ks = (cl_long)p->ks;
+    cl_ulong sst = p->src.stride, dst_stride = p->dst.stride;
+    clf_status s = CLF_SUCCESS;
+    for (size_t b0 = 0; b0 < p->batch && s == CLF_SUCCESS; b0 += BATCH_CHUNK) {
+        size_t nb = p->batch - b0 < BATCH_CHUNK ? p->batch - b0 : BATCH_CHUNK;
+        cl_ulong soff = p->src.off + b0 * sst, doff = p->dst.off + b0 * dst_stride;
+        const void *v[] = {&rows, &kk, &src, &soff, &rs, &ks, &sst, &dst, &doff, &dst_stride};
+        size_t z[] = {4, 4, sizeof(cl_mem), 8, 8, 8, 8, sizeof(cl_mem), 8, 8};
+        if ((s = set_args(k, v, z, 10)) != CLF_SUCCESS)
+            break;
+        size_t global[3] = {cdiv(p->k, PACK_K), cdiv(p->rows, (size_t)p->width), nb}, local[3] = {1, 1, 1};
+        clf__work w = {dt == CLF_F64 ? "dgemm_cpu_pack" : "sgemm_cpu_pack", 0.0,
+                       (double)nb * (double)(p->rows + round_up(p->rows, (size_t)p->width)) * (double)p->k * (double)esz};
+        s = clf__enqueue(ctx, k, 3, global, local, &w, b0 + nb >= p->batch ? done : NULL);
+    }
+    return s;
+}
+
+static clf_status enqueue_cpu(clf_context *ctx, clf_dtype dt, const clf__cpu_step *m, cl_kernel k, cl_mem a,
+                              cl_mem b, cl_mem c, cl_event *done)
+{
+    const int *v = m->cfg->v;
+    size_t esz = clf__dtype_size(dt);
+    cl_int mm = (cl_int)m->m, nn = (cl_int)m->n, kk = (cl_int)m->k;
+    float fa = (float)m->alpha, fb = (float)m->beta;
+    const void *pa = dt == CLF_F64 ? (const void *)&m->alpha : (const void *)&fa;
+    const void *pb = dt == CLF_F64 ? (const void *)&m->beta : (const void *)&fb;
+    cl_long ldc = (cl_long)m->c.ld;
+    cl_ulong ast = m->a.stride, bst = m->b.stride, cst = m->c.stride;
+    size_t bm = cdiv(m->m, (size_t)(v[CLF__CPU_MR] * v[CLF__CPU_MI]));
+    size_t bn = cdiv(m->n, (size_t)(v[CLF__CPU_VW] * v[CLF__CPU_NV] * v[CLF__CPU_NI]));
+    clf_status s = CLF_SUCCESS;
+    for (size_t b0 = 0; b0 < m->batch && s == CLF_SUCCESS; b0 += BATCH_CHUNK) {
+        size_t nb = m->batch - b0 < BATCH_CHUNK ? m->batch - b0 : BATCH_CHUNK;
+        cl_ulong aoff = m->a.off + b0 * ast, boff = m->b.off + b0 * bst, coff = m->c.off + b0 * cst;
+        const void *vals[] = {&mm, &nn, &kk, pa, pb, &a, &aoff, &ast, &b, &boff, &bst, &c, &coff, &ldc, &cst};
+        size_t z[] = {4, 4, 4, esz, esz, sizeof(cl_mem), 8, 8, sizeof(cl_mem), 8, 8, sizeof(cl_mem), 8, 8, 8};
+        if ((s = set_args(k, vals, z, 15)) != CLF_SUCCESS)
+            break;
+        size_t global[3] = {v[CLF__CPU_ORDER] ? bm : bn, v[CLF__CPU_ORDER] ? bn : bm, nb}, local[3] = {1, 1, 1};
+        clf__problem pr = {.dtype = dt, .m = m->m, .n = m->n, .k = m->k, .batch = nb, .beta = m->beta};
+        clf__work w = {dt == CLF_F64 ? "dgemm_cpu" : "sgemm_cpu", clf__family_gemm_cpu.flops(&pr),
+                       clf__family_gemm_cpu.bytes(&pr)};
+        s = clf__enqueue(ctx, k, 3, global, local, &w, b0 + nb >= m->batch ? done : NULL);
+    }
+    return s;
+}
+
+clf_status clf__gemm_cpu_enqueue(clf_context *ctx, clf_dtype dt, const clf__gemm_step *st, cl_kernel k, cl_mem x,
+                                 cl_mem y, cl_mem z, cl_event *done)
+{
+    if (st->kind == CLF__STEP_CPU_PACK)
+        return enqueue_pack(ctx, dt, &st->u.cpu_pack, k, x, y, done);
+    return enqueue_cpu(ctx, dt, &st->u.cpu, k, x, y, z, done);
+}
