@@ -42,15 +42,20 @@ grep -qE '^map +[0-9]+ ' "$TMP/bench.err" || fail "profile lacks a map row"
 python3 - "$TMP/bench.json" <<'EOF' || fail "bench JSON lacks required members"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["format"] == "clforge-bench-1" and d["clforge_version"] and d["date"] and "--json" in d["command"]
+assert d["format"] == "clforge-bench/2" and d["clforge_version"] and d["date"] and "--json" in d["command"]
+assert isinstance(d["load"]["loaded"], bool) and d["load"]["cores"] >= 1
 dev = d["devices"][0]
 assert dev["device"]["name"] and len(dev["device"]["id"]) == 16 and dev["device"]["key"]
+assert dev["device"]["type"] in ("cpu", "gpu", "accelerator", "other")
 r = dev["roofline"]
-assert r["copy_gbs"] > 0 and r["triad_gbs"] > 0 and r["fp32_gflops"] > 0
+assert r["copy"]["value"] > 0 and r["copy"]["unit"] == "GB/s" and r["triad"]["value"] > 0 and r["fp32"]["value"] > 0
 res = dev["results"]
 assert {x["workload"] for x in res} == {"copy", "map"}, res
 for x in res:
     assert x["value"] > 0 and x["unit"] == "GB/s" and x["fraction"] > 0 and x["bound"] == "memory", x
+    sp = x["spread"]
+    assert sp["repeats"] == 3 and sp["min"] <= sp["median"] <= sp["max"] and abs(sp["median"] - x["value"]) < 1e-6 * x["value"], sp
+    assert isinstance(x["loaded"], bool)
 EOF
 if "$CLI" report "$TMP/bench.json" -o "$TMP/rep" >"$TMP/out" 2>"$TMP/err"; then
     pass "report of the bench"
@@ -61,10 +66,9 @@ d = json.load(open(sys.argv[1])); md = open(sys.argv[2]).read()
 dev = d["devices"][0]
 assert dev["device"]["name"] in md
 for x in dev["results"]:
-    cell = "%.4g (%.0f%%" % (x["value"], 100 * x["fraction"])
-    assert cell in md, cell
-assert "%.4g" % dev["roofline"]["copy_gbs"] in md
-assert "roofline-1.svg" in md
+    frac = "<1%" if 100 * x["fraction"] < 0.5 else "%.0f%%" % (100 * x["fraction"])
+    assert "±" in md and ("(%s" % frac) in md, frac
+assert "roofline-1.svg" in md and "GB/s" in md
 EOF
     for f in "$TMP"/rep/*.svg; do wellformed "$f" || fail "$f is not well-formed"; done
     [ -f "$TMP/rep/roofline-1.svg" ] || fail "no roofline chart"
@@ -105,6 +109,8 @@ if "$CLI" report "$TMP/two.json" -o "$TMP/rep2/sub" >"$TMP/out" 2>"$TMP/err"; th
     grep -q "| failed |" "$TMP/rep2/sub/README.md" || fail "failed workload not shown as failed"
     grep -q "1.20×" "$TMP/rep2/sub/README.md" || fail "ratio to CLBlast missing"
     grep -q "&lt;A&gt; &amp;" "$TMP/rep2/sub/sgemm.svg" || fail "device name not escaped in SVG"
+    grep -q "TFLOP/s" "$TMP/rep2/sub/README.md" || fail "2000 GFLOP/s not shown in TFLOP/s"
+    grep -q " (0%" "$TMP/rep2/sub/README.md" && fail "a 0% cell in the report"
 else
     fail "report of two devices exited $?: $(cat "$TMP/err")"
 fi
@@ -113,18 +119,51 @@ shopt -s nullglob
 # report's input. An empty match means the layout moved again: fail rather than skip the check in silence.
 results=("$SRC"/bench/results/*/*.json)
 committed=()
-for f in "${results[@]}"; do grep -q '"clforge-bench-1"' "$f" && committed+=("$f"); done
+for f in "${results[@]}"; do grep -qE '"clforge-bench(-1|/2)"' "$f" && committed+=("$f"); done
 if [ ${#results[@]} -eq 0 ]; then
     fail "no committed results in $SRC/bench/results/*/*.json (did the folder move?)"
 elif [ ${#committed[@]} -eq 0 ]; then
-    fail "none of the ${#results[@]} files in bench/results/*/ is a clforge-bench-1 result"
+    fail "none of the ${#results[@]} files in bench/results/*/ is a clforge bench result"
 elif "$CLI" report "${committed[@]}" -o "$TMP/rep3" >/dev/null 2>"$TMP/err"; then
     pass "report of the committed results (${#committed[@]} files)"
     svgs=("$TMP"/rep3/*.svg)
     [ ${#svgs[@]} -gt 0 ] || fail "report of the committed results wrote no SVG"
     for f in "${svgs[@]}"; do wellformed "$f" || fail "$f is not well-formed"; done
+    # No exponent anywhere (65300 is 65.3 TFLOP/s, not 6.53e+04); no "0%" cell (under 1% reads <1%, an unknown
+    # roof "roof n/a"); point labels cover no point and no other label.
+    grep -lE '[0-9]e[+-][0-9]' "$TMP"/rep3/* && fail "e-notation in the report of the committed results"
+    grep -q " (0%" "$TMP/rep3/README.md" && fail "a 0% cell in the report of the committed results"
+    grep -q "(<1%" "$TMP/rep3/README.md" || fail "the H200's 128^3 SGEMM (0.4% of its roof) does not read <1%"
+    for f in "${svgs[@]}"; do
+        python3 - "$f" <<'EOF2' || fail "$f: a label overlaps a point or another label"
+import sys, xml.etree.ElementTree as E
+ns = "{http://www.w3.org/2000/svg}"
+root = E.parse(sys.argv[1]).getroot()
+pts = [(float(c.get("cx")), float(c.get("cy"))) for c in root.iter(ns + "circle") if c.get("r") == "4.5"]
+boxes = []
+for t in root.iter(ns + "text"):
+    if t.get("font-size") != "9": continue
+    x, y, w = float(t.get("x")), float(t.get("y")), 5.4 * len(t.text or "")
+    b = (x, y - 7, x + w, y + 1)
+    for px, py in pts:
+        assert not (b[0] < px + 4.5 and px - 4.5 < b[2] and b[1] < py + 4.5 and py - 4.5 < b[3]), (t.text, px, py)
+    for o in boxes:
+        assert not (b[0] < o[2] and o[0] < b[2] and b[1] < o[3] and o[1] < b[3]), (t.text, o)
+    boxes.append(b)
+EOF2
+    done
 else
     fail "report of bench/results exited $?: $(cat "$TMP/err")"
+fi
+
+# Two runs of one device stay apart: numbered columns and legends, the run's date beside the name.
+if "$CLI" report "$TMP/two.json" "$TMP/two.json" -o "$TMP/rep4" --quiet >"$TMP/out" 2>"$TMP/err"; then
+    [ -s "$TMP/out" ] && fail "report --quiet printed: $(cat "$TMP/out")"
+    grep -qF 'cpu\_one (run 2026-11-29T00:00:00Z)' "$TMP/rep4/README.md" || fail "same-device runs not told apart in tables"
+    grep -q "clforge on 3\. GPU" "$TMP/rep4/sgemm.svg" && grep -q ">run 2026-11-29T00:00:00Z<" "$TMP/rep4/sgemm.svg" ||
+        fail "same-device runs not told apart in the legend"
+else
+    fail "report of one file twice exited $?: $(cat "$TMP/err")"
 fi
 
 # 3. Bad input: a clear message, a nonzero exit code, and no output directory.
@@ -143,7 +182,7 @@ expect 2 "no result files" -- "$CLI" report -o "$TMP/no6"
 expect 2 "unknown or incomplete option" -- "$CLI" report --bogus "$TMP/two.json" -o "$TMP/no7"
 expect 2 "exclude each other" -- "$CLI" bench --device cpu --all
 expect 2 "--only takes" -- "$CLI" bench --only sgemm,nope
-expect 2 "unknown or incomplete argument" -- "$CLI" bench --json
+expect 2 "--json needs a value" -- "$CLI" bench --json
 expect 1 "." -- "$CLI" bench --device no-such-device-anywhere
 
 # 4. Hostile input (tests/fixtures/report-hostile.json): script and HTML in every string field that reaches a

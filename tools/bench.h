@@ -9,7 +9,9 @@ typedef struct cli_bench_result {
     char group[16];           /* "square", "shape", "map", "copy": one table per group in the report */
     char label[64];           /* "1024x1024x1024", "y = relu(a*x + b)", "268435456 B" */
     size_t m, n, k;           /* gemm sizes; map/copy: n = elements or bytes */
-    double seconds;           /* median time of one call */
+    double seconds;           /* median time of one call over the repeats */
+    double min_seconds, max_seconds;   /* the fastest and slowest repeat */
+    int repeats;              /* timed samples (each a group of calls); 0 when it did not run */
     double flops, bytes;      /* work of one call (bytes: minimum global-memory traffic) */
     double value;             /* in unit */
     const char *unit;         /* "GFLOP/s" or "GB/s" */
@@ -19,6 +21,10 @@ typedef struct cli_bench_result {
     const char *bound;        /* "compute" or "memory": which roof limits this intensity */
     int have_base;            /* the CLBlast baseline ran */
     double base_seconds, base_value, ratio;   /* ratio = value / base_value */
+    double base_min_seconds, base_max_seconds;
+    int base_repeats;
+    double others;            /* CPU cores other processes used on average while this row ran; -1 unknown */
+    int loaded;               /* others was high enough to distort the figures (cli_load_is_busy) */
     char base_name[16];
     char base_error[160];     /* why the baseline failed, "" when it did not */
     char error[256];          /* why clforge failed, "" when it did not (then value is 0) */
@@ -38,8 +44,23 @@ clf_status cli_bench_device(clf_context *ctx, const clf_roofline *roof, int quic
                             cli_bench_list *list, cli_bench_progress progress, void *parg);
 /* 1 when every comma-separated name in only is a workload (see cli_bench_result.workload). */
 int cli_bench_only_valid(const char *only);
-/* The name of the baseline built in ("CLBlast"), or NULL. */
-const char *cli_bench_baseline(void);
+/* The baseline's name ("CLBlast") when its library can be loaded now (dlopen on first use), else NULL with
+ * *why (may be NULL) saying what is missing. Only `clforge bench` loads it, and only for its baseline. */
+const char *cli_bench_baseline(const char **why);
 void cli_bench_list_free(cli_bench_list *list);
+
+/* ---- bench_load.c: other processes' CPU use while the bench runs ---- */
+typedef struct cli_load {
+    double wall, busy, own;   /* seconds: monotonic clock; CPU time of all processes (-1: unknown); this one */
+    double loadavg;           /* 1-minute load average, -1 unknown */
+} cli_load;
+void cli_load_snapshot(cli_load *l);
+/* Cores other processes kept busy on average between two snapshots; -1 when unknown. */
+double cli_load_others(const cli_load *a, const cli_load *b);
+/* 1 when `others` cores of other work is enough to distort timings: 10% of the cores, at least 0.2 of one. */
+int cli_load_is_busy(double others);
+int cli_load_cores(void);
+/* Sleeps `seconds` and returns the cores other processes used meanwhile (-1 unknown). */
+double cli_load_idle_probe(double seconds);
 
 #endif

@@ -3,13 +3,12 @@
 #include "bench.h"
 #include "internal.h"
 
+#include <dlfcn.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifdef CLF_HAVE_CLBLAST
-#include <clblast_c.h>
-#endif
 
 typedef enum { W_SGEMM, W_DGEMM, W_MIXED, W_MAP_RELU, W_MAP_AXPY, W_COPY, W_COPY_ODD } wkind;
 
@@ -46,13 +45,63 @@ typedef struct bench_call {
     cl_mem a, b, c;
 } bench_call;
 
-const char *cli_bench_baseline(void)
+/* CLBlast's C API, the few routines the baseline calls, declared here: the library is opened on demand, so
+ * neither its header at build time nor the library at run time is needed unless the baseline runs.
+ * Enumerations are ints in the C ABI; the values are CLBlast's (clblast_c.h). */
+enum { CLB_SUCCESS = 0, CLB_ROW_MAJOR = 101, CLB_TRANS_NO = 111 };
+typedef int (*clb_sgemm_fn)(int, int, int, size_t, size_t, size_t, float, cl_mem, size_t, size_t, cl_mem, size_t,
+                            size_t, float, cl_mem, size_t, size_t, cl_command_queue *, cl_event *);
+typedef int (*clb_dgemm_fn)(int, int, int, size_t, size_t, size_t, double, cl_mem, size_t, size_t, cl_mem, size_t,
+                            size_t, double, cl_mem, size_t, size_t, cl_command_queue *, cl_event *);
+typedef int (*clb_saxpy_fn)(size_t, float, cl_mem, size_t, size_t, cl_mem, size_t, size_t, cl_command_queue *,
+                            cl_event *);
+typedef int (*clb_scopy_fn)(size_t, cl_mem, size_t, size_t, cl_mem, size_t, size_t, cl_command_queue *, cl_event *);
+
+static struct {
+    pthread_once_t once;
+    void *lib;
+    clb_sgemm_fn sgemm;
+    clb_dgemm_fn dgemm;
+    clb_saxpy_fn saxpy;
+    clb_scopy_fn scopy;
+    char why[256];
+} clb = {PTHREAD_ONCE_INIT, NULL, NULL, NULL, NULL, NULL, ""};
+
+/* dlsym's void * to a function pointer: POSIX guarantees the conversion; memcpy keeps -Wpedantic quiet. */
+static void *clb_sym(const char *name, int *missing)
 {
-#ifdef CLF_HAVE_CLBLAST
-    return "CLBlast";
-#else
-    return NULL;
-#endif
+    void *p = dlsym(clb.lib, name);
+    if (!p && !*missing) {
+        *missing = 1;
+        snprintf(clb.why, sizeof clb.why, "%s lacks %s", "libclblast", name);
+    }
+    return p;
+}
+
+static void clb_open(void)
+{
+    static const char *const names[] = {"libclblast.so.1", "libclblast.so"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && !clb.lib; i++) clb.lib = dlopen(names[i], RTLD_NOW);
+    if (!clb.lib) {
+        snprintf(clb.why, sizeof clb.why, "CLBlast is not installed (libclblast.so.1 not found; on Debian/Ubuntu: "
+                                          "apt-get install libclblast1)");
+        return;
+    }
+    int missing = 0;
+    void *f[4] = {clb_sym("CLBlastSgemm", &missing), clb_sym("CLBlastDgemm", &missing),
+                  clb_sym("CLBlastSaxpy", &missing), clb_sym("CLBlastScopy", &missing)};
+    if (missing) return;
+    memcpy(&clb.sgemm, &f[0], sizeof f[0]);
+    memcpy(&clb.dgemm, &f[1], sizeof f[1]);
+    memcpy(&clb.saxpy, &f[2], sizeof f[2]);
+    memcpy(&clb.scopy, &f[3], sizeof f[3]);
+}
+
+const char *cli_bench_baseline(const char **why)
+{
+    pthread_once(&clb.once, clb_open);
+    if (why) *why = clb.scopy ? NULL : clb.why;
+    return clb.scopy ? "CLBlast" : NULL;
 }
 
 void cli_bench_list_free(cli_bench_list *list)
@@ -144,37 +193,30 @@ static clf_status run_clforge(bench_call *c, cl_event *ev)
     return clf__fail(CLF_ERR_INTERNAL, "bench: unknown workload");
 }
 
-#ifdef CLF_HAVE_CLBLAST
 static clf_status run_clblast(bench_call *c, cl_event *ev)
 {
     const work *w = c->w;
     cl_command_queue q = clf_context_queue(c->ctx);
-    CLBlastStatusCode s;
+    int s;
     switch (w->kind) {
     case W_SGEMM:
-        s = CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, w->m, w->n, w->k, 1.0f,
-                         c->a, 0, w->k, c->b, 0, w->n, 0.0f, c->c, 0, w->n, &q, ev);
+        s = clb.sgemm(CLB_ROW_MAJOR, CLB_TRANS_NO, CLB_TRANS_NO, w->m, w->n, w->k, 1.0f, c->a, 0, w->k, c->b, 0, w->n,
+                      0.0f, c->c, 0, w->n, &q, ev);
         break;
     case W_DGEMM:
-        s = CLBlastDgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, w->m, w->n, w->k, 1.0,
-                         c->a, 0, w->k, c->b, 0, w->n, 0.0, c->c, 0, w->n, &q, ev);
+        s = clb.dgemm(CLB_ROW_MAJOR, CLB_TRANS_NO, CLB_TRANS_NO, w->m, w->n, w->k, 1.0, c->a, 0, w->k, c->b, 0, w->n,
+                      0.0, c->c, 0, w->n, &q, ev);
         break;
-    case W_MAP_AXPY: s = CLBlastSaxpy(w->n, 0.5f, c->a, 0, 1, c->b, 0, 1, &q, ev); break;
-    case W_COPY: s = CLBlastScopy(w->n / 4, c->a, 0, 1, c->b, 0, 1, &q, ev); break;
+    case W_MAP_AXPY: s = clb.saxpy(w->n, 0.5f, c->a, 0, 1, c->b, 0, 1, &q, ev); break;
+    case W_COPY: s = clb.scopy(w->n / 4, c->a, 0, 1, c->b, 0, 1, &q, ev); break;
     default: return clf__fail(CLF_ERR_UNSUPPORTED, "CLBlast has no routine for this workload");
     }
-    return s == CLBlastSuccess ? CLF_SUCCESS : clf__fail((clf_status)s, "CLBlast returned status %d", (int)s);
+    return s == CLB_SUCCESS ? CLF_SUCCESS : clf__fail(CLF_ERR_INTERNAL, "CLBlast returned status %d", s);
 }
-#endif
 
 static int has_baseline(const work *w)
 {
-#ifdef CLF_HAVE_CLBLAST
-    return w->kind != W_MAP_RELU && w->kind != W_COPY_ODD && w->kind != W_MIXED;
-#else
-    (void)w;
-    return 0;
-#endif
+    return cli_bench_baseline(NULL) && w->kind != W_MAP_RELU && w->kind != W_COPY_ODD && w->kind != W_MIXED;
 }
 
 /* One call. No event is handed back, so it is timed on the host around clFinish: an op may enqueue
@@ -183,19 +225,39 @@ static clf_status run_call(void *arg, cl_event *ev)
 {
     bench_call *c = arg;
     (void)ev;
-#ifdef CLF_HAVE_CLBLAST
-    if (c->baseline) return run_clblast(c, NULL);
-#endif
-    return run_clforge(c, NULL);
+    return c->baseline ? run_clblast(c, NULL) : run_clforge(c, NULL);
+}
+
+typedef struct spread {
+    double median, min, max;
+    int repeats;
+} spread;
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
 }
 
 /* Seconds per call by the runtime's timing policy: one warm-up call (compilation), one to size a group
- * of calls lasting >= 10 ms (30 ms unless quick), then the median of 3 (7) groups. */
-static clf_status time_call(bench_call *c, int quick, double *seconds)
+ * of calls lasting >= 10 ms (30 ms unless quick), then 3 (7) groups, each timed on its own so that the
+ * spread is known: median, fastest and slowest. */
+static clf_status time_call(bench_call *c, int quick, spread *out)
 {
-    clf__timing how = {.warmup = 1, .reps = quick ? 3 : 7, .group = 0, .group_seconds = quick ? 0.01 : 0.03,
-                       .max_group = 1000};
-    return clf__time_runs(c->ctx, run_call, c, &how, seconds, NULL);
+    enum { MAX_REPS = 7 };
+    double t[MAX_REPS];
+    int reps = quick ? 3 : MAX_REPS, group = 1;
+    clf__timing how = {.warmup = 1, .reps = 1, .group = 0, .group_seconds = quick ? 0.01 : 0.03, .max_group = 1000};
+    clf_status s = clf__time_runs(c->ctx, run_call, c, &how, &t[0], &group);
+    clf__timing again = {.warmup = 0, .reps = 1, .group = group};
+    for (int i = 1; i < reps && s == CLF_SUCCESS; i++) s = clf__time_runs(c->ctx, run_call, c, &again, &t[i], NULL);
+    if (s != CLF_SUCCESS) return s;
+    qsort(t, (size_t)reps, sizeof t[0], cmp_double);
+    out->median = t[reps / 2];
+    out->min = t[0];
+    out->max = t[reps - 1];
+    out->repeats = reps;
+    return CLF_SUCCESS;
 }
 
 static cl_mem new_buffer(clf_context *ctx, size_t bytes, float value, clf_status *s)
@@ -260,16 +322,21 @@ static void measure(clf_context *ctx, const clf_roofline *roof, const work *w, i
     c.a = new_buffer(ctx, sa, 0.5f, &s);
     if (c.a) c.b = new_buffer(ctx, sb, 0.25f, &s);
     if (c.b) c.c = new_buffer(ctx, sc, 0.0f, &s);
-    if (s == CLF_SUCCESS && (s = time_call(&c, quick, &r->seconds)) == CLF_SUCCESS)
+    spread t = {0, 0, 0, 0};
+    if (s == CLF_SUCCESS && (s = time_call(&c, quick, &t)) == CLF_SUCCESS) {
+        r->seconds = t.median, r->min_seconds = t.min, r->max_seconds = t.max, r->repeats = t.repeats;
         r->value = numer / r->seconds / 1e9;
+    }
     if (s) snprintf(r->error, sizeof r->error, "%s: %s", clf_status_name(s), clf_last_error());
     fill_roofline(roof, w, r);
     if (s == CLF_SUCCESS && has_baseline(w)) {
-        snprintf(r->base_name, sizeof r->base_name, "%s", cli_bench_baseline());
+        snprintf(r->base_name, sizeof r->base_name, "%s", cli_bench_baseline(NULL));
         c.baseline = 1;
-        clf_status bs = time_call(&c, quick, &r->base_seconds);
+        clf_status bs = time_call(&c, quick, &t);
         if (bs == CLF_SUCCESS) {
             r->have_base = 1;
+            r->base_seconds = t.median, r->base_min_seconds = t.min, r->base_max_seconds = t.max;
+            r->base_repeats = t.repeats;
             r->base_value = numer / r->base_seconds / 1e9;
             r->ratio = r->value / r->base_value;
         } else {
@@ -392,7 +459,12 @@ clf_status cli_bench_device(clf_context *ctx, const clf_roofline *roof, int quic
         }
         if (progress) progress(parg, i, nw, what);
         cli_bench_result *r = &list->items[list->count++];
+        cli_load before, after;
+        cli_load_snapshot(&before);
         measure(ctx, roof, w, quick, r);
+        cli_load_snapshot(&after);
+        r->others = cli_load_others(&before, &after);
+        r->loaded = cli_load_is_busy(r->others);
         if (w->kind <= W_DGEMM && !r->error[0] && r->value > 0) rate[g] = r->value;
     }
     return CLF_SUCCESS;

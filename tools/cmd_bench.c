@@ -1,6 +1,7 @@
 /* cmd_bench.c — `clforge bench`: calibrates each device's roofline, times GEMM, maps and copies against
- * CLBlast, prints a table per device and optionally writes every figure as JSON (input of `clforge report`). */
-#include <errno.h>
+ * CLBlast (when its library is present), prints a table per device with each figure's spread over the
+ * repeats and whether other processes were busy meanwhile, and optionally writes every figure as JSON
+ * (format clforge-bench/2, docs/json-schema.md; the input of `clforge report`). */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,87 +14,141 @@
 #include "clforge/clforge.h"
 #include "internal.h"
 
+typedef struct bench_opts {
+    const char *device, *json, *only;
+    int all, quick, quiet;
+    FILE *table;       /* where the tables go: stdout, or stderr when the JSON takes stdout; NULL: nowhere */
+    int tty;
+} bench_opts;
+
 typedef struct progress_state {
     const char *device;
-    int tty;
+    const bench_opts *o;
 } progress_state;
 
 static void bench_usage(FILE *f)
 {
     fprintf(f,
-            "usage: clforge bench [--device SEL | --all] [--quick] [--only LIST] [--json FILE]\n"
+            "usage: clforge bench [--device SEL | --all] [--quick] [--only LIST] [--json FILE] [--quiet]\n"
             "  --device SEL  one device (index \"P:D\", \"gpu\", \"cpu\" or a name substring; default: $CLFORGE_DEVICE)\n"
             "  --all         every OpenCL device present\n"
             "  --quick       smaller buffers, fewer sizes and repeats (about a minute on a CPU)\n"
             "  --only LIST   comma-separated workloads among sgemm, dgemm, gemm_f16, gemm_bf16, gemm_tf32,\n"
             "                gemm_3xtf32, map, copy (default: all)\n"
-            "  --json FILE   write device identity, roofline and every figure to FILE\n");
+            "  --json FILE   write device identity, roofline and every figure to FILE (\"-\": stdout, and the\n"
+            "                tables go to stderr); format clforge-bench/2, see docs/json-schema.md\n"
+            "  --quiet       no progress lines; with --json -, no tables either\n"
+            "The CLBlast baseline runs when libclblast.so.1 can be loaded; rows marked * ran while other\n"
+            "processes kept the CPU busy, and their figures are not to be trusted.\n");
 }
 
 static void on_progress(void *arg, size_t i, size_t total, const char *what)
 {
     progress_state *p = arg;
+    if (p->o->quiet) return;
     /* On a terminal the line rewrites itself; in a log each step is its own line. */
-    if (p->tty) fprintf(stderr, "\r\033[K[%s %zu/%zu] %s", p->device, i + 1, total, what);
+    if (p->o->tty) fprintf(stderr, "\r\033[K[%s %zu/%zu] %s", p->device, i + 1, total, what);
     else fprintf(stderr, "[%s %zu/%zu] %s\n", p->device, i + 1, total, what);
     fflush(stderr);
 }
 
-static json_t *device_json(const clf_device_info *d)
+static json_t *num_or_null(double v, int known)
 {
-    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:b, s:s, s:s}", "name", d->name,
-                     "vendor", d->vendor, "platform", d->platform, "version", d->version, "driver", d->driver,
-                     "opencl_c", d->opencl_c, "type", clf__device_type_name(d->type), "compute_units", (json_int_t)d->compute_units,
-                     "clock_mhz", (json_int_t)d->clock_mhz, "global_mem", (json_int_t)d->global_mem, "max_alloc",
-                     (json_int_t)d->max_alloc, "fp64", d->fp64, "key", d->key, "id", d->id);
+    return known ? json_real(v) : json_null();
+}
+
+/* {"min", "median", "max", "repeats"} in the row's unit: the slowest repeat gives the minimum. */
+static json_t *spread_json(double numer, double median, double fastest, double slowest, int repeats)
+{
+    return json_pack("{s:f, s:f, s:f, s:i}", "min", numer / slowest / 1e9, "median", numer / median / 1e9, "max",
+                     numer / fastest / 1e9, "repeats", repeats);
 }
 
 static json_t *result_json(const cli_bench_result *r)
 {
-    json_t *j = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:s}", "workload",
-                          r->workload, "group", r->group, "label", r->label, "m", (json_int_t)r->m, "n",
-                          (json_int_t)r->n, "k", (json_int_t)r->k, "unit", r->unit, "value", r->value, "seconds",
-                          r->seconds, "flops", r->flops, "bytes", r->bytes, "intensity", r->intensity, "attainable",
-                          r->attainable, "fraction", r->fraction, "bound", r->bound);
+    double numer = strcmp(r->unit, "GB/s") == 0 ? r->bytes : r->flops;
+    int ran = !r->error[0] && r->repeats > 0;
+    json_t *j = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:s, s:f, s:o, s:f, s:f, s:f, s:f, s:o, s:o, s:s, s:b, s:o}",
+                          "workload", r->workload, "group", r->group, "label", r->label, "m", (json_int_t)r->m, "n",
+                          (json_int_t)r->n, "k", (json_int_t)r->k, "unit", r->unit, "value", r->value, "spread",
+                          ran ? spread_json(numer, r->seconds, r->min_seconds, r->max_seconds, r->repeats)
+                              : json_null(),
+                          "seconds", r->seconds, "flops", r->flops, "bytes", r->bytes, "intensity", r->intensity,
+                          "attainable", num_or_null(r->attainable, r->attainable > 0), "fraction",
+                          num_or_null(r->fraction, r->attainable > 0 && ran), "bound", r->bound ? r->bound : "memory",
+                          "loaded", r->loaded, "others_cores", num_or_null(r->others, r->others >= 0));
     if (!j) return NULL;
     if (r->error[0]) json_object_set_new(j, "error", json_string(r->error));
     if (r->have_base)
-        json_object_set_new(j, "baseline", json_pack("{s:s, s:f, s:f, s:f}", "name", r->base_name, "value",
-                                                     r->base_value, "seconds", r->base_seconds, "ratio", r->ratio));
+        json_object_set_new(j, "baseline",
+                            json_pack("{s:s, s:f, s:f, s:f, s:o}", "name", r->base_name, "value", r->base_value,
+                                      "seconds", r->base_seconds, "ratio", r->ratio, "spread",
+                                      spread_json(numer, r->base_seconds, r->base_min_seconds, r->base_max_seconds,
+                                                  r->base_repeats)));
     else if (r->base_error[0])
         json_object_set_new(j, "baseline", json_pack("{s:s, s:s}", "name", r->base_name, "error", r->base_error));
     return j;
 }
 
-static void print_device(FILE *f, const clf_device_info *d, const clf_roofline *roof, const cli_bench_list *l,
-                         size_t first)
+/* "±4%": half the spread between the slowest and fastest repeat, relative to the median. */
+static void spread_text(char *out, size_t cap, double median, double fastest, double slowest)
 {
-    const char *base = cli_bench_baseline();
+    if (!(median > 0) || !(fastest > 0)) snprintf(out, cap, "-");
+    else snprintf(out, cap, "±%.0f%%", 50.0 * (slowest - fastest) / median);
+}
+
+static void print_row(FILE *f, const cli_bench_result *r, const char *base)
+{
+    if (r->error[0]) {
+        fprintf(f, "%-11s %-32s failed: %s\n", r->workload, r->label, r->error);
+        return;
+    }
+    char frac[16] = "-", spr[16];   /* no measured roof (matrix units): unknown, not zero */
+    if (r->attainable > 0) snprintf(frac, sizeof frac, "%.2f", r->fraction);
+    spread_text(spr, sizeof spr, r->seconds, r->min_seconds, r->max_seconds);
+    fprintf(f, "%-11s %-32s %12.1f %-8s %6s %6s %-8s", r->workload, r->label, r->value, r->unit, spr, frac, r->bound);
+    if (r->have_base) {
+        spread_text(spr, sizeof spr, r->base_seconds, r->base_min_seconds, r->base_max_seconds);
+        fprintf(f, " %12.1f %6s %6.2f", r->base_value, spr, r->ratio);
+    } else if (base) {
+        fprintf(f, " %12s %6s %6s", r->base_error[0] ? "failed" : "-", "", "-");
+    }
+    fputs(r->loaded ? " *\n" : "\n", f);
+}
+
+static void print_device(FILE *f, const clf_device_info *d, const clf_roofline *roof, const cli_bench_list *l)
+{
+    const char *why, *base = cli_bench_baseline(&why);
     fprintf(f, "\n%s (%s, driver %s), id %s\n", d->name, d->platform, d->driver, d->id);
     fprintf(f, "roofline: copy %.1f GB/s, triad %.1f GB/s, fp32 %.1f GFLOP/s", roof->copy_gbs, roof->triad_gbs,
             roof->fp32_gflops);
     if (roof->fp64_gflops > 0) fprintf(f, ", fp64 %.1f GFLOP/s", roof->fp64_gflops);
-    fprintf(f, "\n%-11s %-32s %12s %-8s %6s %-8s", "op", "size", "clforge", "unit", "roof", "bound");
-    if (base) fprintf(f, " %12s %6s", base, "ratio");
+    fprintf(f, "\n%-11s %-32s %12s %-8s %6s %6s %-8s", "op", "size", "clforge", "unit", "spread", "roof", "bound");
+    if (base) fprintf(f, " %12s %6s %6s", base, "spread", "ratio");
     fputc('\n', f);
-    for (size_t i = first; i < l->count; i++) {
-        const cli_bench_result *r = &l->items[i];
-        if (r->error[0]) {
-            fprintf(f, "%-11s %-32s failed: %s\n", r->workload, r->label, r->error);
-            continue;
-        }
-        char frac[16] = "-";   /* no measured roof (matrix units): unknown, not zero */
-        if (r->attainable > 0)
-            snprintf(frac, sizeof frac, "%.2f", r->fraction);
-        fprintf(f, "%-11s %-32s %12.1f %-8s %6s %-8s", r->workload, r->label, r->value, r->unit, frac, r->bound);
-        if (r->have_base) fprintf(f, " %12.1f %6.2f", r->base_value, r->ratio);
-        else if (base) fprintf(f, " %12s %6s", r->base_error[0] ? "failed" : "-", "-");
-        fputc('\n', f);
+    size_t loaded = 0;
+    double worst = 0;
+    for (size_t i = 0; i < l->count; i++) {
+        print_row(f, &l->items[i], base);
+        if (l->items[i].loaded) loaded++;
+        if (l->items[i].others > worst) worst = l->items[i].others;
     }
+    if (!base) fprintf(f, "no baseline: %s\n", why);
+    if (loaded)
+        fprintf(f, "* %zu of %zu rows ran while other processes kept up to %.1f of %d CPU cores busy: those figures "
+                   "are not to be trusted; run again on a quiet machine\n",
+                loaded, l->count, worst, cli_load_cores());
+}
+
+static json_t *roofline_json(const clf_roofline *r)
+{
+    return json_pack("{s:o, s:o, s:o, s:o, s:s}", "copy", cli_rate_json(r->copy_gbs, "GB/s"), "triad",
+                     cli_rate_json(r->triad_gbs, "GB/s"), "fp32", cli_rate_json(r->fp32_gflops, "GFLOP/s"), "fp64",
+                     r->fp64_gflops > 0 ? cli_rate_json(r->fp64_gflops, "GFLOP/s") : json_null(), "date", r->date);
 }
 
 /* Calibrates and benches one device; appends its JSON object to devices. Returns 0 or 1 (failure). */
-static int bench_one(const char *selector, int quick, const char *only, json_t *devices, int tty)
+static int bench_one(const bench_opts *o, const char *selector, json_t *devices)
 {
     clf_context_options opt = {0};
     opt.device = selector;
@@ -104,47 +159,45 @@ static int bench_one(const char *selector, int quick, const char *only, json_t *
         return 1;
     }
     const clf_device_info *d = clf_context_device(ctx);
-    progress_state ps = {d->name, tty};
-    on_progress(&ps, 0, 1, quick ? "calibrating roofline (quick)" : "calibrating roofline");
+    progress_state ps = {d->name, o};
+    on_progress(&ps, 0, 1, o->quick ? "calibrating roofline (quick)" : "calibrating roofline");
     clf_roofline roof;
-    double t0 = (double)time(NULL);
-    if ((s = clf_roofline_get(ctx, quick, 1, &roof))) {   /* measured afresh: the figures are compared with it */
-        if (tty) fputc('\n', stderr);
+    double t0 = clf__now();
+    if ((s = clf_roofline_get(ctx, o->quick, 1, &roof))) {   /* measured afresh: the figures are compared with it */
+        if (o->tty && !o->quiet) fputc('\n', stderr);
         fprintf(stderr, "clforge bench: %s: roofline: %s: %s\n", d->name, clf_status_string(s), clf_last_error());
         clf_context_destroy(ctx);
         return 1;
     }
     cli_bench_list list = {0};
-    s = cli_bench_device(ctx, &roof, quick, only, &list, on_progress, &ps);
-    if (tty) fputc('\n', stderr);
-    int failed = s != CLF_SUCCESS;
+    s = cli_bench_device(ctx, &roof, o->quick, o->only, &list, on_progress, &ps);
+    if (o->tty && !o->quiet) fputc('\n', stderr);
+    int failed = s != CLF_SUCCESS, loaded = 0;
     if (s) fprintf(stderr, "clforge bench: %s: %s\n", d->name, clf_last_error());
-    print_device(stdout, d, &roof, &list, 0);
-    fflush(stdout);
+    if (o->table) {
+        print_device(o->table, d, &roof, &list);
+        fflush(o->table);
+    }
     json_t *res = json_array();
     for (size_t i = 0; i < list.count; i++) {
         json_array_append_new(res, result_json(&list.items[i]));
-        if (list.items[i].error[0]) failed = 1;
+        failed |= list.items[i].error[0] != 0;
+        loaded |= list.items[i].loaded;
     }
-    json_t *dj = json_pack("{s:o, s:{s:f, s:f, s:f, s:f, s:s}, s:o, s:f}", "device", device_json(d), "roofline",
-                           "copy_gbs", roof.copy_gbs, "triad_gbs", roof.triad_gbs, "fp32_gflops", roof.fp32_gflops,
-                           "fp64_gflops", roof.fp64_gflops, "date", roof.date, "results", res, "seconds",
-                           (double)time(NULL) - t0);
+    json_t *dj = json_pack("{s:o, s:o, s:o, s:f, s:b}", "device", cli_device_json(d), "roofline",
+                           roofline_json(&roof), "results", res, "seconds", clf__now() - t0, "loaded", loaded);
     if (dj) json_array_append_new(devices, dj);
     cli_bench_list_free(&list);
     clf_context_destroy(ctx);
     return failed;
 }
 
-static int write_json(const char *path, json_t *devices, int argc, char **argv, int quick)
+static json_t *run_json(int argc, char **argv, int quick, const cli_load *start, double idle_others, json_t *devices)
 {
     size_t n = sizeof "clforge";
     for (int i = 0; i < argc; i++) n += strlen(argv[i]) + 1;
     char *cmd = malloc(n);   /* the whole command line: a fixed buffer cut it silently */
-    if (!cmd) {
-        fprintf(stderr, "clforge bench: out of memory\n");
-        return 1;
-    }
+    if (!cmd) return NULL;
     strcpy(cmd, "clforge");
     for (int i = 0; i < argc; i++) strcat(strcat(cmd, " "), argv[i]);
     char date[32], host[256] = "";
@@ -153,61 +206,79 @@ static int write_json(const char *path, json_t *devices, int argc, char **argv, 
     gmtime_r(&now, &tm);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
     gethostname(host, sizeof host - 1);
-    const char *base = cli_bench_baseline();
-    json_t *root = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:o, s:O}", "format", "clforge-bench-1",
+    cli_load end;
+    cli_load_snapshot(&end);
+    double during = cli_load_others(start, &end);
+    int loaded = cli_load_is_busy(idle_others);
+    for (size_t i = 0; i < json_array_size(devices); i++)
+        loaded |= json_is_true(json_object_get(json_array_get(devices, i), "loaded"));
+    const char *why, *base = cli_bench_baseline(&why);
+    json_t *load = json_pack("{s:i, s:o, s:o, s:o, s:o, s:b}", "cores", cli_load_cores(), "others_before",
+                             num_or_null(idle_others, idle_others >= 0), "others_during",
+                             num_or_null(during, during >= 0), "loadavg_start",
+                             num_or_null(start->loadavg, start->loadavg >= 0), "loadavg_end",
+                             num_or_null(end.loadavg, end.loadavg >= 0), "loaded", loaded);
+    json_t *root = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:{s:o, s:o}, s:o, s:O}", "format", "clforge-bench/2",
                              "clforge_version", clf_version(), "date", date, "command", cmd, "host", host, "quick",
-                             quick, "baseline", base ? json_string(base) : json_null(), "devices", devices);
+                             quick, "baseline", "name", base ? json_string(base) : json_null(), "missing",
+                             base ? json_null() : json_string(why), "load", load, "devices", devices);
     free(cmd);
-    FILE *fp = root ? fopen(path, "w") : NULL;
-    int e = fp ? 0 : root ? errno : ENOMEM;
-    if (fp) {
-        errno = 0;
-        if (json_dumpf(root, fp, JSON_INDENT(1) | JSON_REAL_PRECISION(6)) != 0 || fflush(fp) != 0)
-            e = errno ? errno : EIO;
-        if (fclose(fp) != 0 && !e)
-            e = errno;
-    }
-    if (e) {
-        fprintf(stderr, "clforge bench: cannot write %s: %s\n", path, strerror(e));
-        json_decref(root);
-        return 1;
-    }
-    json_decref(root);
-    fprintf(stderr, "clforge bench: wrote %s\n", path);
-    return 0;
+    return root;
 }
 
-int cli_cmd_bench(int argc, char **argv)
+/* Parses the options into o; returns -1 to go on, else the exit code. */
+static int parse(int argc, char **argv, bench_opts *o)
 {
-    const char *device = NULL, *json = NULL, *only = NULL;
-    int all = 0, quick = 0;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--device") && i + 1 < argc) device = argv[++i];
-        else if (!strcmp(argv[i], "--all")) all = 1;
-        else if (!strcmp(argv[i], "--quick")) quick = 1;
-        else if (!strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
-        else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
-        else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) { bench_usage(stdout); return 0; }
-        else {
+        int r;
+        if ((r = cli_opt("bench", argc, argv, &i, "--device", &o->device)) ||
+            (r = cli_opt("bench", argc, argv, &i, "--json", &o->json)) ||
+            (r = cli_opt("bench", argc, argv, &i, "--only", &o->only))) {
+            if (r < 0) return 2;
+        } else if ((r = cli_flag("bench", argv[i], "--all")) || (r = cli_flag("bench", argv[i], "--quick")) ||
+                   (r = cli_flag("bench", argv[i], "--quiet"))) {
+            if (r < 0) return 2;
+            int *flag = argv[i][2] == 'a' ? &o->all : argv[i][5] == 'c' ? &o->quick : &o->quiet;
+            *flag = 1;
+        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            bench_usage(stdout);
+            return 0;
+        } else {
             fprintf(stderr, "clforge bench: unknown or incomplete argument '%s'\n", argv[i]);
             bench_usage(stderr);
             return 2;
         }
     }
-    if (device && all) {
+    if (o->device && o->all) {
         fprintf(stderr, "clforge bench: --device and --all exclude each other\n");
         return 2;
     }
-    if (json && !cli_output_ok("bench", json))
-        return 2;   /* before the run, not after it */
-    if (only && !cli_bench_only_valid(only)) {
+    if (o->json && !cli_output_ok("bench", o->json)) return 2;   /* before the run, not after it */
+    if (o->only && !cli_bench_only_valid(o->only)) {
         fprintf(stderr, "clforge bench: --only takes workloads among sgemm, dgemm, gemm_f16, gemm_bf16, gemm_tf32, "
-                        "gemm_3xtf32, map, copy (got '%s')\n", only);
+                        "gemm_3xtf32, map, copy (got '%s')\n", o->only);
         return 2;
     }
+    int json_stdout = o->json && !strcmp(o->json, "-");
+    o->table = !json_stdout ? stdout : o->quiet ? NULL : stderr;
+    o->tty = isatty(2);
+    return -1;
+}
+
+int cli_cmd_bench(int argc, char **argv)
+{
+    bench_opts o = {0};
+    int rc = parse(argc, argv, &o);
+    if (rc >= 0) return rc;
+    cli_load start;
+    double idle_others = cli_load_idle_probe(0.5);   /* others' load before this process adds its own */
+    cli_load_snapshot(&start);
+    if (cli_load_is_busy(idle_others) && !o.quiet)
+        fprintf(stderr, "clforge bench: other processes keep %.1f of %d CPU cores busy: figures will be marked as "
+                        "measured on a loaded machine\n", idle_others, cli_load_cores());
     json_t *devices = json_array();
-    int tty = isatty(2), failed = 0;
-    if (all) {
+    int failed = 0;
+    if (o.all) {
         clf_device_info infos[32];
         size_t count = 0;
         clf_status s = clf_device_list(infos, 32, &count);
@@ -219,12 +290,17 @@ int cli_cmd_bench(int argc, char **argv)
         for (size_t i = 0; i < count && i < 32; i++) {
             char sel[32];
             snprintf(sel, sizeof sel, "%d:%d", infos[i].platform_index, infos[i].device_index);
-            failed |= bench_one(sel, quick, only, devices, tty);
+            failed |= bench_one(&o, sel, devices);
         }
     } else {
-        failed = bench_one(device, quick, only, devices, tty);
+        failed = bench_one(&o, o.device, devices);
     }
-    if (json && json_array_size(devices) > 0) failed |= write_json(json, devices, argc, argv, quick);
+    if (o.json && json_array_size(devices) > 0) {
+        json_t *root = run_json(argc, argv, o.quick, &start, idle_others, devices);
+        failed |= !root || cli_json_write("bench", o.json, root);
+        if (root && !o.quiet && strcmp(o.json, "-")) fprintf(stderr, "clforge bench: wrote %s\n", o.json);
+        json_decref(root);
+    }
     json_decref(devices);
     return failed ? 1 : 0;
 }

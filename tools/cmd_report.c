@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,9 +26,12 @@ typedef struct report {
 
 static void report_usage(FILE *f)
 {
-    fprintf(f, "usage: clforge report FILE.json... -o DIR\n"
-               "  Reads results of `clforge bench --json FILE` (one or more devices per file) and writes\n"
-               "  DIR/README.md, DIR/sgemm.svg, DIR/dgemm.svg and DIR/roofline-<n>.svg.\n");
+    fprintf(f, "usage: clforge report FILE.json... -o DIR [--quiet]\n"
+               "  Reads results of `clforge bench --json FILE` (formats clforge-bench/2 and clforge-bench-1; one or\n"
+               "  more devices per file) and writes DIR/README.md, DIR/sgemm.svg, DIR/dgemm.svg and\n"
+               "  DIR/roofline-<n>.svg, then prints the path of README.md.\n"
+               "  -o DIR, --output DIR  the output directory (created)\n"
+               "  --quiet               print nothing on success\n");
 }
 
 static const char *str_or(json_t *o, const char *key, const char *dflt)
@@ -49,7 +53,15 @@ static size_t size_or(json_t *o, const char *key)
     return v >= 1 && v <= 9007199254740992.0 ? (size_t)v : 0;
 }
 
-/* Fills r from one element of "results"; returns 0 when a required member is missing. */
+/* A rate: clforge-bench/2 writes {"value", "unit"}, clforge-bench-1 a bare number. */
+static double rate_or(json_t *o, const char *key, double dflt)
+{
+    json_t *v = json_object_get(o, key);
+    if (json_is_object(v)) return num_or(v, "value", dflt);
+    return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+/* Fills r from one element of "results" (either format); returns 0 when a required member is missing. */
 static int parse_result(json_t *j, cli_rep_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -63,10 +75,19 @@ static int parse_result(json_t *j, cli_rep_result *r)
     r->m = size_or(j, "m"), r->n = size_or(j, "n"), r->k = size_or(j, "k");
     r->value = num_or(j, "value", 0);
     r->fraction = num_or(j, "fraction", 0);
+    /* bench-1 wrote 0 for "no roof known" (matrix units): null in bench-2; 0 with no attainable means unknown */
+    r->has_fraction = json_is_number(json_object_get(j, "fraction")) && num_or(j, "attainable", 1) > 0;
     r->flops = num_or(j, "flops", 0);
     r->bytes = num_or(j, "bytes", 0);
     r->seconds = num_or(j, "seconds", 0);
     r->intensity = r->bytes > 0 ? r->flops / r->bytes : 0;   /* derived, so the charts never trust it blindly */
+    json_t *sp = json_object_get(j, "spread");
+    if (json_is_object(sp) && json_is_number(json_object_get(sp, "min")) && json_is_number(json_object_get(sp, "max"))) {
+        r->has_spread = 1;
+        r->value_min = num_or(sp, "min", 0);
+        r->value_max = num_or(sp, "max", 0);
+    }
+    r->loaded = json_is_true(json_object_get(j, "loaded"));
     json_t *b = json_object_get(j, "baseline");
     if (json_is_object(b) && json_is_number(json_object_get(b, "value"))) {
         r->has_base = 1;
@@ -75,6 +96,13 @@ static int parse_result(json_t *j, cli_rep_result *r)
         r->ratio = num_or(b, "ratio", r->base_value > 0 ? r->value / r->base_value : 0);
     }
     return 1;
+}
+
+/* The baseline of a run: bench-1 names it as a string, bench-2 as {"name": ..., "missing": ...}. */
+static const char *baseline_of(json_t *doc)
+{
+    json_t *b = json_object_get(doc, "baseline");
+    return json_is_object(b) ? str_or(b, "name", NULL) : json_is_string(b) ? json_string_value(b) : NULL;
 }
 
 /* Loads one file; on failure prints why (file, line and column for bad JSON) and returns 0. */
@@ -101,9 +129,10 @@ static int load_file(report *rep, const char *path)
         return 0;
     }
     json_t *devices = json_object_get(doc, "devices");
-    if (!json_is_object(doc) || strcmp(str_or(doc, "format", ""), "clforge-bench-1") != 0 || !json_is_array(devices)) {
-        fprintf(stderr, "clforge report: %s: not a clforge bench result (expected \"format\": \"clforge-bench-1\" "
-                        "and a \"devices\" array)\n", path);
+    const char *format = json_is_object(doc) ? str_or(doc, "format", "") : "";
+    if ((strcmp(format, "clforge-bench-1") != 0 && strcmp(format, "clforge-bench/2") != 0) || !json_is_array(devices)) {
+        fprintf(stderr, "clforge report: %s: not a clforge bench result (expected \"format\": \"clforge-bench/2\" "
+                        "or \"clforge-bench-1\" and a \"devices\" array)\n", path);
         json_decref(doc);
         return 0;
     }
@@ -136,11 +165,16 @@ static int load_file(report *rep, const char *path)
         d->id = str_or(info, "id", "?");
         d->file = path;
         d->date = str_or(doc, "date", "?");
-        d->baseline = str_or(doc, "baseline", NULL);
-        d->copy_gbs = num_or(roof, "copy_gbs", 0);
-        d->triad_gbs = num_or(roof, "triad_gbs", 0);
-        d->fp32_gflops = num_or(roof, "fp32_gflops", 0);
-        d->fp64_gflops = num_or(roof, "fp64_gflops", 0);
+        d->baseline = baseline_of(doc);
+        int v2 = !strcmp(format, "clforge-bench/2");
+        d->copy_gbs = rate_or(roof, v2 ? "copy" : "copy_gbs", 0);
+        d->triad_gbs = rate_or(roof, v2 ? "triad" : "triad_gbs", 0);
+        d->fp32_gflops = rate_or(roof, v2 ? "fp32" : "fp32_gflops", 0);
+        d->fp64_gflops = rate_or(roof, v2 ? "fp64" : "fp64_gflops", 0);
+        d->fp32_theoretical = rate_or(roof, "fp32_theoretical", 0);
+        d->fp64_theoretical = rate_or(roof, "fp64_theoretical", 0);
+        d->loaded = json_is_true(json_object_get(dj, "loaded"));
+        d->index = (int)rep->ndevs + 1;
         d->results = calloc(json_array_size(res) + 1, sizeof *d->results);
         if (!d->results) { fprintf(stderr, "clforge report: out of memory\n"); return 0; }
         rep->ndevs++;
@@ -185,6 +219,25 @@ static const cli_rep_result *find(const cli_rep_device *d, const char *group, co
     return NULL;
 }
 
+/* A figure: the rate in a unit that scales, its spread over the repeats, the fraction of the device's roof
+ * ("roof n/a" when none is known, "<1%" when it rounds to nothing) and the ratio to the baseline; "*" when other
+ * processes were busy while it ran. */
+static void md_cell(FILE *f, const cli_rep_result *r)
+{
+    char rate[48], frac[24] = "roof n/a";
+    cli_rep_rate(rate, sizeof rate, r->value, r->unit);
+    fputc(' ', f);
+    md_escape(f, rate);   /* the unit is input text */
+    if (r->has_spread && r->value > 0) fprintf(f, " ±%.0f%%", 50 * (r->value_max - r->value_min) / r->value);
+    if (r->has_fraction) {
+        if (100 * r->fraction < 0.5) snprintf(frac, sizeof frac, "<1%%");
+        else snprintf(frac, sizeof frac, "%.0f%%", 100 * r->fraction);
+    }
+    fprintf(f, " (%s", frac);
+    if (r->has_base) fprintf(f, ", %.2f×", r->ratio);
+    fputs(r->loaded ? ") \\* |" : ") |", f);
+}
+
 /* One table: a row per label (in first-seen order), a column per device; each cell holds the figure, the
  * fraction of that device's roofline and the ratio to the baseline. */
 static int md_table(FILE *f, const report *rep, const char *group, const char *title)
@@ -209,12 +262,13 @@ static int md_table(FILE *f, const report *rep, const char *group, const char *t
             if (!r->error || !*unit) unit = r->unit;
         }
     if (!nl) return 1;
-    fprintf(f, "\n## %s (", title);
-    md_escape(f, unit);
-    fprintf(f, ")\n\n| %s |", !strcmp(group, "map") || !strcmp(group, "copy") ? "workload" : "m×n×k");
+    (void)unit;   /* each cell carries its unit, scaled to the figure */
+    fprintf(f, "\n## %s\n\n| %s |", title, !strcmp(group, "map") || !strcmp(group, "copy") ? "workload" : "m×n×k");
     for (size_t d = 0; d < rep->ndevs; d++) {
-        fprintf(f, " %zu. ", d + 1);
-        md_escape(f, rep->devs[d].name);
+        char lab[600];
+        cli_rep_device_label(lab, sizeof lab, &rep->devs[d]);
+        fputc(' ', f);
+        md_escape(f, lab);
         fputs(" |", f);
     }
     fputs("\n|---|", f);
@@ -228,11 +282,7 @@ static int md_table(FILE *f, const report *rep, const char *group, const char *t
             const cli_rep_result *r = find(&rep->devs[d], group, labels[l]);
             if (!r) fputs(" – |", f);
             else if (r->error) fputs(" failed |", f);
-            else {
-                fprintf(f, " %.4g (%.0f%%", r->value, 100 * r->fraction);
-                if (r->has_base) fprintf(f, ", %.2f×", r->ratio);
-                fputs(") |", f);
-            }
+            else md_cell(f, r);
         }
         fputc('\n', f);
     }
@@ -261,8 +311,10 @@ static void other_groups(FILE *f, const report *rep)
             md_escape(f, r->label);
             if (r->error) fputs(" | failed |\n", f);
             else {
-                fprintf(f, " | %.4g ", r->value);
-                md_escape(f, r->unit);
+                char rate[48];
+                cli_rep_rate(rate, sizeof rate, r->value, r->unit);
+                fputs(" | ", f);
+                md_escape(f, rate);
                 fputs(" |\n", f);
             }
         }
@@ -304,7 +356,64 @@ static int close_out(FILE *f, const char *path)
     return 1;
 }
 
-static int write_report(const report *rep, const char *dir)
+/* How busy other processes kept the machine during a run (clforge-bench/2 records it; older files do not). */
+static void load_cell(FILE *md, json_t *load)
+{
+    if (!json_is_object(load)) {
+        fputs("not recorded", md);
+        return;
+    }
+    double others = num_or(load, "others_during", -1), before = num_or(load, "others_before", -1);
+    double worst = fmax(others, before);
+    int cores = (int)num_or(load, "cores", 0);
+    if (json_is_true(json_object_get(load, "loaded")))
+        fprintf(md, "busy: others used up to %.1f of %d cores", worst, cores);
+    else if (worst >= 0)
+        fprintf(md, "quiet (others: %.1f of %d cores)", worst, cores);
+    else
+        fputs("unknown", md);
+}
+
+/* A measured peak, with the theoretical one beside it when the file has both and they differ by more than
+ * 25% (a measurement that missed the vector units, or a clock below its nominal). */
+static void peak_cell(FILE *md, double measured, double theory)
+{
+    char a[48], b[48];
+    if (!(measured > 0)) {
+        fputs("–", md);
+        return;
+    }
+    cli_rep_rate(a, sizeof a, measured, "GFLOP/s");
+    fputs(a, md);
+    if (theory > 0 && fabs(measured - theory) > 0.25 * theory) {
+        cli_rep_rate(b, sizeof b, theory, "GFLOP/s");
+        fprintf(md, " measured, %s theoretical", b);
+    }
+}
+
+static void device_row(FILE *md, const cli_rep_device *v)
+{
+    char copy[48], triad[48];
+    fprintf(md, "| %d | ", v->index);
+    md_escape(md, v->name);
+    fputs(" | ", md);
+    md_escape(md, v->platform);
+    fputs(" | ", md);
+    md_escape(md, v->driver);
+    fputs(" | ", md);
+    md_escape(md, v->type);
+    cli_rep_rate(copy, sizeof copy, v->copy_gbs, "GB/s");
+    cli_rep_rate(triad, sizeof triad, v->triad_gbs, "GB/s");
+    fprintf(md, " | %s | %s | ", copy, triad);
+    peak_cell(md, v->fp32_gflops, v->fp32_theoretical);
+    fputs(" | ", md);
+    peak_cell(md, v->fp64_gflops, v->fp64_theoretical);
+    fputs(" | ", md);
+    md_escape(md, v->date);
+    fputs(v->loaded ? " (busy machine) |\n" : " |\n", md);
+}
+
+static int write_report(const report *rep, const char *dir, int quiet)
 {
     char path[PATH_MAX + 64], name[64];
     FILE *md = open_out(dir, "README.md", path, sizeof path);
@@ -314,33 +423,20 @@ static int write_report(const report *rep, const char *dir)
     const char *base = NULL;
     for (size_t d = 0; d < rep->ndevs && !base; d++) base = rep->devs[d].baseline;
     fprintf(md, "# clforge benchmark report\n\nFrom %zu result file%s, made with `clforge bench` and rendered by "
-                "clforge %s. Each cell: the figure, in parentheses the fraction of that device's measured roofline",
+                "clforge %s. Each cell: the figure, its spread over the repeats (± half the distance between the "
+                "slowest and the fastest, where the file has it), in parentheses the fraction of that device's "
+                "measured roofline (roof n/a: no roof is measured for that unit)",
             rep->ndocs, rep->ndocs == 1 ? "" : "s", clf_version());
     if (base) {
         fputs(" and the ratio to ", md);
         md_escape(md, base);
-        fputs(" on the same device in the same run (> 1: clforge faster)", md);
+        fputs(" on the same device in the same run (> 1: clforge faster; absent: no such routine there)", md);
     }
-    fputs(". See docs/bench.md for how each figure is measured.\n\n## Devices\n\n"
-          "| # | device | platform | driver | type | copy GB/s | triad GB/s | fp32 GFLOP/s | fp64 GFLOP/s | run |\n"
+    fputs(". A \\* marks a figure measured while other processes kept the CPU busy: not to be trusted. See "
+          "docs/bench.md for how each figure is measured.\n\n## Devices\n\n"
+          "| # | device | platform | driver | type | copy | triad | fp32 peak | fp64 peak | run |\n"
           "|---|---|---|---|---|---:|---:|---:|---:|---|\n", md);
-    for (size_t d = 0; d < rep->ndevs; d++) {
-        const cli_rep_device *v = &rep->devs[d];
-        fprintf(md, "| %zu | ", d + 1);
-        md_escape(md, v->name);
-        fputs(" | ", md);
-        md_escape(md, v->platform);
-        fputs(" | ", md);
-        md_escape(md, v->driver);
-        fputs(" | ", md);
-        md_escape(md, v->type);
-        fprintf(md, " | %.4g | %.4g | %.4g | ", v->copy_gbs, v->triad_gbs, v->fp32_gflops);
-        if (v->fp64_gflops > 0) fprintf(md, "%.4g", v->fp64_gflops);
-        else fputs("–", md);
-        fputs(" | ", md);
-        md_escape(md, v->date);
-        fputs(" |\n", md);
-    }
+    for (size_t d = 0; d < rep->ndevs; d++) device_row(md, &rep->devs[d]);
     int ok = md_table(md, rep, "square", "SGEMM, square matrices") &&
              md_table(md, rep, "shape", "SGEMM, non-square and irregular shapes") &&
              md_table(md, rep, "dsquare", "DGEMM, square matrices") &&
@@ -348,7 +444,8 @@ static int write_report(const report *rep, const char *dir)
     other_groups(md, rep);
 
     /* Where each figure came from: the file, the command, the clforge that ran it, when. */
-    fputs("\n## Runs\n\n| file | command | clforge | date | host | quick |\n|---|---|---|---|---|---|\n", md);
+    fputs("\n## Runs\n\n| file | command | clforge | date | host | quick | machine load |\n"
+          "|---|---|---|---|---|---|---|\n", md);
     for (size_t i = 0; i < rep->ndocs; i++) {
         const char *slash = strrchr(rep->files[i], '/');
         json_t *doc = rep->docs[i];
@@ -362,7 +459,9 @@ static int write_report(const report *rep, const char *dir)
         md_escape(md, str_or(doc, "date", "?"));
         fputs(" | ", md);
         md_escape(md, str_or(doc, "host", "?"));
-        fprintf(md, " | %s |\n", json_is_true(json_object_get(doc, "quick")) ? "yes" : "no");
+        fprintf(md, " | %s | ", json_is_true(json_object_get(doc, "quick")) ? "yes" : "no");
+        load_cell(md, json_object_get(doc, "load"));
+        fputs(" |\n", md);
     }
 
     fputs("\n## Charts\n", md);
@@ -385,7 +484,7 @@ static int write_report(const report *rep, const char *dir)
         fprintf(md, "\n![roofline of device %zu](%s)\n", d + 1, name);
     }
     ok = close_out(md, mdpath) && ok;
-    if (ok) printf("%s\n", mdpath);
+    if (ok && !quiet) printf("%s\n", mdpath);
     return ok;
 }
 
@@ -394,11 +493,17 @@ int cli_cmd_report(int argc, char **argv)
     const char *dir = NULL;
     static report rep;
     memset(&rep, 0, sizeof rep);
-    int nfiles = 0;
+    int nfiles = 0, quiet = 0;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-o") && i + 1 < argc) dir = argv[++i];
+        int r;
+        if ((r = cli_opt("report", argc, argv, &i, "-o", &dir)) || (r = cli_opt("report", argc, argv, &i, "--output", &dir))) {
+            if (r < 0) return 2;
+        } else if ((r = cli_flag("report", argv[i], "--quiet"))) {
+            if (r < 0) return 2;
+            quiet = 1;
+        }
         else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) { report_usage(stdout); return 0; }
-        else if (argv[i][0] == '-') {
+        else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "clforge report: unknown or incomplete option '%s'\n", argv[i]);
             report_usage(stderr);
             return 2;
@@ -417,9 +522,13 @@ int cli_cmd_report(int argc, char **argv)
     }
     int ok = 1;
     for (int i = 1; i < argc && ok; i++) {
-        if (!strcmp(argv[i], "-o")) { i++; continue; }
+        if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) { i++; continue; }
+        if (argv[i][0] == '-' && argv[i][1]) continue;   /* -o=DIR, --output=DIR, --quiet */
         ok = load_file(&rep, argv[i]);
     }
+    for (size_t a = 0; a < rep.ndevs; a++)
+        for (size_t b = 0; b < rep.ndevs; b++)
+            if (a != b && !strcmp(rep.devs[a].name, rep.devs[b].name)) rep.devs[a].same_name = 1;
     if (ok && rep.ndevs == 0) {
         fprintf(stderr, "clforge report: the files hold no devices\n");
         ok = 0;
@@ -428,7 +537,7 @@ int cli_cmd_report(int argc, char **argv)
         fprintf(stderr, "clforge report: cannot create %s: %s\n", dir, strerror(errno));
         ok = 0;
     }
-    if (ok) ok = write_report(&rep, dir);
+    if (ok) ok = write_report(&rep, dir, quiet);
     for (size_t d = 0; d < rep.ndevs; d++) free(rep.devs[d].results);
     for (size_t i = 0; i < rep.ndocs; i++) json_decref(rep.docs[i]);
     return ok ? 0 : 1;

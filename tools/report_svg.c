@@ -1,6 +1,7 @@
 /* report_svg.c — the SVG charts of `clforge report`: a log-log roofline per device with every kernel as a
  * point, and GEMM throughput against size for all devices and the baseline. Plain SVG 1.1, no scripts. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report.h"
@@ -75,9 +76,7 @@ static double sy(const axes *a, double y)
 
 static void fmt_si(char *out, size_t cap, double v)
 {
-    if (v >= 1e6) snprintf(out, cap, "%gM", v / 1e6);
-    else if (v >= 1e3) snprintf(out, cap, "%gk", v / 1e3);
-    else snprintf(out, cap, "%g", v);
+    cli_rep_num(out, cap, v);   /* 1k, 10k, 1M: never an exponent */
 }
 
 static void header(FILE *f, const char *prefix, const char *title)
@@ -168,6 +167,57 @@ static void point_label(const cli_rep_result *r, char *out, size_t cap)
     else snprintf(out, cap, "%zux%zux%zu", r->m, r->n, r->k);
 }
 
+/* Label placement on a chart: the points drawn and the label boxes placed so far (x0, y0, x1, y1). */
+typedef struct labels {
+    double (*pts)[2];
+    int npts;
+    double (*boxes)[4];
+    int nboxes;
+} labels;
+
+static int box_free(const labels *l, const double b[4])
+{
+    if (b[0] < PX0 || b[2] > PX1 || b[1] < PY0 || b[3] > PY1) return 0;   /* inside the plot */
+    for (int i = 0; i < l->npts; i++)   /* a point's disc (radius 4.5 and its stroke) */
+        if (l->pts[i][0] + 5.5 > b[0] && l->pts[i][0] - 5.5 < b[2] && l->pts[i][1] + 5.5 > b[1] &&
+            l->pts[i][1] - 5.5 < b[3])
+            return 0;
+    for (int i = 0; i < l->nboxes; i++)
+        if (l->boxes[i][0] < b[2] && l->boxes[i][2] > b[0] && l->boxes[i][1] < b[3] && l->boxes[i][3] > b[1]) return 0;
+    return 1;
+}
+
+/* Writes lab beside the point (x, y) at the first of eight positions around it that is free; none: no label. */
+static void place_label(FILE *f, labels *l, double x, double y, const char *lab, const char *color, int left_first)
+{
+    static const double dy[4] = {12, -6, 3, 21};   /* baseline offsets: below, above, level, further below */
+    double w = 5.4 * (double)strlen(lab) + 1;          /* 9 px Helvetica: about 0.6 em a character */
+    for (int k = 0; k < 8; k++) {
+        int left = (k & 1) ^ left_first;
+        double tx = left ? x - 7 - w : x + 7, ty = y + dy[k / 2];
+        double b[4] = {tx, ty - 8, tx + w, ty + 2};
+        if (!box_free(l, b)) continue;
+        memcpy(l->boxes[l->nboxes++], b, sizeof b);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"9\" fill=\"%s\">", tx, ty, color);
+        cli_rep_xml_text(f, lab);
+        fputs("</text>\n", f);
+        return;
+    }
+}
+
+/* The theoretical peak as a dotted line, when it disagrees with the measured one by more than 25%. */
+static void theoretical_roof(FILE *f, const axes *a, const char *what, double measured, double theory)
+{
+    if (!in_range(theory, 1e-6, 1e12) || !(measured > 0) || fabs(measured - theory) <= 0.25 * theory) return;
+    double y = sy(a, theory);
+    if (y < PY0 || y > PY1) return;
+    char rate[48];
+    cli_rep_rate(rate, sizeof rate, theory, "GFLOP/s");
+    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\" stroke-dasharray=\"2 3\"/>"
+               "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#777\">%s theoretical %s</text>\n",
+            PX0, y, PX1, y, PX0 + 4, y - 4, what, rate);
+}
+
 int cli_rep_svg_roofline(FILE *f, const cli_rep_device *d)
 {
     double bw = fmax(d->copy_gbs, d->triad_gbs), peak = d->fp32_gflops;
@@ -198,55 +248,63 @@ int cli_rep_svg_roofline(FILE *f, const cli_rep_device *d)
     double xs = fmax(pow(10, a.lx0), ymin / bw);
     fprintf(f, "<polyline fill=\"none\" stroke=\"#000\" stroke-width=\"2\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\"/>\n",
             sx(&a, xs), sy(&a, bw * xs), sx(&a, ridge), sy(&a, peak), sx(&a, xmax), sy(&a, peak));
-    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"11\">fp32 peak %.4g GFLOP/s</text>\n",
-            PX1 - 4, sy(&a, peak) - 5, peak);
+    char rate[48];
+    cli_rep_rate(rate, sizeof rate, peak, "GFLOP/s");
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"11\">fp32 peak %s</text>\n", PX1 - 4,
+            sy(&a, peak) - 5, rate);
+    theoretical_roof(f, &a, "fp32", peak, d->fp32_theoretical);
+    theoretical_roof(f, &a, "fp64", d->fp64_gflops, d->fp64_theoretical);
     if (in_range(d->fp64_gflops, 1e-6, 1e12)) {
         double r64 = d->fp64_gflops / bw;
         fprintf(f, "<polyline fill=\"none\" stroke=\"#666\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\" "
                    "points=\"%.1f,%.1f %.1f,%.1f\"/>\n",
                 sx(&a, fmax(r64, xs)), sy(&a, d->fp64_gflops), sx(&a, xmax), sy(&a, d->fp64_gflops));
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"11\" fill=\"#666\">fp64 peak %.4g GFLOP/s</text>\n",
-                PX1 - 4, sy(&a, d->fp64_gflops) + 14, d->fp64_gflops);
+        cli_rep_rate(rate, sizeof rate, d->fp64_gflops, "GFLOP/s");
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"11\" fill=\"#666\">fp64 peak %s</text>\n",
+                PX1 - 4, sy(&a, d->fp64_gflops) + 14, rate);
     }
     /* The slope's label follows the line: its angle on screen depends on the pixels per decade. */
     double ang = -atan((PY1 - PY0) / (a.ly1 - a.ly0) / ((PX1 - PX0) / (a.lx1 - a.lx0))) * 180 / M_PI;
     double lx = sqrt(xs * ridge);
-    fprintf(f, "<text transform=\"translate(%.1f %.1f) rotate(%.1f)\" font-size=\"11\">%.4g GB/s</text>\n", sx(&a, lx),
-            sy(&a, bw * lx) - 6, ang, bw);
+    cli_rep_rate(rate, sizeof rate, bw, "GB/s");
+    fprintf(f, "<text transform=\"translate(%.1f %.1f) rotate(%.1f)\" font-size=\"11\">%s</text>\n", sx(&a, lx),
+            sy(&a, bw * lx) - 6, ang, rate);
 
-    double placed[64][2];
-    int nplaced = 0;
+    /* Points first, then labels: a label is placed where it covers no point (clforge's or the baseline's)
+     * and no label placed before it, or left out; the size is in the tooltip and the tables. */
+    labels lb = {NULL, 0, NULL, 0};
+    lb.pts = calloc(2 * d->count + 1, sizeof *lb.pts);
+    lb.boxes = calloc(d->count + 1, sizeof *lb.boxes);
     for (size_t i = 0; i < d->count; i++) {
         const cli_rep_result *r = &d->results[i];
         if (!plottable(r)) continue;
         const char *c = group_color(r->group);
         double x = sx(&a, r->intensity), y = sy(&a, r->flops / r->seconds / 1e9);
-        char lab[64];
-        point_label(r, lab, sizeof lab);
         fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\"><title>", x, y, c);
         cli_rep_xml_text(f, r->label);
-        fprintf(f, ": %.4g ", r->value);
-        cli_rep_xml_text(f, r->unit);
+        cli_rep_rate(rate, sizeof rate, r->value, r->unit);
+        fputs(": ", f);
+        cli_rep_xml_text(f, rate);
         fputs("</title></circle>\n", f);
-        /* Shapes sit close together; their sizes are in the tooltip and the tables. A label that would
-         * overlap one already placed is left out too. DGEMM labels go left of their points, SGEMM's
-         * right: the two often share an intensity. */
-        int left = !strcmp(r->group, "dsquare"), clash = 0;
-        double lw = 6.0 * (double)strlen(lab);   /* label width at 6 px a character */
-        double lx0 = left ? x - 6 - lw : x + 6;
-        for (int j = 0; j < nplaced; j++)
-            clash |= fabs(placed[j][0] - lx0) < lw + 2 && fabs(placed[j][1] - y) < 10;
-        if (strcmp(r->group, "shape") != 0 && !clash && nplaced < 64) {
-            placed[nplaced][0] = lx0, placed[nplaced][1] = y, nplaced++;
-            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"9\" fill=\"%s\"%s>", left ? x - 6 : x + 6, y + 12, c,
-                    left ? " text-anchor=\"end\"" : "");
-            cli_rep_xml_text(f, lab);
-            fputs("</text>\n", f);
-        }
-        if (r->has_base && r->base_seconds > 0 && in_range(r->flops / r->base_seconds / 1e9, 1e-9, 1e12))
+        if (lb.pts) lb.pts[lb.npts][0] = x, lb.pts[lb.npts++][1] = y;
+        if (r->has_base && r->base_seconds > 0 && in_range(r->flops / r->base_seconds / 1e9, 1e-9, 1e12)) {
+            double yb = sy(&a, r->flops / r->base_seconds / 1e9);
             fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"/>\n", x,
-                    sy(&a, r->flops / r->base_seconds / 1e9), c);
+                    yb, c);
+            if (lb.pts) lb.pts[lb.npts][0] = x, lb.pts[lb.npts++][1] = yb;
+        }
     }
+    for (size_t i = 0; i < d->count && lb.pts && lb.boxes; i++) {
+        const cli_rep_result *r = &d->results[i];
+        if (!plottable(r) || !strcmp(r->group, "shape")) continue;   /* shapes crowd: tooltip and tables */
+        char lab[64];
+        point_label(r, lab, sizeof lab);
+        /* DGEMM labels try the left first, SGEMM's the right: the two often share an intensity. */
+        place_label(f, &lb, sx(&a, r->intensity), sy(&a, r->flops / r->seconds / 1e9), lab, group_color(r->group),
+                    !strcmp(r->group, "dsquare"));
+    }
+    free(lb.pts);
+    free(lb.boxes);
 
     /* Legend: the groups present, the baseline, and copies (no FLOPs, so not on the chart). */
     double ly = PY0 + 10;
@@ -286,9 +344,10 @@ int cli_rep_svg_roofline(FILE *f, const cli_rep_device *d)
         const cli_rep_result *r = &d->results[i];
         if (strcmp(r->workload, "copy") || r->error) continue;
         if (ly > PY1) { copies_left++; continue; }
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">copy, %s: %.4g GB/s</text>\n"
+        cli_rep_rate(rate, sizeof rate, r->value, "GB/s");
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">copy, %s: %s</text>\n"
                    "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#555\">%.0f%% of bandwidth (no FLOPs: not plotted)</text>\n",
-                PX1 + 14, ly, strstr(r->label, "offset") ? "unaligned" : "aligned", r->value, PX1 + 14, ly + 14,
+                PX1 + 14, ly, strstr(r->label, "offset") ? "unaligned" : "aligned", rate, PX1 + 14, ly + 14,
                 100 * r->fraction);
         ly += 34;
     }
@@ -332,6 +391,16 @@ static int gemm_line(FILE *f, const axes *a, const cli_rep_device *d, const char
     return n;
 }
 
+/* "3. NVIDIA H200" as numbered in the tables, the name cut at 28 bytes (on a UTF-8 boundary). */
+static void legend_name(FILE *f, const cli_rep_device *d)
+{
+    char name[64];
+    size_t len = strlen(d->name), cut = len > 28 ? 28 : len;
+    while (cut < len && cut > 0 && ((unsigned char)d->name[cut] & 0xC0) == 0x80) cut--;
+    snprintf(name, sizeof name, "%d. %.*s%s", d->index, (int)cut, d->name, cut < len ? "..." : "");
+    cli_rep_xml_text(f, name);
+}
+
 int cli_rep_svg_gemm(FILE *f, const cli_rep_device *devs, size_t ndevs, const char *workload)
 {
     double nlo = 1e30, nhi = 0, ylo = 1e30, yhi = 0;
@@ -369,12 +438,14 @@ int cli_rep_svg_gemm(FILE *f, const cli_rep_device *devs, size_t ndevs, const ch
                     PX1 + 12, ly, PX1 + 36, ly, c, base ? " stroke-dasharray=\"6 4\"" : "", PX1 + 42, ly + 4);
             cli_rep_xml_text(f, base ? devs[d].baseline : "clforge");
             fputs(" on ", f);
-            char name[40];
-            size_t len = strlen(devs[d].name), cut = len > 32 ? 32 : len;
-            while (cut < len && cut > 0 && ((unsigned char)devs[d].name[cut] & 0xC0) == 0x80) cut--;   /* UTF-8 boundary */
-            snprintf(name, sizeof name, "%.*s%s", (int)cut, devs[d].name, cut < len ? "..." : "");
-            cli_rep_xml_text(f, name);
+            legend_name(f, &devs[d]);
             fputs("</text>\n", f);
+            if (devs[d].same_name) {   /* the run's date on a line of its own: the name line is full */
+                fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#555\">run ", PX1 + 42, ly + 17);
+                cli_rep_xml_text(f, devs[d].date);
+                fputs("</text>\n", f);
+                ly += 13;
+            }
             ly += 18;
         }
     }
