@@ -11,6 +11,7 @@ int cli_cmd_devices(int argc, char **argv);  /* tools/cmd_devices.c */
 int cli_cmd_tune(int argc, char **argv);     /* tools/cmd_tune.c */
 int cli_cmd_bench(int argc, char **argv);    /* tools/cmd_bench.c */
 int cli_cmd_report(int argc, char **argv);   /* tools/cmd_report.c */
+int cli_cmd_warmup(int argc, char **argv);   /* tools/cmd_warmup.c */
 
 /* Checks, before any work starts, that `path` can be written as an output file (its directory exists and
  * is writable; path itself is not a directory); else prints "clforge CMD: ..." and returns 0. Creates

@@ -21,6 +21,7 @@ static void usage(FILE *f)
             "  bench [--device SEL | --all] [--quick] [--json FILE]\n"
             "                                           calibrate the roofline and benchmark every kernel\n"
             "  report FILE.json... -o DIR               render bench results into Markdown + SVG charts\n"
+            "  warmup [--device SEL] [--family LIST] [--quiet]  compile the configured kernels into the disk cache\n"
             "\n"
             "options:\n"
             "  -h, --help       this help\n"
@@ -73,6 +74,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "tune") == 0) return cli_cmd_tune(argc - 1, argv + 1);
     if (strcmp(cmd, "bench") == 0) return cli_cmd_bench(argc - 1, argv + 1);
     if (strcmp(cmd, "report") == 0) return cli_cmd_report(argc - 1, argv + 1);
+    if (strcmp(cmd, "warmup") == 0) return cli_cmd_warmup(argc - 1, argv + 1);
     fprintf(stderr, "clforge: unknown command '%s'\n\n", cmd);
     usage(stderr);
     return 2;
