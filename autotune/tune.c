@@ -75,7 +75,7 @@ clf_status clf__tune_families(clf_context *ctx, const clf__family *const *famili
     for (int fi = 0; families[fi]; fi++)
         snprintf(fams + strlen(fams), sizeof fams - strlen(fams), "%s%s", fi ? "," : "", families[fi]->name);
     json_t *run = json_pack("[{s:s,s:I,s:s,s:s,s:f,s:f,s:i,s:b}]", "date", date, "pid", (json_int_t)getpid(),
-                            "families", fams, "strategy", opt->exhaustive ? "exhaustive" : "sampled+local",
+                            "families", fams, "requested_strategy", opt->exhaustive ? "exhaustive" : "sampled+local",
                             "budget_seconds", budget, "wall_seconds", clf__now() - t0, "evaluations", total_evals,
                             "interrupted", interrupted);
     if (report->count > 0 && clf__tunedb_store(ctx, "runs", run) != CLF_SUCCESS && !opt->quiet)

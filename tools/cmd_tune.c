@@ -21,14 +21,23 @@ static void on_sigint(int sig)
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: clforge tune [--device SEL] [--family gemm,map,copy] [--budget SECONDS]\n"
-            "                    [--precision f32,f64,f16] [--bucket LIST] [--exhaustive] [--json FILE] [--quiet]\n"
-            "       clforge tune --show [--device SEL] [--family ...]\n"
+            "usage: clforge tune [--device SEL] [--family LIST] [--budget SECONDS] [--precision LIST]\n"
+            "                    [--bucket LIST] [--exhaustive] [--json FILE] [--quiet]\n"
+            "       clforge tune --show [--device SEL] [--family LIST]\n"
             "Searches each family's configurations on the device (budget per family, default 60 s),\n"
             "verifies every candidate against a reference, and stores the best in the tuning database.\n"
-            "--precision limits the precisions tuned (default: f32, and f64 where the device has it);\n"
-            "--bucket the shape buckets (default: all; gemm has small, medium, large, thin, skinny).\n"
-            "--show prints the configuration in use now and where it comes from.\n"
+            "  --device SEL      \"P:D\", gpu, cpu or a name substring (default: $CLFORGE_DEVICE)\n"
+            "  --family LIST     comma-separated families (default: all)\n"
+            "  --budget SECONDS  search time per family (default 60)\n"
+            "  --precision LIST  f32, f64, f16 (default: f32, and f64 where the device has it; f16: the\n"
+            "                    gemm_mma family's f16/bf16 configurations)\n"
+            "  --bucket LIST     shape buckets (default: all; gemm has small, medium, large, thin, skinny);\n"
+            "                    a bucket that no listed family tunes on this device is an error\n"
+            "  --exhaustive      every valid configuration (validation; slow)\n"
+            "  --json FILE       write the results as JSON (format clforge-tune/1; \"-\": stdout, and the\n"
+            "                    summary goes to stderr)\n"
+            "  --quiet           no progress or notes on stderr, only errors\n"
+            "  --show            print the configuration in use now and where it comes from\n"
             "Families:");
     for (int i = 0; clf__families[i]; i++)
         fprintf(out, " %s", clf__families[i]->name);
@@ -106,10 +115,21 @@ static int show(clf_context *ctx, const char *families)
     return 0;
 }
 
-static void summary(const clf_tune_report *r)
+/* The stored entry of a tuned result (NULL when none): its strategy and single_evaluation flag. */
+static json_t *stored_entry(clf_context *ctx, const clf_tune_entry *e)
 {
-    printf("%-8s %-8s %-5s %-44s %12s %6s %6s %8s\n", "family", "bucket", "prec", "best configuration",
-           "speed", "evals", "failed", "time");
+    char section[160];
+    json_t *stored = NULL;
+    clf__tunedb_entry_path(e->family, e->precision, e->bucket, section, sizeof section);
+    if (!e->config[0] || clf__tunedb_fetch(ctx, section, &stored) != CLF_SUCCESS) return NULL;
+    return stored;
+}
+
+static void summary(FILE *f, clf_context *ctx, const clf_tune_report *r)
+{
+    fprintf(f, "%-8s %-8s %-5s %-44s %12s %6s %6s %8s\n", "family", "bucket", "prec", "best configuration",
+            "speed", "evals", "failed", "time");
+    int single = 0;
     for (int i = 0; i < r->count; i++) {
         const clf_tune_entry *e = &r->entries[i];
         char speed[32];
@@ -117,61 +137,83 @@ static void summary(const clf_tune_report *r)
             snprintf(speed, sizeof speed, e->rate >= 100 ? "%.0f %s" : "%.3g %s", e->rate, e->unit);
         else
             snprintf(speed, sizeof speed, "-");
-        printf("%-8s %-8s %-5s %-44s %12s %6d %6d %7.1fs\n", e->family, e->bucket, e->precision,
-               e->config[0] ? e->config : "(none found)", speed, e->evaluations, e->failed, e->seconds);
+        json_t *st = stored_entry(ctx, e);
+        int one = st && json_is_true(json_object_get(st, "single_evaluation"));
+        json_decref(st);
+        single |= one;
+        fprintf(f, "%-8s %-8s %-5s %-44s %12s %6d %6d %7.1fs%s\n", e->family, e->bucket, e->precision,
+                e->config[0] ? e->config : "(none found)", speed, e->evaluations, e->failed, e->seconds, one ? " *" : "");
     }
+    if (single)
+        fprintf(f, "* one configuration measured: nothing to compare it with (a larger --budget helps)\n");
     if (r->db_path[0])
-        printf("tuning database: %s\n", r->db_path);
+        fprintf(f, "tuning database: %s\n", r->db_path);
 }
 
 static int write_json(const char *path, clf_context *ctx, const clf_tune_options *o,
                       const clf_tune_report *r, double wall, clf_status st)
 {
-    const clf_device_info *d = clf_context_device(ctx);
-    json_t *root = json_object();
-    json_t *dev = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "name", d->name, "vendor", d->vendor,
-                            "platform", d->platform, "driver", d->driver, "key", d->key, "id", d->id);
     json_t *entries = json_array();
     for (int i = 0; i < r->count; i++) {
         const clf_tune_entry *e = &r->entries[i];
-        json_t *je = json_pack("{s:s,s:s,s:s,s:s,s:f,s:s,s:i,s:i,s:f}", "family", e->family, "bucket", e->bucket,
-                               "precision", e->precision, "config", e->config, "speed", e->rate, "unit", e->unit,
-                               "evaluations", e->evaluations, "failed", e->failed, "seconds", e->seconds);
-        /* the stored entry adds early stops, the space's size and when the best was found */
-        char section[160];
-        json_t *stored = NULL;
-        clf__tunedb_entry_path(e->family, e->precision, e->bucket, section, sizeof section);
-        if (e->config[0] && clf__tunedb_fetch(ctx, section, &stored) == CLF_SUCCESS && stored)
-            json_object_set_new(je, "stored", stored);
+        /* the stored entry adds the strategy the search followed, early stops, the space's size, when the
+         * best was found, and whether only one configuration was measured */
+        json_t *stored = stored_entry(ctx, e);
+        json_t *strategy = stored ? json_object_get(stored, "strategy") : NULL;
+        json_t *je = json_pack("{s:s, s:s, s:s, s:o, s:o, s:i, s:i, s:f, s:O, s:b, s:o}", "family", e->family,
+                               "bucket", e->bucket, "precision", e->precision, "config",
+                               e->config[0] ? json_string(e->config) : json_null(), "rate",
+                               e->config[0] ? cli_rate_json(e->rate, e->unit) : json_null(), "evaluations",
+                               e->evaluations, "failed", e->failed, "seconds", e->seconds, "strategy",
+                               json_is_string(strategy) ? strategy : json_null(), "single_evaluation",
+                               stored && json_is_true(json_object_get(stored, "single_evaluation")), "stored",
+                               stored ? stored : json_null());
         json_array_append_new(entries, je);
     }
     char date[32];
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    json_object_set_new(root, "clforge", json_string(clf_version()));
-    json_object_set_new(root, "date", json_string(date));
-    json_object_set_new(root, "device", dev);
-    json_object_set_new(root, "strategy", json_string(o->exhaustive ? "exhaustive" : "sampled+local"));
-    json_object_set_new(root, "budget_seconds", json_real(o->budget_seconds));
-    json_object_set_new(root, "wall_seconds", json_real(wall));
-    json_object_set_new(root, "status", json_string(clf_status_name(st)));
-    json_object_set_new(root, "database", json_string(r->db_path));
-    json_object_set_new(root, "entries", entries);
-    FILE *fp = fopen(path, "w");
-    int e = fp ? 0 : errno;
-    if (fp) {
-        errno = 0;
-        if (json_dumpf(root, fp, JSON_INDENT(2) | JSON_SORT_KEYS) != 0 || fputc('\n', fp) == EOF || fflush(fp) != 0)
-            e = errno ? errno : EIO;
-        if (fclose(fp) != 0 && !e)
-            e = errno;
-    }
+    json_t *root = json_pack("{s:s, s:s, s:s, s:o, s:s, s:f, s:f, s:s, s:s, s:o}", "format", "clforge-tune/1",
+                             "clforge_version", clf_version(), "date", date, "device",
+                             cli_device_json(clf_context_device(ctx)), "requested_strategy",
+                             o->exhaustive ? "exhaustive" : "sampled+local", "budget_seconds", o->budget_seconds,
+                             "wall_seconds", wall, "status", clf_status_name(st), "database", r->db_path, "entries",
+                             entries);
+    int rc = cli_json_write("tune", path, root);
     json_decref(root);
-    if (e) {
-        fprintf(stderr, "clforge tune: cannot write %s: %s\n", path, strerror(e));   /* e.g. a full disk */
-        return 1;
+    return rc;
+}
+
+/* Every bucket asked for must be tuned by some listed family on this device in some listed precision:
+ * "thin" on a CPU (where gemm has no such bucket) is an error that says why, before any search starts. */
+static int buckets_here(clf_context *ctx, const clf__family *const *list, const clf_dtype *precs, int nprecs,
+                        const char *buckets)
+{
+    char *buf = strdup(buckets);
+    int ok = buf != NULL;
+    for (char *save = NULL, *b = buf ? strtok_r(buf, ",", &save) : NULL; b && ok; b = strtok_r(NULL, ",", &save)) {
+        int found = 0;
+        char why[512] = "";
+        for (int i = 0; list[i] && !found; i++) {
+            const clf__family *f = list[i];
+            int has = 0;
+            for (int k = 0; k < f->nbuckets; k++) has |= strcmp(f->buckets[k], b) == 0;
+            for (int p = 0; has && !found && p < (nprecs ? nprecs : 1); p++) {
+                void *state = NULL;
+                clf_status s = f->bench_create(ctx, nprecs ? precs[p] : CLF_F32, b, &state);
+                if (s == CLF_SUCCESS) f->bench_destroy(state);
+                found = s != CLF_ERR_UNSUPPORTED;
+                if (!found) snprintf(why, sizeof why, " (%s)", clf_last_error());
+                clf__clear_error();
+            }
+        }
+        if (!found) {
+            fprintf(stderr, "clforge tune: no listed family tunes bucket '%s' on %s%s\n", b, ctx->info.name, why);
+            ok = 0;
+        }
     }
-    return 0;
+    free(buf);
+    return ok;
 }
 
 int cli_cmd_tune(int argc, char **argv)
@@ -181,38 +223,38 @@ int cli_cmd_tune(int argc, char **argv)
     memset(&o, 0, sizeof o);
     o.budget_seconds = 60;
     int want_show = 0;
+    const char *budget = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        int has_val = i + 1 < argc;
+        int r;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
-        } else if (!strcmp(a, "--device") && has_val) {
-            device = argv[++i];
-        } else if (!strcmp(a, "--family") && has_val) {
-            families = argv[++i];
-        } else if (!strcmp(a, "--budget") && has_val) {
-            char *end;
-            o.budget_seconds = strtod(argv[++i], &end);
-            if (*end || !(o.budget_seconds > 0) || o.budget_seconds > 1e6) {
-                fprintf(stderr, "clforge tune: --budget needs a positive number of seconds\n");
+        } else if ((r = cli_opt("tune", argc, argv, &i, "--device", &device)) ||
+                   (r = cli_opt("tune", argc, argv, &i, "--family", &families)) ||
+                   (r = cli_opt("tune", argc, argv, &i, "--budget", &budget)) ||
+                   (r = cli_opt("tune", argc, argv, &i, "--precision", &precision)) ||
+                   (r = cli_opt("tune", argc, argv, &i, "--bucket", &buckets)) ||
+                   (r = cli_opt("tune", argc, argv, &i, "--json", &json_path))) {
+            if (r < 0)
                 return 2;
-            }
-        } else if (!strcmp(a, "--precision") && has_val) {
-            precision = argv[++i];
-        } else if (!strcmp(a, "--bucket") && has_val) {
-            buckets = argv[++i];
-        } else if (!strcmp(a, "--exhaustive")) {
-            o.exhaustive = 1;
-        } else if (!strcmp(a, "--json") && has_val) {
-            json_path = argv[++i];
-        } else if (!strcmp(a, "--quiet")) {
-            o.quiet = 1;
-        } else if (!strcmp(a, "--show")) {
-            want_show = 1;
+        } else if ((r = cli_flag("tune", a, "--exhaustive")) || (r = cli_flag("tune", a, "--quiet")) ||
+                   (r = cli_flag("tune", a, "--show"))) {
+            if (r < 0)
+                return 2;
+            int *flag = a[3] == 'x' ? &o.exhaustive : a[2] == 'q' ? &o.quiet : &want_show;
+            *flag = 1;
         } else {
             fprintf(stderr, "clforge tune: unknown or incomplete option '%s'\n", a);
             usage(stderr);
+            return 2;
+        }
+    }
+    if (budget) {
+        char *end;
+        o.budget_seconds = strtod(budget, &end);
+        if (!*budget || *end || !(o.budget_seconds > 0) || o.budget_seconds > 1e6) {
+            fprintf(stderr, "clforge tune: --budget needs a positive number of seconds\n");
             return 2;
         }
     }
@@ -259,6 +301,12 @@ int cli_cmd_tune(int argc, char **argv)
         clf_context_destroy(ctx);
         return rc;
     }
+    if (nprecs == 2 && !ctx->info.fp64 && precs[1] == CLF_F64)
+        nprecs = 1;   /* f64 on a device without it: nothing to tune */
+    if (buckets && !buckets_here(ctx, list, precs, nprecs, buckets)) {
+        clf_context_destroy(ctx);
+        return 2;
+    }
 
     o.families = families;
     o.stop = &tune_stop;
@@ -276,16 +324,17 @@ int cli_cmd_tune(int argc, char **argv)
         clf_context_destroy(ctx);
         return 1;
     }
-    fprintf(stderr, "tuning on %s (%s), budget %.0f s per family%s\n", ctx->info.name, ctx->info.platform,
-            o.budget_seconds, o.exhaustive ? ", exhaustive" : "");
+    if (!o.quiet)
+        fprintf(stderr, "tuning on %s (%s), budget %.0f s per family%s\n", ctx->info.name, ctx->info.platform,
+                o.budget_seconds, o.exhaustive ? ", exhaustive" : "");
     double t0 = clf__now();
-    if (nprecs == 2 && !ctx->info.fp64)
-        nprecs = 1;   /* f64 on a device without it: nothing to tune */
     s = clf__tune_families(ctx, list, nprecs ? precs : NULL, nprecs, buckets, &o, r);
     double wall = clf__now() - t0;
     sigaction(SIGINT, &old, NULL);
 
-    summary(r);
+    int json_stdout = json_path && !strcmp(json_path, "-");
+    if (!json_stdout || !o.quiet)
+        summary(json_stdout ? stderr : stdout, ctx, r);
     int rc = 0;
     if (s == CLF_ERR_INTERRUPTED)
         fprintf(stderr, "clforge tune: interrupted; the best configurations found so far were kept\n");
