@@ -24,3 +24,10 @@ def test_tutorial_runs(tmp_path, monkeypatch, capsys):
             raise AssertionError(f"docs/python.md block {i + 1} failed: {e!r}\n{code}") from e
     out = capsys.readouterr().out
     assert "running on" in out and "CLF_ERR_INVALID_ARG" in out and "CLF_ERR_PARSE" in out
+
+
+if __name__ == "__main__":   # without pytest (the GPU host): run the tutorial and say so
+    namespace = {"__name__": "tutorial"}
+    for n, block in enumerate(blocks()):
+        exec(compile(block, f"{DOC.name} block {n + 1}", "exec"), namespace)
+    print(f"docs/python.md: {len(blocks())} blocks ran")
