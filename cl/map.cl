@@ -1,6 +1,7 @@
 /* map.cl — skeleton of a fused elementwise kernel. host/map.c prepends CLF_MAP_PARAMS (the kernel's
  * buffer/offset/scalar parameters) and CLF_MAP_BODY (the expression as one statement per operation,
- * written with the macros V, B, K, SEL, LD32/LD64, ST32/ST64 that each path below defines).
+ * written with the macros V, B, K, SEL, LD<t>, ST<t> that each path below defines; <t> is the storage
+ * type: 32 float, 64 double, 16 IEEE half, BF bfloat16 — see half_io.cl).
  * Elements [0, head) and [head + nv*VW, n) take the scalar path; the nv vectors between take the
  * vector path, with aligned vector pointers when every buffer is aligned there (CLF_ALIGNED). */
 #ifndef VW
@@ -35,6 +36,9 @@
 
 typedef CLF_IDX idx_t;
 
+#include "bf16.cl"
+#include "half_io.cl"
+
 #ifndef CLF_MAP_PARAMS
 /* Lets the skeleton compile alone (CLFORGE_KERNEL_DIR development): y = x. */
 #define CLF_MAP_PARAMS __global float *b0, const idx_t o0, __global const float *b1, const idx_t o1,
@@ -56,8 +60,12 @@ void clf_map(CLF_MAP_PARAMS const idx_t n, const idx_t head, const idx_t nv)
 #define SEL(c, t, e) ((c) ? (t) : (e))
 #define LD32(p, o) ((CT)(p)[(o) + i])
 #define LD64(p, o) ((CT)(p)[(o) + i])
+#define LD16(p, o) ((CT)vload_half((o) + i, p))
+#define LDBF(p, o) ((CT)bf16_to_f32((p)[(o) + i]))
 #define ST32(p, o, x) ((p)[(o) + i] = (float)(x))
 #define ST64(p, o, x) ((p)[(o) + i] = (double)(x))
+#define ST16(p, o, x) vstore_half_rte((x), (o) + i, p)
+#define STBF(p, o, x) ((p)[(o) + i] = CLF_TO_BF16(x))
         CLF_MAP_BODY
 #undef V
 #undef B
@@ -65,8 +73,12 @@ void clf_map(CLF_MAP_PARAMS const idx_t n, const idx_t head, const idx_t nv)
 #undef SEL
 #undef LD32
 #undef LD64
+#undef LD16
+#undef LDBF
 #undef ST32
 #undef ST64
+#undef ST16
+#undef STBF
     }
 
     /* Vector path: EPT vectors per work-item, strided by WG so that each step is coalesced. */
@@ -83,8 +95,12 @@ void clf_map(CLF_MAP_PARAMS const idx_t n, const idx_t head, const idx_t nv)
 #define SEL(c, t, e) ((c) ? (t) : (e))
 #define LD32(p, o) ((CT)(p)[(o) + i])
 #define LD64(p, o) ((CT)(p)[(o) + i])
+#define LD16(p, o) ((CT)vload_half((o) + i, p))
+#define LDBF(p, o) ((CT)bf16_to_f32((p)[(o) + i]))
 #define ST32(p, o, x) ((p)[(o) + i] = (float)(x))
 #define ST64(p, o, x) ((p)[(o) + i] = (double)(x))
+#define ST16(p, o, x) vstore_half_rte((x), (o) + i, p)
+#define STBF(p, o, x) ((p)[(o) + i] = CLF_TO_BF16(x))
 #else
 #define V CLF_CAT(CT, VW)
 #define B CLF_CAT(CBT, VW)
@@ -105,11 +121,19 @@ void clf_map(CLF_MAP_PARAMS const idx_t n, const idx_t head, const idx_t nv)
 #define LD64(p, o) CV64(((__global const CLF_CAT(double, VW) *)((p) + (o) + head))[v])
 #define ST32(p, o, x) (((__global CLF_CAT(float, VW) *)((p) + (o) + head))[v] = SV32(x))
 #define ST64(p, o, x) (((__global CLF_CAT(double, VW) *)((p) + (o) + head))[v] = SV64(x))
+#define LD16(p, o) CV32(CLF_CAT(vloada_half, VW)(v, (p) + (o) + head))
+#define LDBF(p, o) CV32(CLF_BF16_LOADV(((__global const CLF_CAT(ushort, VW) *)((p) + (o) + head))[v]))
+#define ST16(p, o, x) CLF_CAT(CLF_CAT(vstorea_half, VW), _rte)((x), v, (p) + (o) + head)
+#define STBF(p, o, x) (((__global CLF_CAT(ushort, VW) *)((p) + (o) + head))[v] = CLF_TO_BF16V(x))
 #else
 #define LD32(p, o) CV32(CLF_CAT(vload, VW)(v, (p) + (o) + head))
 #define LD64(p, o) CV64(CLF_CAT(vload, VW)(v, (p) + (o) + head))
 #define ST32(p, o, x) CLF_CAT(vstore, VW)(SV32(x), v, (p) + (o) + head)
 #define ST64(p, o, x) CLF_CAT(vstore, VW)(SV64(x), v, (p) + (o) + head)
+#define LD16(p, o) CV32(CLF_CAT(vload_half, VW)(v, (p) + (o) + head))
+#define LDBF(p, o) CV32(CLF_BF16_LOADV(CLF_CAT(vload, VW)(v, (p) + (o) + head)))
+#define ST16(p, o, x) CLF_CAT(CLF_CAT(vstore_half, VW), _rte)((x), v, (p) + (o) + head)
+#define STBF(p, o, x) CLF_CAT(vstore, VW)(CLF_TO_BF16V(x), v, (p) + (o) + head)
 #endif
 #endif
         CLF_MAP_BODY

@@ -380,8 +380,13 @@ START_TEST(errors)
         expect_fail(&f, "a = x", 64, sc, 2, CLF_ERR_INVALID_ARG, "output 'a' is a scalar");
         clf_map_arg dup[3] = {BUF("o", f.o, 0), BUF("x", f.x, 0), BUF("x", f.y, 0)};
         expect_fail(&f, "o = x", 64, dup, 3, CLF_ERR_INVALID_ARG, "'x' is given twice");
-        clf_map_arg h[2] = {BUF("o", f.o, 0), {.name = "x", .kind = CLF_ARG_BUFFER, .dtype = CLF_F16, .buffer = f.x}};
-        expect_fail(&f, "o = x", 64, h, 2, CLF_ERR_UNSUPPORTED, "storage type f16");
+        clf_map_arg h[2] = {BUF("o", f.o, 0), {.name = "x", .kind = CLF_ARG_BUFFER, .dtype = (clf_dtype)9, .buffer = f.x}};
+        expect_fail(&f, "o = x", 64, h, 2, CLF_ERR_UNSUPPORTED, "unknown storage type 9");
+        clf_map_arg h2[2] = {BUF("o", f.o, 0), {.name = "x", .kind = CLF_ARG_BUFFER, .dtype = CLF_F16, .buffer = f.small}};
+        expect_fail(&f, "o = x", 33, h2, 2, CLF_ERR_INVALID_ARG, "x: needs 66 bytes");
+        clf_map_arg h3[2] = {{.name = "o", .kind = CLF_ARG_BUFFER, .dtype = CLF_BF16, .buffer = f.x, .offset = 1},
+                             BUF("x", f.x, 0)};
+        expect_fail(&f, "o = x", 8, h3, 2, CLF_ERR_INVALID_ARG, "partially overlaps input 'x'");
         clf_map_arg bad[2] = {BUF("o", f.o, 0), {.name = "x", .kind = (clf_arg_kind)7, .buffer = f.x}};
         expect_fail(&f, "o = x", 64, bad, 2, CLF_ERR_INVALID_ARG, "unknown kind");
         clf_map_arg noname[2] = {BUF("o", f.o, 0), BUF(NULL, f.x, 0)};
@@ -453,6 +458,247 @@ START_TEST(random_text)
 }
 END_TEST
 
+/* ---- 16-bit storage ----------------------------------------------------------------------------------
+ * References: rounding to nearest even from a double (exact for every float), decoding to a double. */
+static uint16_t ref_f16(double d)
+{
+    uint16_t sign = signbit(d) ? 0x8000 : 0;
+    double a = fabs(d);
+    if (isnan(d)) return sign | 0x7e00;
+    if (a >= 65520.0) return sign | 0x7c00;  /* half way between 65504 and 2^16 and above: inf */
+    if (a < ldexp(1, -14)) return sign | (uint16_t)rint(a * ldexp(1, 24));  /* subnormal: units of 2^-24 */
+    int e;
+    frexp(a, &e);                      /* a = m * 2^e, m in [0.5, 1) */
+    double q = rint(ldexp(a, 11 - e)); /* 11 significant bits, in [1024, 2048] */
+    if (q == 2048) q = 1024, e++;
+    return sign | (uint16_t)(((e + 14) << 10) | ((int)q - 1024));
+}
+
+static uint16_t ref_bf16(double d)
+{
+    uint16_t sign = signbit(d) ? 0x8000 : 0;
+    double a = fabs(d);
+    if (isnan(d)) return sign | 0x7fc0;
+    if (a >= ldexp(2 - 1.0 / 256, 127)) return sign | 0x7f80;
+    if (a < ldexp(1, -126)) return sign | (uint16_t)rint(a * ldexp(1, 133));
+    int e;
+    frexp(a, &e);
+    double q = rint(ldexp(a, 8 - e));  /* 8 significant bits, in [128, 256] */
+    if (q == 256) q = 128, e++;
+    return sign | (uint16_t)(((e + 126) << 7) | ((int)q - 128));
+}
+
+static double dec_f16(uint16_t h)
+{
+    int e = (h >> 10) & 31, m = h & 1023;
+    double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
+    return (h & 0x8000) ? -v : v;
+}
+
+static double dec_bf16(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static int is_nan16(uint16_t h, clf_dtype dt)
+{
+    return dt == CLF_F16 ? (h & 0x7c00) == 0x7c00 && (h & 0x3ff) : (h & 0x7f80) == 0x7f80 && (h & 0x7f);
+}
+
+static double dec(clf_dtype dt, const void *p, size_t i)
+{
+    switch (dt) {
+    case CLF_F16: return dec_f16(((const uint16_t *)p)[i]);
+    case CLF_BF16: return dec_bf16(((const uint16_t *)p)[i]);
+    case CLF_F32: return ((const float *)p)[i];
+    default: return ((const double *)p)[i];
+    }
+}
+
+/* Runs expr (inputs x, optionally z, scalar s; output y) over n elements whose x storage is xin (with
+ * element offsets xo, yo), and checks y bit for bit against ref(x, z) rounded to y's type: NaN only as
+ * NaN. Elements of y outside the range must keep their pattern. */
+static void run_half(clf_context *ctx, const char *expr, clf_dtype xt, const void *xin, clf_dtype yt, clf_dtype zt,
+                     size_t n, size_t xo, size_t yo, double sv, double (*ref)(double x, double z, double s))
+{
+    size_t xs = clf__dtype_size(xt), ys = clf__dtype_size(yt), zs = clf__dtype_size(zt), ny = yo + n + 3;
+    unsigned char *xb = calloc(xo + n, xs), *yb = malloc(ny * ys), *got = malloc(ny * ys), *zb = malloc(n * zs);
+    ck_assert(xb && yb && got && zb);
+    memcpy(xb + xo * xs, xin, n * xs);
+    for (size_t i = 0; i < ny * ys; i++) yb[i] = (unsigned char)(i * 37 + 11);
+    uint64_t rng = 77;
+    for (size_t i = 0; i < n; i++) {
+        double z = clf_test_rand(&rng);
+        if (zt == CLF_F64) ((double *)zb)[i] = z;
+        else ((float *)zb)[i] = (float)z;
+    }
+    cl_mem xm = clf_test_buffer(ctx, (xo + n) * xs, xb), ym = clf_test_buffer(ctx, ny * ys, yb);
+    cl_mem zm = clf_test_buffer(ctx, n * zs, zb);
+    clf_map_arg args[4] = {{.name = "y", .kind = CLF_ARG_BUFFER, .dtype = yt, .buffer = ym, .offset = yo},
+                           {.name = "x", .kind = CLF_ARG_BUFFER, .dtype = xt, .buffer = xm, .offset = xo},
+                           {.name = "z", .kind = CLF_ARG_BUFFER, .dtype = zt, .buffer = zm},
+                           {.name = "s", .kind = CLF_ARG_SCALAR, .value = sv}};
+    size_t na = strstr(expr, "s") ? 4 : strstr(expr, "z") ? 3 : 2;
+    if (na == 4 && !strstr(expr, "z")) args[2] = args[3], na = 3;
+    clf_status st = clf_map(ctx, expr, n, args, na, NULL);
+    ck_assert_msg(st == CLF_SUCCESS, "%s: %s", expr, clf_last_error());
+    clf_test_read(ctx, ym, ny * ys, got);
+    for (size_t i = 0; i < ny; i++) {
+        if (i < yo || i >= yo + n) {
+            ck_assert_msg(!memcmp(got + i * ys, yb + i * ys, ys), "%s: y[%zu] outside the range changed", expr, i);
+            continue;
+        }
+        double x = dec(xt, xb, xo + i - yo), z = dec(zt, zb, i - yo), want = ref(x, z, sv);
+        if (yt == CLF_F16 || yt == CLF_BF16) {
+            uint16_t g = ((uint16_t *)got)[i], w = yt == CLF_F16 ? ref_f16(want) : ref_bf16(want);
+            ck_assert_msg(g == w || (is_nan16(w, yt) && is_nan16(g, yt)),
+                          "%s %s->%s n=%zu: element %zu (x = %a) is 0x%04x, expected 0x%04x", expr,
+                          clf__dtype_name(xt), clf__dtype_name(yt), n, i - yo, x, g, w);
+        } else {
+            double g = dec(yt, got, i);
+            ck_assert_msg(g == want || (isnan(g) && isnan(want)), "%s %s->%s: element %zu (x = %a) is %a, expected %a",
+                          expr, clf__dtype_name(xt), clf__dtype_name(yt), i - yo, x, g, want);
+        }
+    }
+    clReleaseMemObject(xm), clReleaseMemObject(ym), clReleaseMemObject(zm);
+    free(xb), free(yb), free(got), free(zb);
+}
+
+static double f_x(double x, double z, double s) { return x; }
+static double f_xs(double x, double z, double s) { return (float)(x * (float)s); }
+static double f_xz64(double x, double z, double s) { return x + z; }
+
+/* fp32 inputs that exercise every rounding case of both 16-bit formats: ties (even and odd), just above and
+ * below them, overflow to inf, f16 and bf16 subnormals, float subnormals, zeros, inf, NaN; then random bits. */
+static size_t special_floats(float *out, size_t cap, uint64_t *rng)
+{
+    static const float fixed[] = {0.0f, -0.0f, 1.0f, -1.0f, 65504.0f, 65519.996f, 65520.0f, -65520.0f, 65536.0f,
+                                  1e-8f, 2.98023224e-8f, 5.96046448e-8f, 8.94069672e-8f, 6.097555e-5f, 6.1035156e-5f,
+                                  3.4028235e38f, 1.1754944e-38f, 1e-45f, 3e-39f, 1.0009766f, 1.0029297f, 0.33333334f};
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) out[n++] = fixed[i];
+    const uint32_t bits[] = {0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc00001u, 0x7f800001u, 0x7f7fffffu,
+                             0x7f7f8000u, 0x7f7f7fffu, 0x3f808000u, 0x3f818000u, 0x3f80c000u, 0x00008000u, 0x00018000u};
+    for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++) memcpy(&out[n++], &bits[i], 4);
+    while (n + 6 <= cap && n < cap / 2) {  /* f16 ties: odd multiples of half an f16 unit, and neighbours */
+        uint16_t h = (uint16_t)(clf_test_rand_u64(rng) & 0x7bff);
+        double lo = dec_f16(h), hi = dec_f16((uint16_t)(h + 1)), mid = (lo + hi) / 2;
+        float m = (float)mid;
+        out[n++] = m, out[n++] = -m, out[n++] = nextafterf(m, 0), out[n++] = nextafterf(m, INFINITY);
+        uint32_t u = (uint32_t)clf_test_rand_u64(rng);
+        u = (u & 0xffff0000u) | 0x8000u;  /* bf16 ties */
+        memcpy(&out[n++], &u, 4);
+        u = (uint32_t)clf_test_rand_u64(rng);
+        memcpy(&out[n++], &u, 4);
+    }
+    while (n < cap) {
+        uint32_t u = (uint32_t)clf_test_rand_u64(rng);
+        memcpy(&out[n++], &u, 4);
+    }
+    return n;
+}
+
+/* Every 16-bit pattern widened; fp32 specials and random bits narrowed; 16 <-> 16; through the scalar and
+ * every vector width (CLFORGE_MAP_CONFIG), with offsets that leave heads and tails. */
+START_TEST(half_conversions_exact)
+{
+    static const char *cfgs[] = {NULL, "VW=1 EPT=1 WG=64", "VW=2 EPT=2 WG=32", "VW=8 EPT=1 WG=64",
+                                 "VW=16 EPT=2 WG=128"};
+    clf_context **ctxs;
+    int nc = clf_test_contexts(&ctxs);
+    size_t nf = 100003;
+    float *fl = malloc(nf * sizeof(float));
+    uint16_t *all = malloc(65536 * 2);
+    ck_assert(fl && all);
+    for (size_t i = 0; i < 65536; i++) all[i] = (uint16_t)i;
+    for (int d = 0; d < nc; d++)
+        for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
+            if (cfgs[c]) setenv("CLFORGE_MAP_CONFIG", cfgs[c], 1);
+            else unsetenv("CLFORGE_MAP_CONFIG");
+            uint64_t rng = 1000 + c;
+            special_floats(fl, nf, &rng);
+            size_t o1 = c, o2 = (c * 3) % 5;
+            run_half(ctxs[d], "y = x", CLF_F16, all, CLF_F32, CLF_F32, 65536, o1, o2, 0, f_x);
+            run_half(ctxs[d], "y = x", CLF_BF16, all, CLF_F32, CLF_F32, 65536, o2, o1, 0, f_x);
+            run_half(ctxs[d], "y = x", CLF_F16, all, CLF_BF16, CLF_F32, 65536, o1, o1, 0, f_x);
+            run_half(ctxs[d], "y = x", CLF_BF16, all, CLF_F16, CLF_F32, 65536, o2, o2, 0, f_x);
+            run_half(ctxs[d], "y = x", CLF_F32, fl, CLF_F16, CLF_F32, nf, o1, o2, 0, f_x);
+            run_half(ctxs[d], "y = x", CLF_F32, fl, CLF_BF16, CLF_F32, nf, o2, o1, 0, f_x);
+        }
+    unsetenv("CLFORGE_MAP_CONFIG");
+    clf_test_contexts_free(ctxs, nc);
+    free(fl), free(all);
+}
+END_TEST
+
+/* Computing in fp32 and fp64 with half storage: x*s (one rounding in fp32, one to the 16-bit type) and, with
+ * an f64 buffer in the map, x + z in double rounded once to f16/bf16 (not through a float). */
+START_TEST(half_compute_exact)
+{
+    clf_context **ctxs;
+    int nc = clf_test_contexts(&ctxs);
+    size_t n = 40009;
+    uint16_t *h = malloc(n * 2);
+    ck_assert(h);
+    uint64_t rng = 31;
+    for (size_t i = 0; i < n; i++) h[i] = (uint16_t)clf_test_rand_u64(&rng);
+    for (int d = 0; d < nc; d++) {
+        run_half(ctxs[d], "y = x * s", CLF_F16, h, CLF_BF16, CLF_F32, n, 3, 1, 0.3, f_xs);
+        run_half(ctxs[d], "y = x * s", CLF_BF16, h, CLF_F16, CLF_F32, n, 0, 5, -1.7, f_xs);
+        run_half(ctxs[d], "y = x * s", CLF_F16, h, CLF_F16, CLF_F32, n, 2, 2, 1e3, f_xs);
+        if (clf_context_device(ctxs[d])->fp64) {
+            run_half(ctxs[d], "y = x + z", CLF_F16, h, CLF_BF16, CLF_F64, n, 1, 0, 0, f_xz64);
+            run_half(ctxs[d], "y = x + z", CLF_BF16, h, CLF_F16, CLF_F64, n, 0, 3, 0, f_xz64);
+            run_half(ctxs[d], "y = x + z", CLF_F16, h, CLF_F16, CLF_F64, n, 4, 4, 0, f_xz64);
+        }
+    }
+    clf_test_contexts_free(ctxs, nc);
+    free(h);
+}
+END_TEST
+
+/* relu(a*x + b) all in f16 and all in bf16 (the tuning problem's shape), within one rounding of fp32. */
+START_TEST(half_relu_axpb)
+{
+    clf_context **ctxs;
+    int nc = clf_test_contexts(&ctxs);
+    clf_dtype types[2] = {CLF_F16, CLF_BF16};
+    for (int d = 0; d < nc; d++)
+        for (int t = 0; t < 2; t++) {
+            size_t n = 70001 + (size_t)t;
+            uint16_t *hb[4];
+            cl_mem m[4];
+            uint64_t rng = 5 + (uint64_t)t;
+            for (int k = 0; k < 4; k++) {
+                hb[k] = malloc(n * 2);
+                for (size_t i = 0; i < n; i++) {
+                    double v = clf_test_rand(&rng);
+                    hb[k][i] = types[t] == CLF_F16 ? ref_f16(v) : ref_bf16(v);
+                }
+                m[k] = clf_test_buffer(ctxs[d], n * 2, hb[k]);
+            }
+            clf_map_arg args[4];
+            const char *names[4] = {"y", "a", "x", "b"};
+            for (int k = 0; k < 4; k++)
+                args[k] = (clf_map_arg){.name = names[k], .kind = CLF_ARG_BUFFER, .dtype = types[t], .buffer = m[k]};
+            ck_assert_int_eq(clf_map(ctxs[d], "y = relu(a*x + b)", n, args, 4, NULL), CLF_SUCCESS);
+            clf_test_read(ctxs[d], m[0], n * 2, hb[0]);
+            double ulp = types[t] == CLF_F16 ? 1.0 / 1024 : 1.0 / 128;
+            for (size_t i = 0; i < n; i++) {
+                double (*dc)(uint16_t) = types[t] == CLF_F16 ? dec_f16 : dec_bf16;
+                double want = fmax(dc(hb[1][i]) * dc(hb[2][i]) + dc(hb[3][i]), 0), got = dc(hb[0][i]);
+                ck_assert_msg(fabs(got - want) <= ulp * fabs(want) + 1e-7, "%s: y[%zu] = %g, expected %g",
+                              clf__dtype_name(types[t]), i, got, want);
+            }
+            for (int k = 0; k < 4; k++) clReleaseMemObject(m[k]), free(hb[k]);
+        }
+    clf_test_contexts_free(ctxs, nc);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("map");
@@ -461,6 +707,11 @@ int main(void)
     tcase_add_test(tc, all_small_sizes_and_mixed);
     tcase_add_test(tc, configurations);
     suite_add_tcase(s, tc);
+    TCase *th = clf_test_tcase("half");
+    tcase_add_test(th, half_conversions_exact);
+    tcase_add_test(th, half_compute_exact);
+    tcase_add_test(th, half_relu_axpb);
+    suite_add_tcase(s, th);
     TCase *te = clf_test_tcase("errors");
     tcase_add_test(te, errors);
     tcase_add_test(te, random_text);

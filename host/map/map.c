@@ -9,10 +9,7 @@
 #include <string.h>
 
 /* ---- a growable string -------------------------------------------------------------------- */
-typedef struct sbuf { char *s; size_t len, cap; int oom; } sbuf;
-
-static void sb_add(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_add(sbuf *b, const char *fmt, ...)
+void clf__sb_add(clf__sbuf *b, const char *fmt, ...)
 {
     if (b->oom)
         return;
@@ -39,6 +36,8 @@ static void sb_add(sbuf *b, const char *fmt, ...)
         b->cap = cap;
     }
 }
+#define sb_add clf__sb_add
+typedef clf__sbuf sbuf;
 
 /* A literal in the compute type, written so that it reads back exactly ("0.5f", "3.0"). */
 static void literal(double v, int f64, char *buf, size_t cap)
@@ -108,6 +107,47 @@ static const char *bin_op(int op)
     return op >= CLF__EX_ADD && op <= CLF__EX_OR ? ops[op] : "?";
 }
 
+const char *clf__ex_dt_macro(clf_dtype dt)
+{
+    return dt == CLF_F64 ? "64" : dt == CLF_F16 ? "16" : dt == CLF_BF16 ? "BF" : "32";
+}
+
+const char *clf__ex_dt_ctype(clf_dtype dt)
+{
+    return dt == CLF_F64 ? "double" : dt == CLF_F16 ? "half" : dt == CLF_BF16 ? "ushort" : "float";
+}
+
+void clf__ex_emit(sbuf *b, const clf__expr *e, int f64, const char *sep, clf__ex_load_fn load, void *user)
+{
+    char lit[48];
+    for (int i = 0; i < e->nnodes; i++) {
+        const clf__ex_node *x = &e->node[i];
+        sb_add(b, "%sconst %s t%d = ", sep, x->type == CLF__EX_T_BOOL ? "B" : "V", i);
+        switch (x->op) {
+        case CLF__EX_NUM:
+            literal(x->num, f64, lit, sizeof lit);
+            sb_add(b, "K(%s)", lit);
+            break;
+        case CLF__EX_LOAD: load(user, x->name, b); break;
+        case CLF__EX_NEG: sb_add(b, "-t%d", x->a[0]); break;
+        case CLF__EX_NOT: sb_add(b, "!t%d", x->a[0]); break;
+        case CLF__EX_SEL: sb_add(b, "SEL(t%d, t%d, t%d)", x->a[0], x->a[1], x->a[2]); break;
+        case CLF__EX_CALL: gen_call(b, x, f64); break;
+        default: sb_add(b, "t%d %s t%d", x->a[0], bin_op(x->op), x->a[1]); break;
+        }
+        sb_add(b, ";");
+    }
+}
+
+static void map_load(void *user, int k, sbuf *b)
+{
+    const map_plan *pl = user;
+    if (pl->p[k].scalar)
+        sb_add(b, "K(s%d)", k);
+    else
+        sb_add(b, "LD%s(b%d, o%d)", clf__ex_dt_macro(pl->p[k].dt), k, k);
+}
+
 /* The program text: parameters and body as macros, one statement per node (no recursion), then the
  * skeleton. Names never appear in it, so equal expressions under other names share one program. */
 static clf_status gen_source(map_plan *pl)
@@ -124,35 +164,13 @@ static clf_status gen_source(map_plan *pl)
             sb_add(&b, " const CT s%d,", k);
         else
             sb_add(&b, " __global %s%s *b%d, const idx_t o%d,", pl->p[k].out ? "" : "const ",
-                   pl->p[k].f64 ? "double" : "float", k, k);
+                   clf__ex_dt_ctype(pl->p[k].dt), k, k);
     }
     sb_add(&b, "\n#define CLF_MAP_BODY");
-    char lit[48];
-    for (int i = 0; i < e->nnodes; i++) {
-        const clf__ex_node *x = &e->node[i];
-        sb_add(&b, " \\\n    const %s t%d = ", x->type == CLF__EX_T_BOOL ? "B" : "V", i);
-        switch (x->op) {
-        case CLF__EX_NUM:
-            literal(x->num, pl->f64, lit, sizeof lit);
-            sb_add(&b, "K(%s)", lit);
-            break;
-        case CLF__EX_LOAD:
-            if (pl->p[x->name].scalar)
-                sb_add(&b, "K(s%d)", x->name);
-            else
-                sb_add(&b, "LD%s(b%d, o%d)", pl->p[x->name].f64 ? "64" : "32", x->name, x->name);
-            break;
-        case CLF__EX_NEG: sb_add(&b, "-t%d", x->a[0]); break;
-        case CLF__EX_NOT: sb_add(&b, "!t%d", x->a[0]); break;
-        case CLF__EX_SEL: sb_add(&b, "SEL(t%d, t%d, t%d)", x->a[0], x->a[1], x->a[2]); break;
-        case CLF__EX_CALL: gen_call(&b, x, pl->f64); break;
-        default: sb_add(&b, "t%d %s t%d", x->a[0], bin_op(x->op), x->a[1]); break;
-        }
-        sb_add(&b, ";");
-    }
+    clf__ex_emit(&b, e, pl->f64, " \\\n    ", map_load, pl);
     for (int i = 0; i < e->nstmts; i++) {
         int k = e->stmt[i].name;
-        sb_add(&b, " \\\n    ST%s(b%d, o%d, t%d);", pl->p[k].f64 ? "64" : "32", k, k, e->stmt[i].root);
+        sb_add(&b, " \\\n    ST%s(b%d, o%d, t%d);", clf__ex_dt_macro(pl->p[k].dt), k, k, e->stmt[i].root);
     }
     sb_add(&b, "\n%s", skeleton);
     if (b.oom) {
@@ -171,14 +189,14 @@ static clf_status check_overlap(const map_plan *pl)
         const map_param *a = &pl->p[i];
         if (!a->out || a->scalar)
             continue;
-        size_t abase, asz = a->f64 ? 8 : 4;
+        size_t abase, asz = clf__dtype_size(a->dt);
         cl_mem ar = clf__mem_root(a->mem, &abase);
         size_t a0 = abase + a->off * asz, a1 = a0 + pl->n * asz;
         for (int j = 0; j < e->nnames; j++) {
             const map_param *b = &pl->p[j];
             if (j == i || b->scalar || (b->out && j < i))
                 continue;
-            size_t bbase, bsz = b->f64 ? 8 : 4;
+            size_t bbase, bsz = clf__dtype_size(b->dt);
             if (clf__mem_root(b->mem, &bbase) != ar)
                 continue;
             size_t b0 = bbase + b->off * bsz, b1 = b0 + pl->n * bsz;
@@ -222,10 +240,11 @@ static clf_status bind(clf_context *ctx, map_plan *pl, size_t n, const clf_map_a
             p->scalar = 1;
             p->value = args[a].value;
         } else if (args[a].kind == CLF_ARG_BUFFER) {
-            if (args[a].dtype != CLF_F32 && args[a].dtype != CLF_F64)
-                return clf__fail(CLF_ERR_UNSUPPORTED, "clf_map: buffer '%s' has storage type %s; map supports f32 and f64",
-                                 args[a].name, clf__dtype_name(args[a].dtype));
-            p->f64 = args[a].dtype == CLF_F64;
+            clf_dtype dt = args[a].dtype;
+            if (dt != CLF_F32 && dt != CLF_F64 && dt != CLF_F16 && dt != CLF_BF16)
+                return clf__fail(CLF_ERR_UNSUPPORTED, "clf_map: buffer '%s' has an unknown storage type %d",
+                                 args[a].name, (int)dt);
+            p->dt = dt;
             p->mem = args[a].buffer;
             p->off = args[a].offset;
         } else {
@@ -234,6 +253,7 @@ static clf_status bind(clf_context *ctx, map_plan *pl, size_t n, const clf_map_a
         }
     }
     size_t maxend = n;
+    pl->half = 1;
     for (int k = 0; k < e->nnames; k++) {
         map_param *p = &pl->p[k];
         p->in = e->is_input[k];
@@ -245,13 +265,15 @@ static clf_status bind(clf_context *ctx, map_plan *pl, size_t n, const clf_map_a
             return clf__fail(CLF_ERR_INVALID_ARG, "clf_map: output '%s' is a scalar; outputs must be buffers", p->name);
         if (p->scalar)
             continue;
-        pl->f64 |= p->f64;
-        clf_status s = clf__check_buffer(p->mem, p->name, p->off, n, p->f64 ? 8 : 4);
+        size_t es = clf__dtype_size(p->dt);
+        pl->f64 |= p->dt == CLF_F64;
+        pl->half &= es == 2;
+        clf_status s = clf__check_buffer(p->mem, p->name, p->off, n, es);
         if (s != CLF_SUCCESS)
             return s;
         if (n && p->off + n > maxend)
             maxend = p->off + n;
-        pl->bytes += (double)n * (p->f64 ? 8 : 4) * (p->in + p->out);
+        pl->bytes += (double)n * (double)es * (p->in + p->out);
     }
     if (pl->f64 && !ctx->info.fp64)
         return clf__fail(CLF_ERR_UNSUPPORTED, "clf_map: %s has no fp64 support, and an f64 buffer needs it", ctx->info.name);
@@ -322,6 +344,8 @@ clf_status clf__map_plan_launch(clf_context *ctx, const map_plan *pl, const clf_
     return clf__ew_enqueue(ctx, s, k, &g, &w, done);
 }
 
+clf_dtype clf__map_key(const map_plan *pl) { return pl->f64 ? CLF_F64 : pl->half ? CLF_F16 : CLF_F32; }
+
 clf_status clf_map(clf_context *ctx, const char *expr, size_t n, const clf_map_arg *args, size_t nargs,
                    cl_event *done)
 {
@@ -335,7 +359,7 @@ clf_status clf_map(clf_context *ctx, const char *expr, size_t n, const clf_map_a
         s = clf__ew_marker(ctx, done, "clf_map with n = 0");
     } else {
         clf__config cfg;
-        s = clf__ew_config(ctx, &clf__family_map, pl.f64 ? CLF_F64 : CLF_F32, &cfg);
+        s = clf__ew_config(ctx, &clf__family_map, clf__map_key(&pl), &cfg);
         if (s == CLF_SUCCESS)
             s = clf__map_plan_launch(ctx, &pl, &cfg, done);
     }

@@ -1,5 +1,6 @@
 /* map_family.c — the `map` kernel family: parameters, heuristic defaults, validity, work formulas and
- * the tuning problem y = relu(a*x + b) that the autotuner drives through the descriptor. */
+ * the tuning problem y = relu(a*x + b) that the autotuner drives through the descriptor. Precisions:
+ * f32, f64, and f16, the key of maps whose buffers are all 16-bit (f16 or bf16; see clf__map_key). */
 #include "map.h"
 
 #include <math.h>
@@ -8,14 +9,14 @@
 
 static void map_default(const clf_device_info *dev, clf_dtype dt, const char *bucket, clf__config *out)
 {
-    clf__ew_default(dev, dt == CLF_F64 ? 8 : 4, out);
+    clf__ew_default(dev, clf__dtype_size(dt), out);
 }
 
 static int map_valid(const clf__config *cfg, const clf_device_info *dev, clf_dtype dt)
 {
     if (dt == CLF_F64 && !dev->fp64)
         return 0;
-    if (dt != CLF_F32 && dt != CLF_F64)
+    if (dt != CLF_F32 && dt != CLF_F64 && dt != CLF_F16)
         return 0;
     return clf__ew_valid(cfg, dev);
 }
@@ -26,12 +27,16 @@ static double map_bytes(const clf__problem *p)
     return (double)p->n * (double)p->elem_size * (p->reads + p->writes);
 }
 
-/* Tuning problem: y = relu(a*x + b) on buffers larger than the last-level cache. */
+/* Tuning problem: y = relu(a*x + b) on buffers larger than the last-level cache. f16 data is made and
+ * checked through fp32 staging buffers and clf_convert (exact for the widening, RNE for the narrowing). */
 typedef struct map_bench {
     clf_context *ctx;
+    clf_dtype dt;
     map_plan pl;
     cl_mem buf[4];      /* y, a, x, b */
-    void *ref, *out;
+    cl_mem stage;       /* f16: an fp32 copy of one buffer */
+    float *out;         /* f32 and f16: staging for reads and writes */
+    double *ref64, *out64;  /* the reference and the result as doubles */
     size_t n, esize;
 } map_bench;
 
@@ -43,52 +48,94 @@ static void map_bench_destroy(void *state)
     for (int i = 0; i < 4; i++)
         if (b->buf[i])
             clReleaseMemObject(b->buf[i]);
+    if (b->stage)
+        clReleaseMemObject(b->stage);
     clf__map_plan_free(&b->pl);
-    free(b->ref);
-    free(b->out);
+    free(b->out), free(b->ref64), free(b->out64);
     free(b);
+}
+
+/* Reads buffer i as doubles (an f16 buffer through the fp32 staging buffer). */
+static clf_status read_values(map_bench *b, int i, double *out)
+{
+    cl_int err = CL_SUCCESS;
+    if (b->dt == CLF_F64)
+        err = clEnqueueReadBuffer(b->ctx->queue, b->buf[i], CL_TRUE, 0, b->n * 8, out, 0, NULL, NULL);
+    else {
+        clf_status s = b->dt == CLF_F16 ? clf_convert(b->ctx, CLF_F16, b->buf[i], 0, CLF_F32, b->stage, 0, b->n, NULL)
+                                        : CLF_SUCCESS;
+        if (s != CLF_SUCCESS)
+            return s;
+        err = clEnqueueReadBuffer(b->ctx->queue, b->dt == CLF_F16 ? b->stage : b->buf[i], CL_TRUE, 0, b->n * 4,
+                                  b->out, 0, NULL, NULL);
+        for (size_t j = 0; err == CL_SUCCESS && j < b->n; j++)
+            out[j] = b->out[j];
+    }
+    return err == CL_SUCCESS ? CLF_SUCCESS : clf__fail_cl(err, "clEnqueueReadBuffer", "map tuning: reading back");
+}
+
+/* Fills buffer i with values in [-1, 1) and folds it into the reference (a, then a*x, then relu(a*x + b)). */
+static clf_status fill_input(map_bench *b, int i, uint64_t *seed, double *host)
+{
+    size_t wide = b->dt == CLF_F64 ? 8 : 4;
+    for (size_t j = 0; j < b->n; j++) {
+        *seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
+        double r = (double)(*seed >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+        if (wide == 4) b->out[j] = (float)r;
+        else host[j] = r;
+    }
+    cl_mem dst = b->dt == CLF_F16 ? b->stage : b->buf[i];
+    cl_int err = clEnqueueWriteBuffer(b->ctx->queue, dst, CL_TRUE, 0, b->n * wide, wide == 4 ? (void *)b->out : host,
+                                      0, NULL, NULL);
+    if (err != CL_SUCCESS)
+        return clf__fail_cl(err, "clEnqueueWriteBuffer", "map tuning: %zu bytes", b->n * wide);
+    clf_status s = b->dt == CLF_F16 ? clf_convert(b->ctx, CLF_F32, b->stage, 0, CLF_F16, b->buf[i], 0, b->n, NULL)
+                                    : CLF_SUCCESS;
+    if (s == CLF_SUCCESS)
+        s = read_values(b, i, host);   /* the values as stored (f16 rounds) */
+    for (size_t j = 0; s == CLF_SUCCESS && j < b->n; j++) {
+        double h = host[j], *r = b->ref64;
+        r[j] = i == 1 ? h : i == 2 ? r[j] * h : fmax(r[j] + h, 0.0);
+    }
+    return s;
+}
+
+static clf_status map_bench_alloc(map_bench *b)
+{
+    size_t bytes = b->n * b->esize;
+    cl_int err = CL_SUCCESS;
+    for (int i = 0; i < 4 && err == CL_SUCCESS; i++)
+        b->buf[i] = clCreateBuffer(b->ctx->cl, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    if (err == CL_SUCCESS && b->dt == CLF_F16)
+        b->stage = clCreateBuffer(b->ctx->cl, CL_MEM_READ_WRITE, b->n * 4, NULL, &err);
+    if (err != CL_SUCCESS)
+        return clf__fail_cl(err, "clCreateBuffer", "map tuning: %zu bytes", bytes);
+    b->out = malloc(b->n * sizeof(float));
+    b->ref64 = malloc(b->n * sizeof(double));
+    b->out64 = malloc(b->n * sizeof(double));
+    return b->out && b->ref64 && b->out64 ? CLF_SUCCESS : clf__fail(CLF_ERR_OUT_OF_MEMORY, "map tuning: out of memory");
 }
 
 static clf_status map_bench_create(clf_context *ctx, clf_dtype dt, const char *bucket, void **state)
 {
-    if (dt != CLF_F32 && dt != CLF_F64)
+    if (dt != CLF_F32 && dt != CLF_F64 && dt != CLF_F16)
         return clf__fail(CLF_ERR_UNSUPPORTED, "map tuning: precision %s is not supported", clf__dtype_name(dt));
+    if (dt == CLF_F64 && !ctx->info.fp64)
+        return clf__fail(CLF_ERR_UNSUPPORTED, "map tuning: %s has no fp64", ctx->info.name);
     map_bench *b = calloc(1, sizeof *b);
     if (!b)
         return clf__fail(CLF_ERR_OUT_OF_MEMORY, "map tuning: out of memory");
     b->ctx = ctx;
+    b->dt = dt;
     b->esize = clf__dtype_size(dt);
     b->n = clf__ew_bench_elements(ctx, b->esize);
-    size_t bytes = b->n * b->esize;
-    void *host = malloc(bytes);
-    b->ref = malloc(bytes);
-    b->out = malloc(bytes);
-    clf_status s = host && b->ref && b->out ? CLF_SUCCESS : clf__fail(CLF_ERR_OUT_OF_MEMORY, "map tuning: out of memory");
+    clf_status s = map_bench_alloc(b);
+    double *host = s == CLF_SUCCESS ? malloc(b->n * sizeof(double)) : NULL;
+    if (s == CLF_SUCCESS && !host)
+        s = clf__fail(CLF_ERR_OUT_OF_MEMORY, "map tuning: out of memory");
     uint64_t seed = 0x9e3779b97f4a7c15ull;
-    for (int i = 0; i < 4 && s == CLF_SUCCESS; i++) {
-        for (size_t j = 0; j < b->n; j++) {
-            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-            double r = (double)(seed >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-            if (dt == CLF_F32) ((float *)host)[j] = (float)r;
-            else ((double *)host)[j] = r;
-        }
-        cl_int err;
-        b->buf[i] = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, host, &err);
-        if (!b->buf[i])
-            s = clf__fail_cl(err, "clCreateBuffer", "map tuning: %zu bytes", bytes);
-        if (s == CLF_SUCCESS && i >= 1) {
-            /* Accumulate the reference in ref: after i = 1 it holds a, after 2 a*x, after 3 relu(a*x + b). */
-            for (size_t j = 0; j < b->n; j++) {
-                if (dt == CLF_F32) {
-                    float *r = b->ref, h = ((float *)host)[j];
-                    r[j] = i == 1 ? h : i == 2 ? r[j] * h : fmaxf(r[j] + h, 0.0f);
-                } else {
-                    double *r = b->ref, h = ((double *)host)[j];
-                    r[j] = i == 1 ? h : i == 2 ? r[j] * h : fmax(r[j] + h, 0.0);
-                }
-            }
-        }
-    }
+    for (int i = 1; i < 4 && s == CLF_SUCCESS; i++)
+        s = fill_input(b, i, &seed, host);
     free(host);
     clf_map_arg args[4] = {
         {.name = "y", .kind = CLF_ARG_BUFFER, .dtype = dt, .buffer = b->buf[0]},
@@ -112,22 +159,22 @@ static clf_status map_bench_run(void *state, const clf__config *cfg, cl_event *e
     return clf__map_plan_launch(b->ctx, &b->pl, cfg, ev);
 }
 
+/* f16: within one rounding of the fp32 result (the compiler may contract a*x + b into an fma). */
 static clf_status map_bench_check(void *state)
 {
     map_bench *b = state;
-    cl_int err = clEnqueueReadBuffer(b->ctx->queue, b->buf[0], CL_TRUE, 0, b->n * b->esize, b->out, 0, NULL, NULL);
-    if (err != CL_SUCCESS)
-        return clf__fail_cl(err, "clEnqueueReadBuffer", "map tuning: reading the result");
+    clf_status s = read_values(b, 0, b->out64);
+    if (s != CLF_SUCCESS)
+        return s;
+    double rel = b->dt == CLF_F16 ? 1.0 / 1024 : b->dt == CLF_F32 ? 1e-6 : 1e-14;
     for (size_t j = 0; j < b->n; j++) {
-        double got = b->esize == 4 ? ((float *)b->out)[j] : ((double *)b->out)[j];
-        double want = b->esize == 4 ? ((float *)b->ref)[j] : ((double *)b->ref)[j];
-        double tol = (b->esize == 4 ? 1e-6 : 1e-14) * (1.0 + fabs(want));
-        if (!(fabs(got - want) <= tol))
+        double got = b->out64[j], want = b->dt == CLF_F32 ? (double)(float)b->ref64[j] : b->ref64[j];
+        if (!(fabs(got - want) <= rel * (1.0 + fabs(want))))
             return clf__fail(CLF_ERR_VERIFY, "map: y[%zu] = %.17g, expected %.17g", j, got, want);
     }
     /* Scribble over y so that the next candidate cannot pass on this one's output. */
     unsigned char zero = 0;
-    err = clEnqueueFillBuffer(b->ctx->queue, b->buf[0], &zero, 1, 0, b->n * b->esize, 0, NULL, NULL);
+    cl_int err = clEnqueueFillBuffer(b->ctx->queue, b->buf[0], &zero, 1, 0, b->n * b->esize, 0, NULL, NULL);
     return err == CL_SUCCESS ? CLF_SUCCESS : clf__fail_cl(err, "clEnqueueFillBuffer", "map tuning: clearing y");
 }
 
@@ -136,6 +183,8 @@ static double map_bench_work(void *state) { return ((map_bench *)state)->pl.byte
 const clf__family clf__family_map = {
     .name = "map",
     CLF__EW_FAMILY_SHAPE,
+    .nprecisions = 3,
+    .precisions = {CLF_F32, CLF_F16, CLF_F64},   /* f16: every buffer 16-bit (f16 or bf16) */
     .default_config = map_default,
     .valid = map_valid,
     .flops = map_flops,

@@ -236,11 +236,13 @@ CLF_API clf_status clf_convert(clf_context *ctx, clf_dtype src_type, cl_mem src,
 /* ---------------------------------------------------------------------------------------------
  * Fused elementwise maps, copies and fills.
  */
-typedef enum clf_arg_kind { CLF_ARG_BUFFER, CLF_ARG_SCALAR } clf_arg_kind;
+/* CLF_ARG_ROW and CLF_ARG_COL (clf_reduce): a vector with one element per row or per column of the matrix. */
+typedef enum clf_arg_kind { CLF_ARG_BUFFER, CLF_ARG_SCALAR, CLF_ARG_ROW, CLF_ARG_COL } clf_arg_kind;
 typedef struct clf_map_arg {
     const char *name;          /* as written in the expression */
     clf_arg_kind kind;
-    clf_dtype dtype;           /* storage type of a buffer (CLF_F32 or CLF_F64); scalars are doubles */
+    clf_dtype dtype;           /* storage type of a buffer (any of the four; f16/bf16 computed in fp32); scalars
+                                * are doubles */
     cl_mem buffer; size_t offset;   /* offset in elements */
     double value;
 } clf_map_arg;
@@ -250,6 +252,26 @@ typedef struct clf_map_arg {
  * and limits. */
 CLF_API clf_status clf_map(clf_context *ctx, const char *expr, size_t n, const clf_map_arg *args,
                            size_t nargs, cl_event *done);
+/* Reductions over the rows or the columns of a matrix (see docs/reduce.md): for every line (a row with
+ * CLF_REDUCE_ROWS, a column with CLF_REDUCE_COLS) r = post(op over the line of pre(x)), stored to out; with
+ * write set, also y = write(x, r) over the whole line (softmax, layer and RMS norm: recipes in the docs).
+ * pre, post and write are expressions in the clf_map language (NULL: x, r, none); names they read: x (the
+ * element; pre and write), r (post's input, then post's result in write), len (the line's length), and
+ * args: scalars and CLF_ARG_ROW / CLF_ARG_COL vectors. max and min propagate NaN. */
+typedef enum clf_reduce_op { CLF_REDUCE_SUM, CLF_REDUCE_MAX, CLF_REDUCE_MIN } clf_reduce_op;
+typedef enum clf_reduce_axis { CLF_REDUCE_ROWS, CLF_REDUCE_COLS } clf_reduce_axis;
+typedef struct clf_reduce_desc {
+    clf_layout layout;                    /* storage order of x (and y) */
+    size_t m, n;                          /* x is m x n */
+    clf_reduce_axis axis;                 /* ROWS: m results, one per row; COLS: n, one per column */
+    clf_reduce_op op;
+    const char *pre, *post, *write;
+    clf_dtype x_type; cl_mem x; size_t x_off, ldx;              /* offsets and leading dimensions in elements */
+    clf_dtype out_type; cl_mem out; size_t out_off;             /* out may be NULL when write is set */
+    clf_dtype y_type; cl_mem y; size_t y_off, ldy;              /* with write; y may be x itself (in place) */
+} clf_reduce_desc;
+CLF_API clf_status clf_reduce(clf_context *ctx, const clf_reduce_desc *desc, const clf_map_arg *args, size_t nargs,
+                              cl_event *done);
 /* Copies bytes between (or within, without overlap) buffers with vector loads. */
 CLF_API clf_status clf_copy(clf_context *ctx, cl_mem src, size_t src_off, cl_mem dst, size_t dst_off,
                             size_t bytes, cl_event *done);

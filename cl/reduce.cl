@@ -1,0 +1,152 @@
+/* reduce.cl — reduction of every line (row or column) of a matrix: r = POST(op over the line of PRE(x)),
+ * then optionally y = WRITE(x, r) over the same line. host/map/reduce.c prepends the generated macros:
+ *   CLF_RED_PARAMS  scalar and vector parameters of the expressions, then out / y as present
+ *   CLF_RED_PRE     statements setting pv from xv (the element) — loads LDL (per line), LDP (per position)
+ *   CLF_RED_POST    statements setting po from rv
+ *   CLF_RED_WRITE   statements storing into y from xv and rv (only with CLF_HAS_Y)
+ *   LDX(i), STO(i, v), STY(i, v)  the matrix load and the stores, in their storage types
+ * Layout: CLF_STRIDED = 0: a line is contiguous (element j of line l at xo + l*ldx + j); a team of LPL
+ * work-items reads it with consecutive addresses, WG/LPL lines per group. CLF_STRIDED = 1: lines are
+ * adjacent (element j at xo + j*ldx + l); WG/LPL consecutive lines per group read side by side
+ * (coalesced), each split into LPL slices along j. UNR independent loads per work-item per step. */
+#ifndef WG
+#define WG 256     /* work-group size */
+#endif
+#ifndef LPL
+#define LPL 256    /* work-items per line, a power of two dividing WG */
+#endif
+#ifndef UNR
+#define UNR 4      /* loads in flight per work-item */
+#endif
+#ifndef CLF_IDX
+#define CLF_IDX ulong
+#endif
+#ifndef CLF_F64
+#define CLF_F64 0
+#endif
+#ifndef CLF_STRIDED
+#define CLF_STRIDED 0
+#endif
+#ifndef CLF_OP
+#define CLF_OP 0   /* 0 sum, 1 max, 2 min */
+#endif
+#ifndef CLF_HAS_OUT
+#define CLF_HAS_OUT 1
+#endif
+#ifndef CLF_HAS_Y
+#define CLF_HAS_Y 0
+#endif
+
+#if CLF_F64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define CT double
+#else
+#define CT float
+#endif
+typedef CLF_IDX idx_t;
+
+#include "bf16.cl"
+#include "half_io.cl"
+
+#define V CT
+#define B int
+#define K(x) ((CT)(x))
+#define SEL(c, t, e) ((c) ? (t) : (e))
+#define LD_32(p, i) ((CT)(p)[i])
+#define LD_64(p, i) ((CT)(p)[i])
+#define LD_16(p, i) ((CT)vload_half((i), (p)))
+#define LD_BF(p, i) ((CT)bf16_to_f32((p)[i]))
+#define ST_32(p, i, v) ((p)[i] = (float)(v))
+#define ST_64(p, i, v) ((p)[i] = (double)(v))
+#define ST_16(p, i, v) vstore_half_rte((CT)(v), (i), (p))
+#define ST_BF(p, i, v) ((p)[i] = CLF_TO_BF16((CT)(v)))
+
+/* max and min propagate NaN (fmax/fmin would drop it); sum is IEEE addition. */
+#if CLF_OP == 0
+#define IDENT K(0)
+#define COMBINE(a, b) ((a) + (b))
+#elif CLF_OP == 1
+#define IDENT K(-INFINITY)
+#define COMBINE(a, b) (((a) > (b) || (a) != (a)) ? (a) : (b))
+#else
+#define IDENT K(INFINITY)
+#define COMBINE(a, b) (((a) < (b) || (a) != (a)) ? (a) : (b))
+#endif
+
+#if CLF_STRIDED
+#define ELEM(o, ld, line, j) ((o) + (j) * (ld) + (line))
+#define SUB (lid % (WG / LPL))
+#define LANE (lid / (WG / LPL))
+#define PARTNER(s) (lid + (s) * (WG / LPL))
+#else
+#define ELEM(o, ld, line, j) ((o) + (line) * (ld) + (j))
+#define SUB (lid / LPL)
+#define LANE (lid % LPL)
+#define PARTNER(s) (lid + (s))
+#endif
+
+#ifndef CLF_RED_PARAMS
+/* Lets the skeleton compile alone (CLFORGE_KERNEL_DIR development): out = sum of the line. */
+#define CLF_RED_PARAMS __global float *out, const idx_t oo,
+#define CLF_RED_PRE pv = xv;
+#define CLF_RED_POST po = rv;
+#define LDX(i) LD_32(x, i)
+#define STO(i, v) ST_32(out, i, v)
+#define CLF_X_T float
+#endif
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, const idx_t lines, const idx_t len,
+                CLF_RED_PARAMS const int unused)
+{
+    const int lid = (int)get_local_id(0);
+    const int sub = SUB, lane = LANE;
+    const idx_t line = (idx_t)get_group_id(0) * (WG / LPL) + (idx_t)sub;
+    const int live = line < lines;
+    const CT lenv = (CT)len;
+    CT acc = IDENT;
+    if (live) {
+        for (idx_t j0 = (idx_t)lane; j0 < len; j0 += (idx_t)(LPL * UNR)) {
+            CT part[UNR];
+#pragma unroll
+            for (int u = 0; u < UNR; u++) {
+                const idx_t j = j0 + (idx_t)(u * LPL);
+                const CT xv = j < len ? LDX(ELEM(xo, ldx, line, j)) : K(0);
+                CT pv = IDENT;
+                if (j < len) { CLF_RED_PRE }
+                part[u] = pv;
+            }
+#pragma unroll
+            for (int u = 0; u < UNR; u++)
+                acc = COMBINE(acc, part[u]);
+        }
+    }
+    __local CT red[WG];
+    __local CT res[WG / LPL];
+    red[lid] = acc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = LPL / 2; s > 0; s >>= 1) {
+        if (lane < s)
+            red[lid] = COMBINE(red[lid], red[PARTNER(s)]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lane == 0 && live) {
+        const CT rv = red[lid];
+        CT po = rv;
+        { CLF_RED_POST }
+#if CLF_HAS_OUT
+        STO(oo + line, po);
+#endif
+        res[sub] = po;
+    }
+#if CLF_HAS_Y
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (live) {
+        const CT rv = res[sub];
+        for (idx_t j = (idx_t)lane; j < len; j += LPL) {
+            const CT xv = LDX(ELEM(xo, ldx, line, j));
+            { CLF_RED_WRITE }
+        }
+    }
+#endif
+}

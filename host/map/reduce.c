@@ -1,0 +1,416 @@
+/* reduce.c — clf_reduce: checks a line reduction and its arguments, parses its three expressions (pre,
+ * post, write) with the map language, generates the macros that cl/reduce.cl wraps, and launches it. The
+ * `reduce` family descriptor is in reduce_family.c. */
+#include "reduce.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *part_name[RED_NPARTS] = {"pre", "post", "write"};
+#define HIDDEN "__clf_v"
+
+static int dtype_ok(clf_dtype t) { return t == CLF_F32 || t == CLF_F64 || t == CLF_F16 || t == CLF_BF16; }
+
+/* Parses one expression as the program "__clf_v =\n<text>", so that positions in messages are the user's
+ * text's (line numbers shifted back by one). */
+static clf_status parse_part(int part, const char *text, clf__expr *e)
+{
+    size_t len = strlen(text), pre = strlen(HIDDEN " =\n");
+    char *prog = malloc(pre + len + 1);
+    if (!prog)
+        return clf__fail(CLF_ERR_OUT_OF_MEMORY, "clf_reduce: out of memory");
+    memcpy(prog, HIDDEN " =\n", pre);
+    memcpy(prog + pre, text, len + 1);
+    int r = clf__expr_parse(prog, pre + len, e);
+    free(prog);
+    if (r == -2)
+        return clf__fail(CLF_ERR_OUT_OF_MEMORY, "clf_reduce: %s: %s", part_name[part], e->err);
+    if (r != 0) {
+        int line = 0, col = 0, at = 0;
+        if (sscanf(e->err, "%d:%d:%n", &line, &col, &at) == 2 && line > 1)
+            return clf__fail(CLF_ERR_PARSE, "clf_reduce: %s: %d:%d:%s", part_name[part], line - 1, col, e->err + at);
+        return clf__fail(CLF_ERR_PARSE, "clf_reduce: %s: %s", part_name[part], e->err);
+    }
+    if (e->nstmts != 1)
+        return clf__fail(CLF_ERR_PARSE, "clf_reduce: %s must be one expression, not statements", part_name[part]);
+    for (int k = 0; k < e->nnames; k++)
+        if (strncmp(e->name[k], "__clf", 5) == 0 && strcmp(e->name[k], HIDDEN) != 0)
+            return clf__fail(CLF_ERR_PARSE, "clf_reduce: %s: names starting with __clf are reserved", part_name[part]);
+    if (e->is_input[e->stmt[0].name])
+        return clf__fail(CLF_ERR_PARSE, "clf_reduce: %s: names starting with __clf are reserved", part_name[part]);
+    return CLF_SUCCESS;
+}
+
+/* Where a matrix operand lies: the element after its last one, as an extent from off. */
+static size_t mat_extent(const red_plan *pl, size_t ld)
+{
+    size_t rows = pl->d.layout == CLF_ROW_MAJOR ? pl->d.m : pl->d.n;   /* outer count */
+    size_t inner = pl->d.layout == CLF_ROW_MAJOR ? pl->d.n : pl->d.m;
+    return rows == 0 || inner == 0 ? 0 : (rows - 1) * ld + inner;
+}
+
+static clf_status check_matrix(clf_context *ctx, const red_plan *pl, const char *name, clf_dtype t, cl_mem m,
+                               size_t off, size_t ld, clf__span *sp)
+{
+    size_t inner = pl->d.layout == CLF_ROW_MAJOR ? pl->d.n : pl->d.m;
+    if (!dtype_ok(t))
+        return clf__fail(CLF_ERR_UNSUPPORTED, "clf_reduce: %s has an unknown storage type %d", name, (int)t);
+    if (ld < inner || ld == 0)
+        return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: ld%s (%zu) is smaller than the %s length %zu (or 0)", name,
+                         ld, pl->d.layout == CLF_ROW_MAJOR ? "row" : "column", inner);
+    return clf__check_operand_buffer(ctx, "clf_reduce", name, m, off, mat_extent(pl, ld), clf__dtype_size(t), sp);
+}
+
+/* The shape, the matrix operands and their overlaps. */
+static clf_status check_desc(clf_context *ctx, red_plan *pl)
+{
+    const clf_reduce_desc *d = &pl->d;
+    if (d->layout != CLF_ROW_MAJOR && d->layout != CLF_COL_MAJOR)
+        return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: layout %d is neither CLF_ROW_MAJOR nor CLF_COL_MAJOR",
+                         (int)d->layout);
+    if (d->axis != CLF_REDUCE_ROWS && d->axis != CLF_REDUCE_COLS)
+        return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: axis %d is unknown", (int)d->axis);
+    if (d->op != CLF_REDUCE_SUM && d->op != CLF_REDUCE_MAX && d->op != CLF_REDUCE_MIN)
+        return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: op %d is unknown (sum, max or min)", (int)d->op);
+    if (!d->out && !d->write)
+        return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: out is NULL and there is no write: nothing to compute");
+    pl->lines = d->axis == CLF_REDUCE_ROWS ? d->m : d->n;
+    pl->len = d->axis == CLF_REDUCE_ROWS ? d->n : d->m;
+    pl->strided = (d->axis == CLF_REDUCE_ROWS) != (d->layout == CLF_ROW_MAJOR);
+    clf__span sx, so = {0}, sy = {0};
+    clf_status s = check_matrix(ctx, pl, "x", d->x_type, d->x, d->x_off, d->ldx, &sx);
+    if (s == CLF_SUCCESS && d->out && !dtype_ok(d->out_type))
+        s = clf__fail(CLF_ERR_UNSUPPORTED, "clf_reduce: out has an unknown storage type %d", (int)d->out_type);
+    if (s == CLF_SUCCESS && d->out)
+        s = clf__check_operand_buffer(ctx, "clf_reduce", "out", d->out, d->out_off, pl->lines,
+                                      clf__dtype_size(d->out_type), &so);
+    if (s == CLF_SUCCESS && d->write)
+        s = check_matrix(ctx, pl, "y", d->y_type, d->y, d->y_off, d->ldy, &sy);
+    if (s != CLF_SUCCESS)
+        return s;
+    if (d->out && (clf__spans_overlap(&so, &sx) || clf__spans_overlap(&so, &sy)))
+        return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: out overlaps %s", clf__spans_overlap(&so, &sx) ? "x" : "y");
+    int same = sx.root == sy.root && sx.lo == sy.lo && d->ldx == d->ldy && d->x_type == d->y_type;
+    if (d->write && clf__spans_overlap(&sx, &sy) && !same)
+        return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: y overlaps x without being x itself (same buffer, offset, "
+                         "ld and type)");
+    pl->f64 = d->x_type == CLF_F64 || (d->out && d->out_type == CLF_F64) || (d->write && d->y_type == CLF_F64);
+    size_t end = d->x_off + mat_extent(pl, d->ldx);
+    if (d->write && d->y_off + mat_extent(pl, d->ldy) > end)
+        end = d->y_off + mat_extent(pl, d->ldy);
+    pl->idx64 = clf__ew_idx64(end + pl->lines + d->out_off);
+    return CLF_SUCCESS;
+}
+
+static clf_status bind_one(clf_context *ctx, red_plan *pl, const clf_map_arg *a, red_arg *r)
+{
+    r->name = a->name;
+    if (a->kind == CLF_ARG_SCALAR) {
+        r->scalar = 1;
+        r->value = a->value;
+        return CLF_SUCCESS;
+    }
+    if (a->kind != CLF_ARG_ROW && a->kind != CLF_ARG_COL)
+        return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: argument '%s' has kind %d; use CLF_ARG_SCALAR, CLF_ARG_ROW "
+                         "or CLF_ARG_COL", a->name, (int)a->kind);
+    if (!dtype_ok(a->dtype))
+        return clf__fail(CLF_ERR_UNSUPPORTED, "clf_reduce: argument '%s' has an unknown storage type %d", a->name,
+                         (int)a->dtype);
+    r->per_line = (a->kind == CLF_ARG_ROW) == (pl->d.axis == CLF_REDUCE_ROWS);
+    r->dt = a->dtype;
+    r->mem = a->buffer;
+    r->off = a->offset;
+    pl->f64 |= a->dtype == CLF_F64;
+    size_t count = a->kind == CLF_ARG_ROW ? pl->d.m : pl->d.n;
+    clf__span sp;
+    return clf__check_operand_buffer(ctx, "clf_reduce", a->name, a->buffer, a->offset, count,
+                                     clf__dtype_size(a->dtype), &sp);
+}
+
+static clf_status bind_args(clf_context *ctx, red_plan *pl, const clf_map_arg *args, size_t nargs)
+{
+    if (nargs && !args)
+        return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: args is NULL but nargs is %zu", nargs);
+    if (nargs > CLF__EX_MAX_NAMES)
+        return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: %zu arguments (limit %d)", nargs, CLF__EX_MAX_NAMES);
+    for (size_t a = 0; a < nargs; a++) {
+        if (!args[a].name)
+            return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: argument %zu has no name", a);
+        if (!strcmp(args[a].name, "x") || !strcmp(args[a].name, "r") || !strcmp(args[a].name, "len"))
+            return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: argument '%s' has a reserved name (x, r, len)",
+                             args[a].name);
+        for (size_t b = 0; b < a; b++)
+            if (strcmp(args[a].name, args[b].name) == 0)
+                return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: argument '%s' is given twice", args[a].name);
+        clf_status s = bind_one(ctx, pl, &args[a], &pl->arg[a]);
+        if (s != CLF_SUCCESS)
+            return s;
+    }
+    pl->nargs = (int)nargs;
+    return CLF_SUCCESS;
+}
+
+/* What name k of part p refers to: -1 x, -2 r, -3 len, -4 the hidden output, else an argument index. */
+static int resolve(const red_plan *pl, int p, int k)
+{
+    const char *nm = pl->ex[p].name[k];
+    if (!strcmp(nm, HIDDEN)) return -4;
+    if (!strcmp(nm, "x")) return -1;
+    if (!strcmp(nm, "r")) return -2;
+    if (!strcmp(nm, "len")) return -3;
+    for (int a = 0; a < pl->nargs; a++)
+        if (!strcmp(pl->arg[a].name, nm))
+            return a;
+    return -5;
+}
+
+/* Every name read is available to its part, and every argument is read somewhere. */
+static clf_status check_names(red_plan *pl)
+{
+    for (int p = 0; p < RED_NPARTS; p++) {
+        for (int k = 0; pl->has_part[p] && k < pl->ex[p].nnames; k++) {
+            int w = resolve(pl, p, k);
+            const char *nm = pl->ex[p].name[k];
+            if (w == -5)
+                return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: %s: no argument for '%s'", part_name[p], nm);
+            if ((w == -1 && p == RED_POST) || (w == -2 && p == RED_PRE))
+                return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: %s cannot read '%s' (pre reads x, post reads r, "
+                                 "write reads both)", part_name[p], nm);
+            if (w >= 0 && p == RED_POST && !pl->arg[w].scalar && !pl->arg[w].per_line)
+                return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: post cannot read '%s', a vector along the line "
+                                 "(post runs once per line)", nm);
+            if (w >= 0)
+                pl->arg[w].used = 1;
+        }
+    }
+    for (int a = 0; a < pl->nargs; a++)
+        if (!pl->arg[a].used)
+            return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: argument '%s' is not used by pre, post or write",
+                             pl->arg[a].name);
+    return CLF_SUCCESS;
+}
+
+typedef struct load_ctx { const red_plan *pl; int part; } load_ctx;
+
+static void red_load(void *user, int k, clf__sbuf *b)
+{
+    const load_ctx *lc = user;
+    int w = resolve(lc->pl, lc->part, k);
+    if (w == -1) clf__sb_add(b, "xv");
+    else if (w == -2) clf__sb_add(b, "rv");
+    else if (w == -3) clf__sb_add(b, "lenv");
+    else if (lc->pl->arg[w].scalar) clf__sb_add(b, "K(s%d)", w);
+    else clf__sb_add(b, "LD_%s(b%d, o%d + %s)", clf__ex_dt_macro(lc->pl->arg[w].dt), w, w,
+                     lc->pl->arg[w].per_line ? "line" : "j");
+}
+
+static void gen_part(clf__sbuf *b, const red_plan *pl, int p, const char *macro, const char *fin)
+{
+    load_ctx lc = {pl, p};
+    clf__sb_add(b, "#define %s", macro);
+    clf__ex_emit(b, &pl->ex[p], pl->f64, " \\\n    ", red_load, &lc);
+    clf__sb_add(b, " \\\n    ");
+    clf__sb_add(b, fin, pl->ex[p].stmt[0].root);
+    clf__sb_add(b, "\n");
+}
+
+static clf_status gen_source(red_plan *pl)
+{
+    const clf_reduce_desc *d = &pl->d;
+    const char *skeleton;
+    clf_status s = clf__source("reduce.cl", &skeleton);
+    if (s != CLF_SUCCESS)
+        return s;
+    clf__sbuf b = {0};
+    clf__sb_add(&b, "#define CLF_X_T %s\n#define LDX(i) LD_%s(x, i)\n#define CLF_RED_PARAMS",
+                clf__ex_dt_ctype(d->x_type), clf__ex_dt_macro(d->x_type));
+    for (int a = 0; a < pl->nargs; a++) {
+        if (pl->arg[a].scalar)
+            clf__sb_add(&b, " const CT s%d,", a);
+        else
+            clf__sb_add(&b, " __global const %s *b%d, const idx_t o%d,", clf__ex_dt_ctype(pl->arg[a].dt), a, a);
+    }
+    if (d->out)
+        clf__sb_add(&b, " __global %s *out, const idx_t oo,", clf__ex_dt_ctype(d->out_type));
+    if (d->write)
+        clf__sb_add(&b, " __global %s *y, const idx_t yo, const idx_t ldy,", clf__ex_dt_ctype(d->y_type));
+    clf__sb_add(&b, "\n#define STO(i, v) ST_%s(out, i, v)\n#define STY(i, v) ST_%s(y, i, v)\n",
+                clf__ex_dt_macro(d->out ? d->out_type : CLF_F32), clf__ex_dt_macro(d->write ? d->y_type : CLF_F32));
+    gen_part(&b, pl, RED_PRE, "CLF_RED_PRE", "pv = t%d;");
+    gen_part(&b, pl, RED_POST, "CLF_RED_POST", "po = t%d;");
+    if (d->write)
+        gen_part(&b, pl, RED_WRITE, "CLF_RED_WRITE", "STY(ELEM(yo, ldy, line, j), t%d);");
+    clf__sb_add(&b, "%s", skeleton);
+    if (b.oom) {
+        free(b.s);
+        return clf__fail(CLF_ERR_OUT_OF_MEMORY, "clf_reduce: out of memory generating the kernel");
+    }
+    pl->src = b.s;
+    return CLF_SUCCESS;
+}
+
+void clf__red_plan_free(red_plan *pl)
+{
+    for (int p = 0; p < RED_NPARTS; p++)
+        clf__expr_free(&pl->ex[p]);
+    free(pl->src);
+    pl->src = NULL;
+}
+
+static clf_status parse_parts(red_plan *pl)
+{
+    const char *text[RED_NPARTS] = {pl->d.pre ? pl->d.pre : "x", pl->d.post ? pl->d.post : "r", pl->d.write};
+    for (int p = 0; p < RED_NPARTS; p++) {
+        if (!text[p])
+            continue;
+        pl->has_part[p] = 1;
+        clf_status s = parse_part(p, text[p], &pl->ex[p]);
+        if (s != CLF_SUCCESS)
+            return s;
+    }
+    return CLF_SUCCESS;
+}
+
+static void plan_work(red_plan *pl)
+{
+    const clf_reduce_desc *d = &pl->d;
+    double elems = (double)pl->lines * (double)pl->len;
+    pl->bytes = elems * (double)clf__dtype_size(d->x_type) * (d->write ? 2 : 1);   /* write re-reads x: cached */
+    if (d->write)
+        pl->bytes += elems * ((double)clf__dtype_size(d->y_type) - (double)clf__dtype_size(d->x_type));
+    if (d->out)
+        pl->bytes += (double)pl->lines * (double)clf__dtype_size(d->out_type);
+    pl->flops = elems * (pl->ex[RED_PRE].nops + 1 + (d->write ? pl->ex[RED_WRITE].nops : 0));
+    pl->bucket = pl->strided ? "cols" : pl->len < 512 ? "short" : "rows";
+}
+
+clf_status clf__red_plan_make(clf_context *ctx, const clf_reduce_desc *desc, const clf_map_arg *args, size_t nargs,
+                              red_plan *pl)
+{
+    memset(pl, 0, sizeof *pl);
+    if (!ctx || !desc)
+        return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: ctx and desc must be non-NULL");
+    pl->d = *desc;
+    clf_status s = check_desc(ctx, pl);
+    if (s == CLF_SUCCESS)
+        s = bind_args(ctx, pl, args, nargs);
+    if (s == CLF_SUCCESS)
+        s = parse_parts(pl);
+    if (s == CLF_SUCCESS)
+        s = check_names(pl);
+    if (s == CLF_SUCCESS && pl->f64 && !ctx->info.fp64)
+        s = clf__fail(CLF_ERR_UNSUPPORTED, "clf_reduce: %s has no fp64 support, and an f64 buffer needs it",
+                      ctx->info.name);
+    if (s == CLF_SUCCESS)
+        s = gen_source(pl);
+    if (s != CLF_SUCCESS) {
+        clf__red_plan_free(pl);
+        return s;
+    }
+    plan_work(pl);
+    return CLF_SUCCESS;
+}
+
+/* Work-items per line: the configured team, but no wider than the line needs. */
+static int team_width(const red_plan *pl, const clf__config *c)
+{
+    size_t need = (pl->len + (size_t)c->v[CLF__R_UNR] - 1) / (size_t)c->v[CLF__R_UNR];
+    int lpl = 1;
+    while (lpl < c->v[CLF__R_LPL] && (size_t)lpl < need)
+        lpl *= 2;
+    return lpl > c->v[CLF__R_WG] ? c->v[CLF__R_WG] : lpl;
+}
+
+/* Builds with cfg, halving the work-group while the kernel cannot take it. */
+static clf_status red_build(clf_context *ctx, const red_plan *pl, clf__config *c, cl_kernel *k)
+{
+    for (;;) {
+        c->v[CLF__R_LPL] = team_width(pl, c);
+        char opts[320] = "";
+        clf_status s = clf__config_options(&clf__family_reduce, c, opts, sizeof opts);
+        if (s != CLF_SUCCESS)
+            return s;
+        size_t len = strlen(opts);
+        snprintf(opts + len, sizeof opts - len, " -DCLF_F64=%d -DCLF_STRIDED=%d -DCLF_OP=%d -DCLF_HAS_OUT=%d "
+                 "-DCLF_HAS_Y=%d -DCLF_IDX=%s", pl->f64, pl->strided, (int)pl->d.op, pl->d.out != NULL,
+                 pl->d.write != NULL, pl->idx64 ? "ulong" : "uint");
+        s = clf__kernel(ctx, pl->src, opts, "clf_reduce", k);
+        if (s != CLF_SUCCESS)
+            return s;
+        size_t kmax = 0;
+        clGetKernelWorkGroupInfo(*k, ctx->dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL);
+        if (kmax == 0 || kmax >= (size_t)c->v[CLF__R_WG] || c->v[CLF__R_WG] <= 32)
+            return CLF_SUCCESS;
+        clReleaseKernel(*k);
+        *k = NULL;
+        c->v[CLF__R_WG] /= 2;
+    }
+}
+
+static clf_status set_args(const red_plan *pl, cl_kernel k, int idx64)
+{
+    clf__ew_geom g = {.idx64 = idx64};
+    const clf_reduce_desc *d = &pl->d;
+    cl_uint a = 0;
+    clf_status s = clf__ew_arg(k, a++, sizeof d->x, &d->x, "clf_reduce");
+    size_t idx[4] = {d->x_off, d->ldx, pl->lines, pl->len};
+    for (int i = 0; i < 4 && s == CLF_SUCCESS; i++)
+        s = clf__ew_index(k, a++, &g, idx[i], "clf_reduce");
+    for (int i = 0; i < pl->nargs && s == CLF_SUCCESS; i++) {
+        const red_arg *r = &pl->arg[i];
+        float f = (float)r->value;
+        if (r->scalar)
+            s = pl->f64 ? clf__ew_arg(k, a++, sizeof r->value, &r->value, "clf_reduce")
+                        : clf__ew_arg(k, a++, sizeof f, &f, "clf_reduce");
+        else if ((s = clf__ew_arg(k, a++, sizeof r->mem, &r->mem, "clf_reduce")) == CLF_SUCCESS)
+            s = clf__ew_index(k, a++, &g, r->off, "clf_reduce");
+    }
+    if (d->out && s == CLF_SUCCESS && (s = clf__ew_arg(k, a++, sizeof d->out, &d->out, "clf_reduce")) == CLF_SUCCESS)
+        s = clf__ew_index(k, a++, &g, d->out_off, "clf_reduce");
+    if (d->write && s == CLF_SUCCESS && (s = clf__ew_arg(k, a++, sizeof d->y, &d->y, "clf_reduce")) == CLF_SUCCESS) {
+        s = clf__ew_index(k, a++, &g, d->y_off, "clf_reduce");
+        if (s == CLF_SUCCESS)
+            s = clf__ew_index(k, a++, &g, d->ldy, "clf_reduce");
+    }
+    int zero = 0;
+    return s == CLF_SUCCESS ? clf__ew_arg(k, a, sizeof zero, &zero, "clf_reduce") : s;
+}
+
+clf_status clf__red_plan_launch(clf_context *ctx, const red_plan *pl, const clf__config *cfg, cl_event *done)
+{
+    clf__config c = *cfg;
+    cl_kernel k;
+    clf_status s = red_build(ctx, pl, &c, &k);
+    if (s != CLF_SUCCESS)
+        return s;
+    s = set_args(pl, k, pl->idx64);
+    size_t per = (size_t)(c.v[CLF__R_WG] / c.v[CLF__R_LPL]);
+    size_t local = (size_t)c.v[CLF__R_WG], global = (pl->lines + per - 1) / per * local;
+    clf__work w = {"reduce", pl->flops, pl->bytes};
+    if (s == CLF_SUCCESS)
+        s = clf__enqueue(ctx, k, 1, &global, &local, &w, done);
+    clReleaseKernel(k);
+    return s;
+}
+
+clf_status clf_reduce(clf_context *ctx, const clf_reduce_desc *desc, const clf_map_arg *args, size_t nargs,
+                      cl_event *done)
+{
+    red_plan pl;
+    if (done)
+        *done = NULL;
+    clf_status s = clf__red_plan_make(ctx, desc, args, nargs, &pl);
+    if (s != CLF_SUCCESS)
+        return s;
+    if (pl.lines == 0) {
+        s = clf__ew_marker(ctx, done, "clf_reduce with no lines");
+    } else {
+        clf__config cfg;
+        s = clf__config_resolve(ctx, &clf__family_reduce, pl.f64 ? CLF_F64 : CLF_F32, pl.bucket, &cfg, NULL);
+        if (s == CLF_SUCCESS)
+            s = clf__red_plan_launch(ctx, &pl, &cfg, done);
+    }
+    clf__red_plan_free(&pl);
+    return s;
+}

@@ -1,0 +1,50 @@
+/* reduce.h — what reduce.c (clf_reduce: checks, code generation, launch) shares with reduce_family.c (the
+ * `reduce` kernel family and its tuning problem). */
+#ifndef CLFORGE_REDUCE_H
+#define CLFORGE_REDUCE_H
+
+#include "map.h"
+
+extern const clf__family clf__family_reduce;
+
+/* Parameter order of the reduce family. */
+#define CLF__R_WG 0
+#define CLF__R_LPL 1
+#define CLF__R_UNR 2
+
+/* One bound argument of the expressions. */
+typedef struct red_arg {
+    const char *name;
+    int scalar, per_line;   /* a vector indexed by line (else by position along the line) */
+    clf_dtype dt;
+    cl_mem mem;
+    size_t off;
+    double value;
+    int used;
+} red_arg;
+
+enum { RED_PRE, RED_POST, RED_WRITE, RED_NPARTS };
+
+typedef struct red_plan {
+    clf_reduce_desc d;
+    int strided;           /* lines are adjacent in memory, their elements ldx apart */
+    size_t lines, len;
+    int f64, idx64;
+    clf__expr ex[RED_NPARTS];
+    int has_part[RED_NPARTS];
+    red_arg arg[CLF__EX_MAX_NAMES];
+    int nargs;
+    char *src;
+    const char *bucket;    /* "rows", "short" or "cols" */
+    double bytes, flops;
+} red_plan;
+
+/* Checks desc and args, parses the expressions and generates the source; nothing enqueued. On failure nothing
+ * is left to free. */
+clf_status clf__red_plan_make(clf_context *ctx, const clf_reduce_desc *desc, const clf_map_arg *args, size_t nargs,
+                              red_plan *pl);
+void clf__red_plan_free(red_plan *pl);
+/* Builds (program cache) and enqueues the plan with cfg. */
+clf_status clf__red_plan_launch(clf_context *ctx, const red_plan *pl, const clf__config *cfg, cl_event *done);
+
+#endif

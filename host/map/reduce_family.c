@@ -1,0 +1,169 @@
+/* reduce_family.c — the `reduce` kernel family (cl/reduce.cl): parameters, heuristic defaults per bucket,
+ * validity, work formulas, and the tuning problem (root mean square of every line) per bucket:
+ *   rows   long contiguous lines (a row of a row-major matrix), a team of work-items per line
+ *   short  contiguous lines shorter than 512, several lines per work-group
+ *   cols   lines adjacent in memory (columns of a row-major matrix), read side by side */
+#include "reduce.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void red_default(const clf_device_info *dev, clf_dtype dt, const char *bucket, clf__config *out)
+{
+    memset(out, 0, sizeof *out);
+    int gpu = (dev->type & CL_DEVICE_TYPE_GPU) != 0;
+    int wg = gpu ? 256 : 64;
+    if (dev->max_work_group && (size_t)wg > dev->max_work_group)
+        wg = 32;
+    out->v[CLF__R_WG] = wg;
+    out->v[CLF__R_UNR] = 4;
+    if (bucket && !strcmp(bucket, "short"))
+        out->v[CLF__R_LPL] = gpu ? 32 : 8, out->v[CLF__R_UNR] = 1;
+    else if (bucket && !strcmp(bucket, "cols"))
+        out->v[CLF__R_LPL] = gpu ? 8 : 4;
+    else
+        out->v[CLF__R_LPL] = wg;
+}
+
+static int red_valid(const clf__config *cfg, const clf_device_info *dev, clf_dtype dt)
+{
+    if (dt != CLF_F32 && dt != CLF_F64)
+        return 0;
+    if (dt == CLF_F64 && !dev->fp64)
+        return 0;
+    int wg = cfg->v[CLF__R_WG], lpl = cfg->v[CLF__R_LPL];
+    if (lpl > wg || (dev->max_work_group && (size_t)wg > dev->max_work_group))
+        return 0;
+    size_t local = (size_t)(wg + wg / lpl) * (dt == CLF_F64 ? 8 : 4);
+    return dev->local_mem == 0 || local <= dev->local_mem;
+}
+
+/* p->m lines of p->n elements, one result each. */
+static double red_flops(const clf__problem *p) { return (double)p->m * (double)p->n * (double)(p->flops_per_elem + 1); }
+static double red_bytes(const clf__problem *p)
+{
+    return ((double)p->m * (double)p->n + (double)p->m) * (double)p->elem_size;
+}
+
+typedef struct red_bench {
+    clf_context *ctx;
+    red_plan pl;
+    cl_mem x, out;
+    double *ref, *got;
+    size_t lines, len, esize;
+} red_bench;
+
+static void red_bench_destroy(void *state)
+{
+    red_bench *b = state;
+    if (!b)
+        return;
+    if (b->x) clReleaseMemObject(b->x);
+    if (b->out) clReleaseMemObject(b->out);
+    clf__red_plan_free(&b->pl);
+    free(b->ref), free(b->got);
+    free(b);
+}
+
+/* Random x in [-1, 1) and the reference sqrt(sum(x^2)/len) per line, in double from the stored values. */
+static clf_status red_bench_data(red_bench *b, clf_dtype dt, int strided)
+{
+    size_t total = b->lines * b->len;
+    void *host = malloc(total * b->esize);
+    b->ref = calloc(b->lines, sizeof(double));
+    b->got = malloc(b->lines * sizeof(double));
+    if (!host || !b->ref || !b->got) {
+        free(host);
+        return clf__fail(CLF_ERR_OUT_OF_MEMORY, "reduce tuning: out of memory");
+    }
+    uint64_t seed = 0x2545f4914f6cdd1dull;
+    for (size_t i = 0; i < total; i++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        double r = (double)(seed >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+        if (dt == CLF_F32) r = ((float *)host)[i] = (float)r;
+        else ((double *)host)[i] = r;
+        b->ref[strided ? i % b->lines : i / b->len] += r * r;
+    }
+    for (size_t l = 0; l < b->lines; l++)
+        b->ref[l] = sqrt(b->ref[l] / (double)b->len);
+    cl_int err;
+    b->x = clCreateBuffer(b->ctx->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, total * b->esize, host, &err);
+    if (b->x)
+        b->out = clCreateBuffer(b->ctx->cl, CL_MEM_READ_WRITE, b->lines * b->esize, NULL, &err);
+    free(host);
+    return b->out ? CLF_SUCCESS : clf__fail_cl(err, "clCreateBuffer", "reduce tuning: %zu bytes", total * b->esize);
+}
+
+static clf_status red_bench_create(clf_context *ctx, clf_dtype dt, const char *bucket, void **state)
+{
+    if (dt != CLF_F32 && (dt != CLF_F64 || !ctx->info.fp64))
+        return clf__fail(CLF_ERR_UNSUPPORTED, "reduce tuning: precision %s is not supported here", clf__dtype_name(dt));
+    red_bench *b = calloc(1, sizeof *b);
+    if (!b)
+        return clf__fail(CLF_ERR_OUT_OF_MEMORY, "reduce tuning: out of memory");
+    b->ctx = ctx;
+    b->esize = clf__dtype_size(dt);
+    size_t total = clf__ew_bench_elements(ctx, b->esize);
+    int strided = bucket && !strcmp(bucket, "cols"), gpu = (ctx->info.type & CL_DEVICE_TYPE_GPU) != 0;
+    b->len = bucket && !strcmp(bucket, "short") ? 77 : strided ? total / 4096 : gpu ? 8192 : 2048;
+    b->lines = total / b->len;
+    clf_status s = red_bench_data(b, dt, strided);
+    clf_reduce_desc d = {.layout = CLF_ROW_MAJOR, .m = strided ? b->len : b->lines, .n = strided ? b->lines : b->len,
+                         .axis = strided ? CLF_REDUCE_COLS : CLF_REDUCE_ROWS, .op = CLF_REDUCE_SUM, .pre = "x*x",
+                         .post = "sqrt(r/len)", .x_type = dt, .x = b->x, .ldx = strided ? b->lines : b->len,
+                         .out_type = dt, .out = b->out};
+    if (s == CLF_SUCCESS)
+        s = clf__red_plan_make(ctx, &d, NULL, 0, &b->pl);
+    if (s != CLF_SUCCESS) {
+        red_bench_destroy(b);
+        return s;
+    }
+    *state = b;
+    return CLF_SUCCESS;
+}
+
+static clf_status red_bench_run(void *state, const clf__config *cfg, cl_event *ev)
+{
+    red_bench *b = state;
+    return clf__red_plan_launch(b->ctx, &b->pl, cfg, ev);
+}
+
+static clf_status red_bench_check(void *state)
+{
+    red_bench *b = state;
+    void *raw = b->got;   /* large enough for either type */
+    cl_int err = clEnqueueReadBuffer(b->ctx->queue, b->out, CL_TRUE, 0, b->lines * b->esize, raw, 0, NULL, NULL);
+    if (err != CL_SUCCESS)
+        return clf__fail_cl(err, "clEnqueueReadBuffer", "reduce tuning: reading the result");
+    double rel = b->esize == 4 ? 1e-4 : 1e-11;
+    for (size_t l = 0; l < b->lines; l++) {
+        double got = b->esize == 4 ? ((float *)raw)[l] : ((double *)raw)[l];
+        if (!(fabs(got - b->ref[l]) <= rel * b->ref[l]))
+            return clf__fail(CLF_ERR_VERIFY, "reduce: line %zu = %.17g, expected %.17g", l, got, b->ref[l]);
+    }
+    unsigned char zero = 0;
+    err = clEnqueueFillBuffer(b->ctx->queue, b->out, &zero, 1, 0, b->lines * b->esize, 0, NULL, NULL);
+    return err == CL_SUCCESS ? CLF_SUCCESS : clf__fail_cl(err, "clEnqueueFillBuffer", "reduce tuning: clearing out");
+}
+
+static double red_bench_work(void *state) { return ((red_bench *)state)->pl.bytes; }
+
+const clf__family clf__family_reduce = {
+    .name = "reduce",
+    .nparams = 3,
+    .params = {{"WG", 6, {32, 64, 128, 256, 512, 1024}}, {"LPL", 11, {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}},
+               {"UNR", 4, {1, 2, 4, 8}}},
+    .nbuckets = 3,
+    .buckets = {"rows", "short", "cols"},
+    .unit = "GB/s",
+    .default_config = red_default,
+    .valid = red_valid,
+    .flops = red_flops,
+    .bytes = red_bytes,
+    .bench_create = red_bench_create,
+    .bench_run = red_bench_run,
+    .bench_check = red_bench_check,
+    .bench_work = red_bench_work,
+    .bench_destroy = red_bench_destroy,
+};

@@ -1,0 +1,469 @@
+/* test_reduce.c — clf_reduce against a double reference: sum/max/min over rows and columns of both
+ * layouts with offsets and padded leading dimensions, odd line lengths (1, 3, a 1000003-long row, many
+ * short rows), NaN and inf, half-precision input, forced configurations, the softmax / layer norm / RMS norm
+ * recipes of docs/reduce.md, and every error path (nothing enqueued, nothing changed). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "reduce.h"
+#include "testutil.h"
+
+typedef struct mat {
+    clf_layout layout;
+    size_t m, n, ld, off;
+    double *h;        /* values as stored (float-rounded for f32) */
+    cl_mem buf;
+} mat;
+
+static size_t at(const mat *a, size_t i, size_t j)
+{
+    return a->off + (a->layout == CLF_ROW_MAJOR ? i * a->ld + j : j * a->ld + i);
+}
+
+static void mat_make(clf_context *ctx, mat *a, clf_layout lay, size_t m, size_t n, clf_dtype dt, uint64_t *rng)
+{
+    a->layout = lay, a->m = m, a->n = n;
+    size_t inner = lay == CLF_ROW_MAJOR ? n : m, outer = lay == CLF_ROW_MAJOR ? m : n;
+    a->ld = inner + (size_t)((clf_test_rand(rng) + 1) * 2);
+    a->off = (size_t)((clf_test_rand(rng) + 1) * 3);
+    size_t total = a->off + outer * a->ld + 2;
+    a->h = malloc(total * sizeof(double));
+    void *raw = malloc(total * clf__dtype_size(dt));
+    for (size_t i = 0; i < total; i++) {
+        double v = clf_test_rand(rng) * 3;
+        if (dt == CLF_F32) ((float *)raw)[i] = (float)v, v = (float)v;
+        else ((double *)raw)[i] = v;
+        a->h[i] = v;
+    }
+    a->buf = clf_test_buffer(ctx, total * clf__dtype_size(dt), raw);
+    free(raw);
+}
+
+static void mat_free(mat *a)
+{
+    clReleaseMemObject(a->buf);
+    free(a->h);
+}
+
+/* Element j of line l. */
+static double line_at(const mat *a, clf_reduce_axis ax, size_t l, size_t j)
+{
+    return a->h[ax == CLF_REDUCE_ROWS ? at(a, l, j) : at(a, j, l)];
+}
+
+/* sum of x*x then r/len, max or min of x: reference and check of every line. */
+static void check_reduce(clf_context *ctx, clf_layout lay, clf_reduce_axis ax, clf_reduce_op op, size_t m, size_t n,
+                         clf_dtype dt, uint64_t *rng)
+{
+    mat a;
+    mat_make(ctx, &a, lay, m, n, dt, rng);
+    size_t lines = ax == CLF_REDUCE_ROWS ? m : n, len = ax == CLF_REDUCE_ROWS ? n : m, es = clf__dtype_size(dt);
+    size_t oo = 2, ob = (oo + lines + 2) * es;
+    unsigned char *before = malloc(ob), *after = malloc(ob);
+    for (size_t i = 0; i < ob; i++) before[i] = (unsigned char)(i * 13 + 7);
+    cl_mem out = clf_test_buffer(ctx, ob, before);
+    clf_reduce_desc d = {.layout = lay, .m = m, .n = n, .axis = ax, .op = op,
+                         .pre = op == CLF_REDUCE_SUM ? "x*x" : NULL, .post = op == CLF_REDUCE_SUM ? "r/len" : NULL,
+                         .x_type = dt, .x = a.buf, .x_off = a.off, .ldx = a.ld, .out_type = dt, .out = out,
+                         .out_off = oo};
+    clf_status s = clf_reduce(ctx, &d, NULL, 0, NULL);
+    ck_assert_msg(s == CLF_SUCCESS, "%zux%zu: %s", m, n, clf_last_error());
+    clf_test_read(ctx, out, ob, after);
+    for (size_t i = 0; i < ob; i++)
+        if (i < oo * es || i >= (oo + lines) * es)
+            ck_assert_msg(after[i] == before[i], "byte %zu outside out changed", i);
+    for (size_t l = 0; l < lines; l++) {
+        double want = op == CLF_REDUCE_SUM ? 0 : op == CLF_REDUCE_MAX ? -INFINITY : INFINITY, mag = 0;
+        for (size_t j = 0; j < len; j++) {
+            double v = line_at(&a, ax, l, j);
+            if (op == CLF_REDUCE_SUM) want += v * v, mag += v * v;
+            else want = op == CLF_REDUCE_MAX ? fmax(want, v) : fmin(want, v);
+        }
+        if (op == CLF_REDUCE_SUM) want /= (double)len, mag /= (double)len;
+        double got = dt == CLF_F32 ? ((float *)after)[oo + l] : ((double *)after)[oo + l];
+        double tol = op == CLF_REDUCE_SUM ? (dt == CLF_F32 ? 2e-5 : 1e-12) * mag : 0;
+        ck_assert_msg(fabs(got - want) <= tol, "%s %s op %d %zux%zu %s: line %zu is %.9g, expected %.9g",
+                      lay == CLF_ROW_MAJOR ? "row-major" : "col-major", ax == CLF_REDUCE_ROWS ? "rows" : "cols", op, m,
+                      n, clf__dtype_name(dt), l, got, want);
+    }
+    clReleaseMemObject(out);
+    free(before), free(after);
+    mat_free(&a);
+}
+
+static const size_t shapes[][2] = {{1, 1}, {3, 1}, {1, 3}, {5, 1000}, {1000, 3}, {77, 129}, {300, 17}, {2, 4099}};
+
+/* Case _i: one (layout, axis, op); every shape; f64 on some. */
+START_TEST(lines)
+{
+    clf_context **ctxs;
+    int nc = clf_test_contexts(&ctxs);
+    clf_layout lay = _i & 1 ? CLF_COL_MAJOR : CLF_ROW_MAJOR;
+    clf_reduce_axis ax = _i & 2 ? CLF_REDUCE_COLS : CLF_REDUCE_ROWS;
+    clf_reduce_op op = (clf_reduce_op)(_i / 4);
+    uint64_t rng = 17 + (uint64_t)_i;
+    for (int d = 0; d < nc; d++) {
+        for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
+            check_reduce(ctxs[d], lay, ax, op, shapes[k][0], shapes[k][1], CLF_F32, &rng);
+        if (clf_context_device(ctxs[d])->fp64)
+            check_reduce(ctxs[d], lay, ax, op, 33, 1001, CLF_F64, &rng);
+    }
+    clf_test_contexts_free(ctxs, nc);
+}
+END_TEST
+
+/* One 1000003-long row, and 100000 rows of 3 (many lines per work-group). */
+START_TEST(long_and_many_short)
+{
+    clf_context **ctxs;
+    int nc = clf_test_contexts(&ctxs);
+    uint64_t rng = 3;
+    for (int d = 0; d < nc; d++) {
+        check_reduce(ctxs[d], CLF_ROW_MAJOR, CLF_REDUCE_ROWS, CLF_REDUCE_SUM, 1, 1000003, CLF_F32, &rng);
+        check_reduce(ctxs[d], CLF_COL_MAJOR, CLF_REDUCE_COLS, CLF_REDUCE_MAX, 1000003, 1, CLF_F32, &rng);
+        check_reduce(ctxs[d], CLF_ROW_MAJOR, CLF_REDUCE_ROWS, CLF_REDUCE_SUM, 100000, 3, CLF_F32, &rng);
+        check_reduce(ctxs[d], CLF_ROW_MAJOR, CLF_REDUCE_COLS, CLF_REDUCE_MIN, 3, 100000, CLF_F32, &rng);
+    }
+    clf_test_contexts_free(ctxs, nc);
+}
+END_TEST
+
+/* Corners of the configuration space (CLFORGE_REDUCE_CONFIG), and every default valid on every device. */
+START_TEST(configurations)
+{
+    static const char *cfgs[] = {"WG=32 LPL=1 UNR=1", "WG=64 LPL=16 UNR=2", "WG=256 LPL=256 UNR=8",
+                                 "WG=128 LPL=2 UNR=4"};
+    clf_context **ctxs;
+    int nc = clf_test_contexts(&ctxs);
+    uint64_t rng = 11;
+    for (int d = 0; d < nc; d++) {
+        const clf_device_info *dev = clf_context_device(ctxs[d]);
+        for (int b = 0; b < clf__family_reduce.nbuckets; b++) {
+            clf__config c;
+            clf__family_reduce.default_config(dev, CLF_F32, clf__family_reduce.buckets[b], &c);
+            ck_assert(clf__family_reduce.valid(&c, dev, CLF_F32));
+        }
+        for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
+            setenv("CLFORGE_REDUCE_CONFIG", cfgs[c], 1);
+            check_reduce(ctxs[d], CLF_ROW_MAJOR, CLF_REDUCE_ROWS, CLF_REDUCE_SUM, 37, 1001, CLF_F32, &rng);
+            check_reduce(ctxs[d], CLF_ROW_MAJOR, CLF_REDUCE_COLS, CLF_REDUCE_MAX, 1001, 37, CLF_F32, &rng);
+        }
+        unsetenv("CLFORGE_REDUCE_CONFIG");
+    }
+    clf_test_contexts_free(ctxs, nc);
+}
+END_TEST
+
+/* Runs a reduction of the rows of a row-major rows x cols f32 matrix held in host memory; returns out. */
+static void reduce_rows(clf_context *ctx, clf_reduce_op op, const float *x, size_t rows, size_t cols, float *out)
+{
+    cl_mem xb = clf_test_buffer(ctx, rows * cols * 4, x), ob = clf_test_buffer(ctx, rows * 4, NULL);
+    clf_reduce_desc d = {.layout = CLF_ROW_MAJOR, .m = rows, .n = cols, .axis = CLF_REDUCE_ROWS, .op = op,
+                         .x_type = CLF_F32, .x = xb, .ldx = cols, .out_type = CLF_F32, .out = ob};
+    ck_assert_msg(clf_reduce(ctx, &d, NULL, 0, NULL) == CLF_SUCCESS, "%s", clf_last_error());
+    clf_test_read(ctx, ob, rows * 4, out);
+    clReleaseMemObject(xb), clReleaseMemObject(ob);
+}
+
+/* NaN anywhere: sum, max and min are NaN. inf and -inf: sum NaN, max inf, min -inf. All -inf: max -inf. */
+START_TEST(nan_and_inf)
+{
+    clf_context **ctxs;
+    int nc = clf_test_contexts(&ctxs);
+    enum { R = 6, C = 301 };
+    static float x[R * C];
+    for (int d = 0; d < nc; d++) {
+        for (int i = 0; i < R * C; i++) x[i] = (float)(i % 17) - 8;
+        x[0 * C + 0] = NAN;          /* row 0: NaN first */
+        x[1 * C + C - 1] = NAN;      /* row 1: NaN last */
+        x[2 * C + 150] = INFINITY, x[2 * C + 7] = -INFINITY;
+        x[3 * C + 9] = INFINITY;
+        for (int j = 0; j < C; j++) x[4 * C + j] = -INFINITY;
+        x[5 * C + 200] = NAN, x[5 * C + 3] = INFINITY;
+        float sum[R], mx[R], mn[R];
+        reduce_rows(ctxs[d], CLF_REDUCE_SUM, x, R, C, sum);
+        reduce_rows(ctxs[d], CLF_REDUCE_MAX, x, R, C, mx);
+        reduce_rows(ctxs[d], CLF_REDUCE_MIN, x, R, C, mn);
+        for (int r = 0; r < 2; r++) ck_assert(isnan(sum[r]) && isnan(mx[r]) && isnan(mn[r]));
+        ck_assert(isnan(sum[2]) && mx[2] == INFINITY && mn[2] == -INFINITY);
+        ck_assert(sum[3] == INFINITY && mx[3] == INFINITY && mn[3] == -8);
+        ck_assert(sum[4] == -INFINITY && mx[4] == -INFINITY && mn[4] == -INFINITY);
+        ck_assert(isnan(sum[5]) && isnan(mx[5]) && isnan(mn[5]));
+    }
+    clf_test_contexts_free(ctxs, nc);
+}
+END_TEST
+
+/* f16 and bf16 input, f32 sums; f16 output of a max. */
+START_TEST(half_input)
+{
+    clf_context **ctxs;
+    int nc = clf_test_contexts(&ctxs);
+    enum { R = 33, C = 517 };
+    static uint16_t h[R * C];
+    for (int i = 0; i < R * C; i++) h[i] = (uint16_t)(0x3c00 + (i % 97) * 3);   /* f16 values in [1, 2) */
+    for (int d = 0; d < nc; d++) {
+        cl_mem xb = clf_test_buffer(ctxs[d], sizeof h, h), ob = clf_test_buffer(ctxs[d], R * 4, NULL);
+        clf_reduce_desc dd = {.layout = CLF_ROW_MAJOR, .m = R, .n = C, .axis = CLF_REDUCE_ROWS, .op = CLF_REDUCE_SUM,
+                              .x_type = CLF_F16, .x = xb, .ldx = C, .out_type = CLF_F32, .out = ob};
+        ck_assert_msg(clf_reduce(ctxs[d], &dd, NULL, 0, NULL) == CLF_SUCCESS, "%s", clf_last_error());
+        float got[R];
+        clf_test_read(ctxs[d], ob, sizeof got, got);
+        for (int r = 0; r < R; r++) {
+            double want = 0;
+            for (int j = 0; j < C; j++) want += 1 + ((r * C + j) % 97) * 3 / 1024.0;
+            ck_assert_msg(fabs(got[r] - want) <= 1e-5 * want, "row %d: %g, expected %g", r, got[r], want);
+        }
+        dd.x_type = CLF_BF16, dd.op = CLF_REDUCE_MAX, dd.out_type = CLF_F16;
+        ck_assert_msg(clf_reduce(ctxs[d], &dd, NULL, 0, NULL) == CLF_SUCCESS, "%s", clf_last_error());
+        uint16_t gh[R];
+        clf_test_read(ctxs[d], ob, sizeof gh, gh);
+        for (int r = 0; r < R; r++) {   /* bf16 0x3cXX values are below 0.032: f16 normal, exact in f16? check */
+            uint16_t mxb = 0;
+            for (int j = 0; j < C; j++) mxb = h[r * C + j] > mxb ? h[r * C + j] : mxb;
+            uint32_t u = (uint32_t)mxb << 16;
+            float f;
+            memcpy(&f, &u, 4);
+            float back = 0;
+            int e = (gh[r] >> 10) & 31, mnt = gh[r] & 1023;
+            back = e ? ldexpf((float)(mnt + 1024), e - 25) : ldexpf((float)mnt, -24);
+            ck_assert_msg(fabsf(back - f) <= f / 1024, "row %d: %g, expected %g", r, back, f);
+        }
+        clReleaseMemObject(xb), clReleaseMemObject(ob);
+    }
+    clf_test_contexts_free(ctxs, nc);
+}
+END_TEST
+
+/* The recipes of docs/reduce.md on a rows x cols matrix (ax ROWS: each row normalised; COLS: each column). */
+typedef struct recipe_fix {
+    clf_context *ctx;
+    mat a;
+    size_t lines, len;
+    clf_reduce_axis ax;
+    cl_mem y, v1, v2, g, b;   /* y like x; per-line vectors; per-position vectors */
+    double *gh, *bh;
+} recipe_fix;
+
+static void fix_init(recipe_fix *f, clf_context *ctx, clf_reduce_axis ax, size_t m, size_t n, uint64_t *rng)
+{
+    memset(f, 0, sizeof *f);
+    f->ctx = ctx, f->ax = ax;
+    mat_make(ctx, &f->a, CLF_ROW_MAJOR, m, n, CLF_F32, rng);
+    f->lines = ax == CLF_REDUCE_ROWS ? m : n, f->len = ax == CLF_REDUCE_ROWS ? n : m;
+    size_t ysz = (f->a.off + m * f->a.ld + 2) * 4;
+    f->y = clf_test_buffer(ctx, ysz, NULL);
+    f->v1 = clf_test_buffer(ctx, f->lines * 4, NULL), f->v2 = clf_test_buffer(ctx, f->lines * 4, NULL);
+    float *gb = malloc(f->len * 4 * 2);
+    f->gh = malloc(f->len * sizeof(double)), f->bh = malloc(f->len * sizeof(double));
+    for (size_t j = 0; j < f->len; j++) {
+        gb[j] = (float)(1 + clf_test_rand(rng) / 2), gb[f->len + j] = (float)clf_test_rand(rng);
+        f->gh[j] = gb[j], f->bh[j] = gb[f->len + j];
+    }
+    f->g = clf_test_buffer(ctx, f->len * 4, gb), f->b = clf_test_buffer(ctx, f->len * 4, gb + f->len);
+    free(gb);
+}
+
+static void fix_free(recipe_fix *f)
+{
+    mat_free(&f->a);
+    clReleaseMemObject(f->y), clReleaseMemObject(f->v1), clReleaseMemObject(f->v2);
+    clReleaseMemObject(f->g), clReleaseMemObject(f->b);
+    free(f->gh), free(f->bh);
+}
+
+static clf_reduce_desc fix_desc(const recipe_fix *f, clf_reduce_op op, cl_mem out, int in_place)
+{
+    clf_reduce_desc d = {.layout = CLF_ROW_MAJOR, .m = f->a.m, .n = f->a.n, .axis = f->ax, .op = op,
+                         .x_type = CLF_F32, .x = f->a.buf, .x_off = f->a.off, .ldx = f->a.ld,
+                         .out_type = CLF_F32, .out = out, .y_type = CLF_F32, .y = in_place ? f->a.buf : f->y,
+                         .y_off = f->a.off, .ldy = f->a.ld};
+    return d;
+}
+
+/* kind 0 softmax, 1 layer norm, 2 RMS norm: y from the double reference, within tol of |y| + 1. */
+static void check_recipe(recipe_fix *f, int kind, cl_mem ybuf, double eps)
+{
+    size_t ysz = (f->a.off + f->a.m * f->a.ld + 2);
+    float *y = malloc(ysz * 4);
+    clf_test_read(f->ctx, ybuf, ysz * 4, y);
+    double *row = malloc(f->len * sizeof(double));
+    for (size_t l = 0; l < f->lines; l++) {
+        double mx = -INFINITY, s = 0, mu = 0, var = 0;
+        for (size_t j = 0; j < f->len; j++) row[j] = line_at(&f->a, f->ax, l, j), mx = fmax(mx, row[j]);
+        for (size_t j = 0; j < f->len; j++) s += exp(row[j] - mx), mu += row[j], var += row[j] * row[j];
+        mu /= (double)f->len;
+        double ms = var / (double)f->len;
+        var = 0;
+        for (size_t j = 0; j < f->len; j++) var += (row[j] - mu) * (row[j] - mu);
+        var /= (double)f->len;
+        for (size_t j = 0; j < f->len; j++) {
+            double want = kind == 0 ? exp(row[j] - mx) / s
+                        : kind == 1 ? (row[j] - mu) / sqrt(var + eps) * f->gh[j] + f->bh[j]
+                                    : row[j] / sqrt(ms + eps) * f->gh[j];
+            size_t i = f->ax == CLF_REDUCE_ROWS ? at(&f->a, l, j) : at(&f->a, j, l);
+            ck_assert_msg(fabs(y[i] - want) <= 2e-5 * (fabs(want) + (kind == 0 ? 0.01 : 1)),
+                          "recipe %d line %zu elem %zu: %.9g, expected %.9g", kind, l, j, y[i], want);
+        }
+    }
+    free(y), free(row);
+}
+
+static void run_recipes(recipe_fix *f)
+{
+    clf_arg_kind line_kind = f->ax == CLF_REDUCE_ROWS ? CLF_ARG_ROW : CLF_ARG_COL;
+    clf_arg_kind pos_kind = f->ax == CLF_REDUCE_ROWS ? CLF_ARG_COL : CLF_ARG_ROW;
+    double eps = 1e-5;
+    /* softmax: m = max(x); y = exp(x - m) / sum(exp(x - m)) */
+    clf_reduce_desc d1 = fix_desc(f, CLF_REDUCE_MAX, f->v1, 0);
+    clf_reduce_desc d2 = fix_desc(f, CLF_REDUCE_SUM, NULL, 0);
+    d2.pre = "exp(x - m)", d2.post = "1 / r", d2.write = "exp(x - m) * r";
+    clf_map_arg sm[1] = {{.name = "m", .kind = line_kind, .dtype = CLF_F32, .buffer = f->v1}};
+    ck_assert_msg(clf_reduce(f->ctx, &d1, NULL, 0, NULL) == CLF_SUCCESS, "%s", clf_last_error());
+    ck_assert_msg(clf_reduce(f->ctx, &d2, sm, 1, NULL) == CLF_SUCCESS, "%s", clf_last_error());
+    check_recipe(f, 0, f->y, eps);
+    /* layer norm: mu = sum(x)/len; y = (x - mu) * rsqrt(sum((x - mu)^2)/len + eps) * g + b */
+    clf_reduce_desc l1 = fix_desc(f, CLF_REDUCE_SUM, f->v1, 0);
+    l1.post = "r / len";
+    clf_reduce_desc l2 = fix_desc(f, CLF_REDUCE_SUM, f->v2, 0);
+    l2.pre = "(x - mu) * (x - mu)", l2.post = "rsqrt(r / len + eps)", l2.write = "(x - mu) * r * g + b";
+    clf_map_arg la[4] = {{.name = "mu", .kind = line_kind, .dtype = CLF_F32, .buffer = f->v1},
+                         {.name = "eps", .kind = CLF_ARG_SCALAR, .value = eps},
+                         {.name = "g", .kind = pos_kind, .dtype = CLF_F32, .buffer = f->g},
+                         {.name = "b", .kind = pos_kind, .dtype = CLF_F32, .buffer = f->b}};
+    ck_assert_msg(clf_reduce(f->ctx, &l1, NULL, 0, NULL) == CLF_SUCCESS, "%s", clf_last_error());
+    ck_assert_msg(clf_reduce(f->ctx, &l2, la, 4, NULL) == CLF_SUCCESS, "%s", clf_last_error());
+    check_recipe(f, 1, f->y, eps);
+    /* RMS norm, one call, in place: x = x * rsqrt(sum(x^2)/len + eps) * g */
+    clf_reduce_desc r1 = fix_desc(f, CLF_REDUCE_SUM, NULL, 1);
+    r1.pre = "x * x", r1.post = "rsqrt(r / len + eps)", r1.write = "x * r * g";
+    ck_assert_msg(clf_reduce(f->ctx, &r1, la + 1, 2, NULL) == CLF_SUCCESS, "%s", clf_last_error());
+    check_recipe(f, 2, f->a.buf, eps);
+}
+
+START_TEST(recipes)
+{
+    static const size_t sz[][2] = {{64, 1000}, {1, 3}, {1000, 5}, {7, 4099}};
+    clf_context **ctxs;
+    int nc = clf_test_contexts(&ctxs);
+    uint64_t rng = 23;
+    for (int d = 0; d < nc; d++)
+        for (size_t k = 0; k < sizeof sz / sizeof sz[0]; k++)
+            for (int ax = 0; ax < 2; ax++) {
+                recipe_fix f;
+                clf_reduce_axis a = ax ? CLF_REDUCE_COLS : CLF_REDUCE_ROWS;
+                fix_init(&f, ctxs[d], a, ax ? sz[k][1] : sz[k][0], ax ? sz[k][0] : sz[k][1], &rng);
+                run_recipes(&f);
+                fix_free(&f);
+            }
+    clf_test_contexts_free(ctxs, nc);
+}
+END_TEST
+
+/* Every bad input: the status, a message naming it, no event, out unchanged. */
+static void expect_fail(clf_context *ctx, const clf_reduce_desc *d, const clf_map_arg *args, size_t nargs, int status,
+                        const char *msg, cl_mem out)
+{
+    float before[8], after[8];
+    clf_test_read(ctx, out, sizeof before, before);
+    cl_event ev = (cl_event)1;
+    clf_status s = clf_reduce(ctx, d, args, nargs, &ev);
+    ck_assert_msg((int)s == status, "'%s': got %s (%s)", msg, clf_status_name(s), clf_last_error());
+    ck_assert_msg(strstr(clf_last_error(), msg) != NULL, "message '%s' lacks '%s'", clf_last_error(), msg);
+    ck_assert_ptr_null(ev);
+    ck_assert_int_eq(clf_finish(ctx), CLF_SUCCESS);
+    clf_test_read(ctx, out, sizeof after, after);
+    ck_assert(memcmp(before, after, sizeof before) == 0);
+}
+
+START_TEST(errors)
+{
+    clf_context **ctxs;
+    int nc = clf_test_contexts(&ctxs);
+    for (int k = 0; k < nc; k++) {
+        clf_context *ctx = ctxs[k];
+        float init[64];
+        for (int i = 0; i < 64; i++) init[i] = (float)i;
+        cl_mem x = clf_test_buffer(ctx, sizeof init, init), out = clf_test_buffer(ctx, sizeof init, init);
+        cl_mem vec = clf_test_buffer(ctx, 8 * 4, init);
+        clf_reduce_desc ok = {.layout = CLF_ROW_MAJOR, .m = 8, .n = 8, .axis = CLF_REDUCE_ROWS, .op = CLF_REDUCE_SUM,
+                              .x_type = CLF_F32, .x = x, .ldx = 8, .out_type = CLF_F32, .out = out};
+        clf_reduce_desc d = ok;
+        d.ldx = 7;
+        expect_fail(ctx, &d, NULL, 0, CLF_ERR_INVALID_ARG, "ldx (7) is smaller than the row length 8", out);
+        d = ok, d.m = 9;
+        expect_fail(ctx, &d, NULL, 0, CLF_ERR_INVALID_ARG, "x", out);
+        d = ok, d.x_off = 1;
+        expect_fail(ctx, &d, NULL, 0, CLF_ERR_INVALID_ARG, "x", out);
+        d = ok, d.op = (clf_reduce_op)7;
+        expect_fail(ctx, &d, NULL, 0, CLF_ERR_INVALID_ARG, "op 7 is unknown", out);
+        d = ok, d.axis = (clf_reduce_axis)5;
+        expect_fail(ctx, &d, NULL, 0, CLF_ERR_INVALID_ARG, "axis 5", out);
+        d = ok, d.layout = (clf_layout)3;
+        expect_fail(ctx, &d, NULL, 0, CLF_ERR_INVALID_ARG, "layout 3", out);
+        d = ok, d.pre = "x +* 2";
+        expect_fail(ctx, &d, NULL, 0, CLF_ERR_PARSE, "pre: 1:", out);
+        d = ok, d.post = "foo(r)";
+        expect_fail(ctx, &d, NULL, 0, CLF_ERR_PARSE, "post: 1:1: unknown function 'foo'", out);
+        d = ok, d.post = "x";
+        expect_fail(ctx, &d, NULL, 0, CLF_ERR_INVALID_ARG, "post cannot read 'x'", out);
+        d = ok, d.pre = "r";
+        expect_fail(ctx, &d, NULL, 0, CLF_ERR_INVALID_ARG, "pre cannot read 'r'", out);
+        d = ok, d.pre = "x * q";
+        expect_fail(ctx, &d, NULL, 0, CLF_ERR_INVALID_ARG, "no argument for 'q'", out);
+        d = ok, d.pre = "y = x; z = x";
+        expect_fail(ctx, &d, NULL, 0, CLF_ERR_PARSE, "pre", out);
+        d = ok, d.out = NULL;
+        expect_fail(ctx, &d, NULL, 0, CLF_ERR_INVALID_ARG, "nothing to compute", out);
+        d = ok, d.out = x;
+        expect_fail(ctx, &d, NULL, 0, CLF_ERR_INVALID_ARG, "out overlaps x", out);
+        d = ok, d.out_off = 60;
+        expect_fail(ctx, &d, NULL, 0, CLF_ERR_INVALID_ARG, "out", out);
+        d = ok, d.write = "x * 2", d.y = x, d.y_type = CLF_F32, d.y_off = 1, d.ldy = 7, d.m = 7, d.n = 7;
+        expect_fail(ctx, &d, NULL, 0, CLF_ERR_INVALID_ARG, "y overlaps x", out);
+        d = ok, d.x_type = (clf_dtype)9;
+        expect_fail(ctx, &d, NULL, 0, CLF_ERR_UNSUPPORTED, "unknown storage type 9", out);
+        d = ok, d.pre = "x * s";
+        clf_map_arg a1[1] = {{.name = "s", .kind = CLF_ARG_BUFFER, .dtype = CLF_F32, .buffer = vec}};
+        expect_fail(ctx, &d, a1, 1, CLF_ERR_INVALID_ARG, "use CLF_ARG_SCALAR, CLF_ARG_ROW or CLF_ARG_COL", out);
+        clf_map_arg a2[2] = {{.name = "s", .kind = CLF_ARG_SCALAR, .value = 2},
+                             {.name = "t", .kind = CLF_ARG_SCALAR, .value = 2}};
+        expect_fail(ctx, &d, a2, 2, CLF_ERR_INVALID_ARG, "'t' is not used", out);
+        clf_map_arg a3[1] = {{.name = "x", .kind = CLF_ARG_SCALAR, .value = 2}};
+        expect_fail(ctx, &d, a3, 1, CLF_ERR_INVALID_ARG, "reserved name", out);
+        d = ok, d.m = 16, d.n = 4, d.ldx = 4, d.pre = "x * s";
+        clf_map_arg a4[1] = {{.name = "s", .kind = CLF_ARG_ROW, .dtype = CLF_F32, .buffer = vec}};
+        expect_fail(ctx, &d, a4, 1, CLF_ERR_INVALID_ARG, "s", out);
+        d = ok, d.post = "r * s";
+        clf_map_arg a5[1] = {{.name = "s", .kind = CLF_ARG_COL, .dtype = CLF_F32, .buffer = vec}};
+        expect_fail(ctx, &d, a5, 1, CLF_ERR_INVALID_ARG, "post cannot read 's'", out);
+        expect_fail(ctx, NULL, NULL, 0, CLF_ERR_INVALID_ARG, "must be non-NULL", out);
+        /* No lines: nothing runs, an event when asked. */
+        d = ok, d.m = 0;
+        cl_event ev = NULL;
+        ck_assert_int_eq(clf_reduce(ctx, &d, NULL, 0, &ev), CLF_SUCCESS);
+        ck_assert_ptr_nonnull(ev);
+        clWaitForEvents(1, &ev), clReleaseEvent(ev);
+        clReleaseMemObject(x), clReleaseMemObject(out), clReleaseMemObject(vec);
+    }
+    clf_test_contexts_free(ctxs, nc);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("reduce");
+    TCase *tc = clf_test_tcase("lines");
+    tcase_add_loop_test(tc, lines, 0, 12);
+    tcase_add_test(tc, long_and_many_short);
+    tcase_add_test(tc, configurations);
+    tcase_add_test(tc, nan_and_inf);
+    tcase_add_test(tc, half_input);
+    tcase_add_test(tc, recipes);
+    tcase_add_test(tc, errors);
+    suite_add_tcase(s, tc);
+    return clf_test_run(s);
+}
