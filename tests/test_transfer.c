@@ -84,6 +84,7 @@ START_TEST(staged_many_chunks)
 {
     setenv("CLFORGE_STAGING_THRESHOLD", "1", 1);
     setenv("CLFORGE_STAGING_CHUNK", "65536", 1);
+    setenv("CLFORGE_STAGING_THREADS", "8", 1);
     clf_context **ctxs;
     int nc = clf_test_contexts(&ctxs);
     size_t n = (size_t)3 << 20 | 4093;
@@ -101,6 +102,11 @@ START_TEST(staged_many_chunks)
         memset(got, 0, n);
         ck_assert_int_eq(clf_download(ctxs[d], buf, 8, got, n), CLF_SUCCESS);
         ck_assert(memcmp(got, a, n) == 0);
+        setenv("CLFORGE_STAGING_THREADS", "1", 1);   /* fewer threads than the slots made before */
+        memset(got, 0, n);
+        ck_assert_int_eq(clf_download(ctxs[d], buf, 8, got, n - 5), CLF_SUCCESS);
+        ck_assert(memcmp(got, a, n - 5) == 0 && got[n - 5] == 0);
+        setenv("CLFORGE_STAGING_THREADS", "8", 1);
         clReleaseMemObject(buf);
     }
     free(a), free(got);
@@ -175,6 +181,7 @@ static void *thread_main(void *p)
 START_TEST(concurrent_threads)
 {
     small_staging();
+    setenv("CLFORGE_STAGING_THREADS", "3", 1);
     clf_context **ctxs;
     int nc = clf_test_contexts(&ctxs);
     for (int d = 0; d < nc; d++) {

@@ -28,10 +28,11 @@ typedef struct clf__scratch {
 /* Pinned staging of large host transfers (transfer.c): mapped CL_MEM_ALLOC_HOST_PTR buffers, one per
  * copying thread, created on the first staged transfer and mapped until the context is destroyed. The
  * lock is held for a whole staged transfer (they share one link to the device anyway). */
-#define CLF__STAGING_SLOTS 4
+#define CLF__STAGING_SLOTS 8
 typedef struct clf__staging {
     pthread_mutex_t lock;
-    size_t chunk;                        /* bytes per slot; 0 until created */
+    size_t chunk;                        /* bytes per slot; 0 until the first slot is created */
+    int count;                           /* slots created so far (as many as a transfer's threads needed) */
     cl_mem buf[CLF__STAGING_SLOTS];
     void *host[CLF__STAGING_SLOTS];      /* buf[i] mapped */
 } clf__staging;

@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define DEFAULT_THRESHOLD ((size_t)8 << 20)
 #define DEFAULT_CHUNK ((size_t)8 << 20)
@@ -81,41 +82,54 @@ static clf_status direct(clf_context *ctx, const char *fn, int upload, cl_mem bu
     return CLF_SUCCESS;
 }
 
-/* Creates and maps the staging slots (staging lock held). A failure leaves nothing behind. */
-static clf_status staging_create(clf_context *ctx)
+/* Copying threads of a staged transfer: $CLFORGE_STAGING_THREADS, else half the online CPUs, 2 to 8. One
+ * thread's memcpy runs at a fraction of a host's memory bandwidth, below a PCIe 5 link. */
+static int staging_threads(void)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t fallback = cpus > 4 ? (size_t)cpus / 2 : 2;
+    size_t n = env_bytes("CLFORGE_STAGING_THREADS", fallback);
+    return n > CLF__STAGING_SLOTS ? CLF__STAGING_SLOTS : (int)n;
+}
+
+/* Makes sure `want` slots exist and are mapped (staging lock held). A slot that cannot be made fails the
+ * transfer when it is the first; otherwise the transfer runs with the slots there are. */
+static clf_status staging_grow(clf_context *ctx, int want)
 {
     clf__staging *st = &ctx->staging;
-    size_t chunk = env_bytes("CLFORGE_STAGING_CHUNK", DEFAULT_CHUNK);
-    if (chunk > ctx->info.max_alloc) chunk = (size_t)ctx->info.max_alloc;
-    for (int i = 0; i < CLF__STAGING_SLOTS; i++) {
-        cl_int e;
-        st->buf[i] = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, chunk, NULL, &e);
-        if (st->buf[i])
-            st->host[i] = clEnqueueMapBuffer(ctx->queue, st->buf[i], CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, chunk,
-                                             0, NULL, NULL, &e);
-        if (!st->buf[i] || !st->host[i]) {
-            clf_status s = clf__fail_cl(e, st->buf[i] ? "clEnqueueMapBuffer" : "clCreateBuffer",
-                                        "pinned staging buffer of %zu bytes", chunk);
-            clf__staging_free(ctx);
-            return s;
-        }
+    if (!st->chunk) {
+        size_t chunk = env_bytes("CLFORGE_STAGING_CHUNK", DEFAULT_CHUNK);
+        st->chunk = chunk > ctx->info.max_alloc ? (size_t)ctx->info.max_alloc : chunk;
     }
-    st->chunk = chunk;
+    while (st->count < want) {
+        int i = st->count;
+        cl_int e;
+        cl_mem m = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, st->chunk, NULL, &e);
+        void *p = m ? clEnqueueMapBuffer(ctx->queue, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, st->chunk, 0, NULL,
+                                         NULL, &e)
+                    : NULL;
+        if (!p) {
+            if (m) clReleaseMemObject(m);
+            if (i > 0) return CLF_SUCCESS;
+            return clf__fail_cl(e, m ? "clEnqueueMapBuffer" : "clCreateBuffer", "pinned staging buffer of %zu bytes",
+                                st->chunk);
+        }
+        st->buf[i] = m, st->host[i] = p;
+        st->count = i + 1;
+    }
     return CLF_SUCCESS;
 }
 
 void clf__staging_free(clf_context *ctx)
 {
     clf__staging *st = &ctx->staging;
-    for (int i = 0; i < CLF__STAGING_SLOTS; i++) {
-        if (st->host[i]) clEnqueueUnmapMemObject(ctx->queue, st->buf[i], st->host[i], 0, NULL, NULL);
-        st->host[i] = NULL;
-    }
+    for (int i = 0; i < st->count; i++) clEnqueueUnmapMemObject(ctx->queue, st->buf[i], st->host[i], 0, NULL, NULL);
     clFinish(ctx->queue);   /* unmapped before released */
-    for (int i = 0; i < CLF__STAGING_SLOTS; i++) {
-        if (st->buf[i]) clReleaseMemObject(st->buf[i]);
-        st->buf[i] = NULL;
+    for (int i = 0; i < st->count; i++) {
+        clReleaseMemObject(st->buf[i]);
+        st->buf[i] = NULL, st->host[i] = NULL;
     }
+    st->count = 0;
     st->chunk = 0;
 }
 
@@ -171,18 +185,20 @@ static clf_status staged(clf_context *ctx, const char *fn, int upload, cl_mem bu
 {
     clf__staging *st = &ctx->staging;
     pthread_mutex_lock(&st->lock);
-    if (!st->chunk) {
-        clf_status s = staging_create(ctx);
-        if (s != CLF_SUCCESS) {
-            pthread_mutex_unlock(&st->lock);
-            return s;
-        }
+    size_t chunk = st->chunk ? st->chunk : env_bytes("CLFORGE_STAGING_CHUNK", DEFAULT_CHUNK);
+    size_t nchunks = (bytes + chunk - 1) / chunk;
+    int want = staging_threads();
+    if ((size_t)want > nchunks) want = (int)nchunks;
+    clf_status s = staging_grow(ctx, want);
+    if (s != CLF_SUCCESS) {
+        pthread_mutex_unlock(&st->lock);
+        return s;
     }
     stage_job job = {.ctx = ctx, .upload = upload, .buf = buf, .off = off, .bytes = bytes, .chunk = st->chunk,
                      .nchunks = (bytes + st->chunk - 1) / st->chunk, .host = host};
     atomic_init(&job.next, 0);
     atomic_init(&job.failed, 0);
-    int nthreads = job.nchunks < CLF__STAGING_SLOTS ? (int)job.nchunks : CLF__STAGING_SLOTS;
+    int nthreads = want < st->count ? want : st->count;
     stage_worker workers[CLF__STAGING_SLOTS];
     pthread_t tid[CLF__STAGING_SLOTS];
     int started[CLF__STAGING_SLOTS] = {0};
