@@ -48,6 +48,8 @@ int cli_bench_only_valid(const char *only);
  * *why (may be NULL) saying what is missing. Only `clforge bench` loads it, and only for its baseline. */
 const char *cli_bench_baseline(const char **why);
 void cli_bench_list_free(cli_bench_list *list);
+/* bench_transfer.c: the "transfer" rows (blocking clf_upload/clf_download, 64 MiB and 1 GiB; quick: 16 MiB). */
+clf_status cli_bench_transfer(clf_context *ctx, int quick, cli_bench_list *list, cli_bench_progress progress, void *parg);
 
 /* ---- bench_load.c: other processes' CPU use while the bench runs ---- */
 typedef struct cli_load {

@@ -410,7 +410,7 @@ static int in_list(const char *list, const char *name)
 int cli_bench_only_valid(const char *only)
 {
     static const char *const names[] = {"sgemm", "dgemm", "map", "copy", "gemm_f16", "gemm_bf16", "gemm_tf32",
-                                        "gemm_3xtf32"};
+                                        "gemm_3xtf32", "transfer"};
     if (!only || !*only) return 0;
     for (const char *p = only; p;) {
         const char *e = strchr(p, ',');
@@ -467,5 +467,5 @@ clf_status cli_bench_device(clf_context *ctx, const clf_roofline *roof, int quic
         r->loaded = cli_load_is_busy(r->others);
         if (w->kind <= W_DGEMM && !r->error[0] && r->value > 0) rate[g] = r->value;
     }
-    return CLF_SUCCESS;
+    return !only || in_list(only, "transfer") ? cli_bench_transfer(ctx, quick, list, progress, parg) : CLF_SUCCESS;
 }
