@@ -4,6 +4,8 @@
 #include "config.h"
 #include "roofline.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -147,8 +149,30 @@ done:
     return s;
 }
 
+/* SIMD lanes of the device for fp32 or fp64, where its driver reports a native vector width of 4 or more
+ * (2 for fp64): PoCL does; llvmpipe reports 1 (its work-items are the lanes) and a clock that is not the
+ * CPU's, so nothing is derived there. */
+static unsigned rl_lanes(const clf_context *ctx, int fp64)
+{
+    cl_uint w = 0;
+    clGetDeviceInfo(ctx->dev, fp64 ? CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE : CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT,
+                    sizeof w, &w, NULL);
+    return w >= 4 || (fp64 && w >= 2) ? w : 0;
+}
+
+/* A CPU device whose driver wants explicit vectors (PoCL): the calibration runs one work-item per group with
+ * vector chains, as its GEMM does; drivers that prefer scalars (llvmpipe) run work-items as SIMD lanes. */
+static int rl_cpu_vectors(const clf_context *ctx)
+{
+    cl_uint w = 0;
+    clGetDeviceInfo(ctx->dev, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, sizeof w, &w, NULL);
+    return !rl_is_gpu(ctx) && w >= 4;
+}
+
 /* FMA peak for one vector width: grows the trip count until a launch takes target seconds, then takes
- * the fastest of a few runs. CPUs need explicit vectors (PoCL ran scalar chains at a third of float8's rate). */
+ * the fastest of a few runs. CPUs need explicit vectors (PoCL ran scalar chains at a third of float8's rate)
+ * as wide as the SIMD registers (float8 on AVX-512 measured a quarter of the Xeon's peak), in one-item groups
+ * (no work-item loop around the chains), several per core. */
 static clf_status rl_fma_width(clf_context *ctx, int fp64, int width, int quick, double *gflops)
 {
     char opt[128];
@@ -158,11 +182,11 @@ static clf_status rl_fma_width(clf_context *ctx, int fp64, int width, int quick,
     else snprintf(vec, sizeof vec, "%s", real);
     snprintf(opt, sizeof opt, "-DREAL=%s -DVEC=%s%s%s", real, vec, fp64 ? " -DCLF_FP64" : "",
              rl_is_gpu(ctx) ? " -DCLF_USE_FMA" : "");
-    size_t local = rl_local(ctx);
+    size_t local = rl_cpu_vectors(ctx) ? 1 : rl_local(ctx);
     size_t cu = ctx->info.compute_units ? ctx->info.compute_units : 1;
     /* Enough work-items to fill every core: 2048 resident threads per GPU multiprocessor; a few groups
      * per CPU core. */
-    size_t global = rl_is_gpu(ctx) ? cu * 2048 : cu * local * 4;
+    size_t global = rl_is_gpu(ctx) ? cu * 2048 : cu * local * (local == 1 ? 8 : 4);
     global = (global + local - 1) / local * local;
     size_t esize = (fp64 ? 8 : 4) * (size_t)width;
     cl_int e;
@@ -197,11 +221,12 @@ done:
 
 static clf_status rl_fma(clf_context *ctx, int fp64, int quick, double *gflops)
 {
-    static const int widths[] = {1, 4, 8};
+    /* GPUs run vector types as scalars per lane: one width suffices. Vector CPUs: up to AVX-512's 16 floats. */
+    static const int gpu[] = {1}, scalar_cpu[] = {1, 4, 8}, vector_cpu[] = {4, 8, 16};
+    const int *widths = rl_is_gpu(ctx) ? gpu : rl_cpu_vectors(ctx) ? vector_cpu : scalar_cpu;
+    size_t nw = rl_is_gpu(ctx) ? 1 : 3;
     *gflops = 0;
-    for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) {
-        /* GPUs run vector types as scalars per lane; one width suffices. */
-        if (i > 0 && rl_is_gpu(ctx)) break;
+    for (size_t i = 0; i < nw; i++) {
         double g = 0;
         clf_status s = rl_fma_width(ctx, fp64, widths[i], quick, &g);
         if (s) return s;
@@ -210,6 +235,54 @@ static clf_status rl_fma(clf_context *ctx, int fp64, int quick, double *gflops)
     return CLF_SUCCESS;
 }
 
+/* Hardware threads per core of the host, whose CPU a CPU device is: the length of cpu0's sibling list
+ * ("0,16" or "0-1"); 1 when sysfs does not say. */
+static unsigned rl_threads_per_core(void)
+{
+    char buf[128] = "";
+    FILE *f = fopen("/sys/devices/system/cpu/cpu0/topology/thread_siblings_list", "r");
+    if (!f) return 1;
+    if (!fgets(buf, sizeof buf, f)) buf[0] = '\0';
+    fclose(f);
+    unsigned n = 0;
+    for (char *p = buf; *p && *p != '\n';) {
+        char *end;
+        unsigned long a = strtoul(p, &end, 10), b = a;
+        if (end == p) break;
+        if (*end == '-') b = strtoul(end + 1, &end, 10);
+        n += b >= a && b - a < 64 ? (unsigned)(b - a + 1) : 1;
+        p = *end == ',' ? end + 1 : end;
+    }
+    return n ? n : 1;
+}
+
+/* The FMA peak from the device's reported properties (clf_roofline.fp32_spec_gflops). What OpenCL does not
+ * report is assumed and said so: two FMA units per core (Haswell and later, Zen 2 and later, the AVX-512
+ * Xeons from Gold 6000 up; one on some Silver and Bronze parts), and the reported clock under load (AVX-512
+ * code runs slower on many Xeons). */
+static void rl_spec(const clf_context *ctx, clf_roofline *r)
+{
+    r->fp32_spec_gflops = r->fp64_spec_gflops = 0;
+    unsigned l32 = rl_is_gpu(ctx) ? 0 : rl_lanes(ctx, 0), l64 = ctx->info.fp64 && l32 ? rl_lanes(ctx, 1) : 0;
+    if (!l32 || !ctx->info.clock_mhz || !ctx->info.compute_units) {
+        snprintf(r->spec_basis, sizeof r->spec_basis, "%s",
+                 rl_is_gpu(ctx) ? "not derived for GPUs"
+                                 : "not derived: the driver reports no SIMD width (its work-items are the lanes)");
+        return;
+    }
+    unsigned tpc = rl_threads_per_core(), cores = ctx->info.compute_units / tpc ? ctx->info.compute_units / tpc : 1;
+    double per_lane = (double)cores * ctx->info.clock_mhz * 2.0 * 2.0 / 1000.0;
+    r->fp32_spec_gflops = per_lane * l32;
+    r->fp64_spec_gflops = per_lane * l64;
+    snprintf(r->spec_basis, sizeof r->spec_basis,
+             "%u cores (%u units, %u threads per core) x %u MHz x %u fp32 / %u fp64 lanes x 2 FMA units (assumed) x 2",
+             cores, (unsigned)ctx->info.compute_units, tpc, (unsigned)ctx->info.clock_mhz, l32, l64);
+}
+
+/* Entries of earlier calibrations are measured again: before version 2 the FMA kernel ran at most 8-wide on
+ * CPUs, a quarter of an AVX-512 Xeon's peak. */
+#define RL_CALIBRATION 2
+
 static int rl_from_json(json_t *j, clf_roofline *out, int *quick)
 {
     json_t *c = json_object_get(j, "copy_gbs"), *t = json_object_get(j, "triad_gbs");
@@ -217,7 +290,7 @@ static int rl_from_json(json_t *j, clf_roofline *out, int *quick)
     json_t *date = json_object_get(j, "date");
     if (!json_is_object(j) || !json_is_number(c) || !json_is_number(t) || !json_is_number(f) || !json_is_number(d) ||
         json_number_value(c) <= 0 || json_number_value(t) <= 0 || json_number_value(f) <= 0 ||
-        json_number_value(d) < 0)
+        json_number_value(d) < 0 || json_integer_value(json_object_get(j, "calibration")) < RL_CALIBRATION)
         return 0;
     memset(out, 0, sizeof *out);
     out->copy_gbs = json_number_value(c);
@@ -270,13 +343,18 @@ static int rl_lookup(clf_context *ctx, int quick, clf_roofline *out)
     return ok;
 }
 
-int clf__roofline_stored(clf_context *ctx, clf_roofline *out) { return rl_lookup(ctx, 1, out); }
+int clf__roofline_stored(clf_context *ctx, clf_roofline *out)
+{
+    if (!rl_lookup(ctx, 1, out)) return 0;
+    rl_spec(ctx, out);
+    return 1;
+}
 
 clf_status clf_roofline_get(clf_context *ctx, int quick, int remeasure, clf_roofline *out)
 {
     if (!ctx || !out) return clf__fail(CLF_ERR_INVALID_ARG, "clf_roofline_get: ctx and out must be non-NULL");
     clf_roofline r;
-    if (!remeasure && rl_lookup(ctx, quick, &r)) { *out = r; return CLF_SUCCESS; }
+    if (!remeasure && rl_lookup(ctx, quick, &r)) { rl_spec(ctx, &r); *out = r; return CLF_SUCCESS; }
     memset(&r, 0, sizeof r);
     clf_status s = rl_bandwidth(ctx, quick, &r.copy_gbs, &r.triad_gbs);
     if (!s) s = rl_fma(ctx, 0, quick, &r.fp32_gflops);
@@ -286,10 +364,13 @@ clf_status clf_roofline_get(clf_context *ctx, int quick, int remeasure, clf_roof
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(r.date, sizeof r.date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    rl_spec(ctx, &r);
     rl_memo_put(ctx, &r, quick);
-    json_t *j = json_pack("{s:f, s:f, s:f, s:f, s:s, s:b, s:s}", "copy_gbs", r.copy_gbs, "triad_gbs", r.triad_gbs,
-                          "fp32_gflops", r.fp32_gflops, "fp64_gflops", r.fp64_gflops, "date", r.date, "quick", quick,
-                          "clforge_version", CLFORGE_VERSION_STRING);
+    json_t *j = json_pack("{s:f, s:f, s:f, s:f, s:s, s:b, s:s, s:i, s:f, s:f, s:s}", "copy_gbs", r.copy_gbs,
+                          "triad_gbs", r.triad_gbs, "fp32_gflops", r.fp32_gflops, "fp64_gflops", r.fp64_gflops,
+                          "date", r.date, "quick", quick, "clforge_version", CLFORGE_VERSION_STRING, "calibration",
+                          RL_CALIBRATION, "fp32_spec_gflops", r.fp32_spec_gflops, "fp64_spec_gflops",
+                          r.fp64_spec_gflops, "spec_basis", r.spec_basis);
     /* Not being able to store it costs a re-measurement next process, nothing more. */
     if (!ctx->cache_dir[0]) json_decref(j);
     else if (!j || clf__tunedb_store(ctx, "roofline", j) != CLF_SUCCESS)

@@ -374,6 +374,12 @@ typedef struct clf_roofline {
     double fp32_gflops;        /* independent FMA chains */
     double fp64_gflops;        /* 0 when the device has no fp64 */
     char date[32];
+    /* The FMA peak the device's reported properties imply, for a cross-check of the measured one: on CPU
+     * devices compute units x clock x SIMD lanes x FMA units x 2 (spec_basis says which figures went in and
+     * which were assumed); 0 where the properties do not tell (GPUs, an unknown SIMD width). */
+    double fp32_spec_gflops;
+    double fp64_spec_gflops;
+    char spec_basis[160];
 } clf_roofline;
 
 /* Measures the device's roofline (quick: smaller buffers and fewer repeats) and stores it with the
