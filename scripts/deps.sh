@@ -20,5 +20,6 @@ clf_install_deps() {
 CLF_RUNTIME_PKGS="build-essential cmake pkg-config ocl-icd-opencl-dev opencl-headers ocl-icd-libopencl1
   pocl-opencl-icd clinfo libclblast-dev libjansson-dev libxxhash-dev check libsubunit-dev"
 # What the tests add: Mesa rusticl (second CPU implementation), clang + libFuzzer, xmllint, python3 and its
-# jsonschema (tests/test_json_schema.sh validates the CLI's JSON against docs/schema/).
-CLF_TEST_PKGS="mesa-opencl-icd clang libclang-rt-14-dev libxml2-utils python3 python3-jsonschema"
+# jsonschema (tests/test_json_schema.sh validates the CLI's JSON against docs/schema/), python3-venv (the
+# Python package is tested in a virtual environment).
+CLF_TEST_PKGS="mesa-opencl-icd clang libclang-rt-14-dev libxml2-utils python3 python3-jsonschema python3-venv"
