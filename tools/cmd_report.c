@@ -27,7 +27,7 @@ typedef struct report {
 static void report_usage(FILE *f)
 {
     fprintf(f, "usage: clforge report FILE.json... -o DIR [--quiet]\n"
-               "  Reads results of `clforge bench --json FILE` (formats clforge-bench/2 and clforge-bench-1; one or\n"
+               "  Reads the JSON files of `clforge bench` (formats clforge-bench/2 and clforge-bench-1; one or\n"
                "  more devices per file) and writes DIR/README.md, DIR/sgemm.svg, DIR/dgemm.svg and\n"
                "  DIR/roofline-<n>.svg, then prints the path of README.md.\n"
                "  -o DIR, --output DIR  the output directory (created)\n"
