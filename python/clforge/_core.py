@@ -184,8 +184,7 @@ class Context:
         """Runs a fused elementwise expression, e.g. ``ctx.map("y = relu(a*x + b)", x=xa, a=0.5, b=ba, y=out)``.
         Array arguments are buffers (float32 or float64, contiguous, all of one size unless n is given);
         numbers are scalars. See docs/map.md for the grammar."""
-        from ._ops import map_expr
-        map_expr(self, expr, n, args)
+        _ops().map_expr(self, expr, n, args)
 
     def tune(self, families: Optional[str] = None, budget_seconds: float = 60.0, exhaustive: bool = False,
              quiet: bool = True) -> Dict[str, Any]:
@@ -204,6 +203,18 @@ class Context:
         check(lib.clf_roofline_get(self.handle, int(quick), int(remeasure), ctypes.byref(r)))
         return {"copy_gbs": r.copy_gbs, "triad_gbs": r.triad_gbs, "fp32_gflops": r.fp32_gflops,
                 "fp64_gflops": r.fp64_gflops, "date": r.date.decode()}
+
+
+def _ops() -> Any:
+    """The _ops module (imported on first use: it imports this one)."""
+    global _OPS
+    if _OPS is None:
+        from . import _ops as m
+        _OPS = m
+    return _OPS
+
+
+_OPS: Any = None
 
 
 def _mem_context(mem: int) -> int:
@@ -248,6 +259,7 @@ class Array:
         if len(self.strides) != len(self.shape):
             raise invalid(f"strides {self.strides} do not match shape {self.shape}")
         self.offset = int(offset)
+        self._contiguous: Optional[bool] = None
         if retain:
             if _mem_context(mem) != ctx.cl_context:
                 raise invalid("the buffer belongs to another OpenCL context than the clforge context")
@@ -281,6 +293,11 @@ class Array:
     @property
     def is_contiguous(self) -> bool:
         """C-contiguous (extents of 1 may have any stride)."""
+        if self._contiguous is None:
+            self._contiguous = self._check_contiguous()
+        return self._contiguous
+
+    def _check_contiguous(self) -> bool:
         acc = self.itemsize
         for s, st in zip(reversed(self.shape), reversed(self.strides)):
             if s != 1 and st != acc:
@@ -300,6 +317,8 @@ class Array:
         return _NAMES[self.code]
 
     def require_contiguous(self, what: str) -> None:
+        if self._contiguous and not self.offset % self.itemsize:
+            return
         if not self.is_contiguous:
             raise invalid(f"{what}: the array (shape {self.shape}, strides {self.strides}) is not contiguous; "
                           "operations need C-contiguous device arrays (copy it on the host, or use trans_a/trans_b "

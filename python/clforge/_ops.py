@@ -124,16 +124,24 @@ def matmul(a: Array, b: Array, out: Optional[Array] = None, alpha: float = 1.0, 
     return out
 
 
+_MAP_ARRAYS: Dict[int, Any] = {}
+
+
+def _map_args_type(n: int) -> Any:
+    """The ctypes array type of n map arguments (made once: creating a ctypes type costs microseconds)."""
+    t = _MAP_ARRAYS.get(n)
+    if t is None:
+        t = _MAP_ARRAYS[n] = _lib.MapArg * max(n, 1)
+    return t
+
+
 def map_expr(ctx: Context, expr: str, n: Optional[int], args: Dict[str, Any]) -> None:
     """See Context.map."""
     if not isinstance(expr, str):
         raise invalid("map: the expression must be a string")
-    margs = (_lib.MapArg * max(len(args), 1))()
-    keep = []
+    items = []
     sizes = set()
-    for i, (name, v) in enumerate(args.items()):
-        bname = name.encode()
-        keep.append(bname)
+    for name, v in args.items():
         if isinstance(v, Array):
             if v.ctx is not ctx:
                 raise invalid(f"map: argument {name} belongs to another context")
@@ -141,12 +149,13 @@ def map_expr(ctx: Context, expr: str, n: Optional[int], args: Dict[str, Any]) ->
             if v.code not in (F32, F64):
                 raise invalid(f"map: argument {name} is {v.dtype_name}; maps take float32 or float64 buffers "
                               "(convert with .astype)")
-            margs[i] = _lib.MapArg(bname, 0, v.code, v.mem, _elems(v), 0.0)
+            items.append((name.encode(), 0, v.code, v.mem, v.offset // v.itemsize, 0.0))
             sizes.add(v.size)
         elif isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool):
-            margs[i] = _lib.MapArg(bname, 1, F32, None, 0, float(v))
+            items.append((name.encode(), 1, F32, None, 0, float(v)))
         else:
             raise invalid(f"map: argument {name} must be a clforge.Array or a number, got {type(v).__name__}")
+    margs = _map_args_type(len(items))(*items)
     if n is None:
         if len(sizes) != 1:
             raise invalid(f"map: buffer arguments have different sizes {sorted(sizes)}; pass n to map a prefix"
