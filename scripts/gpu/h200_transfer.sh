@@ -21,6 +21,11 @@ max=${CLF_TRANSFER_MAX_MIB:-4096}
 dev=${CLFORGE_DEVICE:-nvidia}
 echo "== clforge (bench_transfer --device $dev)"
 timeout 400 bench/bench_transfer --device "$dev" --max-mib "$max" --json $r/transfer-clforge.json | tee $r/transfer-clforge.txt
+echo "== clforge staged with 2 and 4 copying threads (the default is half the CPUs, at most 8)"
+for t in 2 4; do
+  CLFORGE_STAGING_THREADS=$t timeout 300 bench/bench_transfer --device "$dev" --max-mib "$max" \
+    --json $r/transfer-clforge-${t}t.json | grep staged | sed "s/staged/staged-${t}t/"
+done
 echo "== PyTorch"
 timeout 150 python3 ../bench/torch_transfer.py --max-mib "$max" --json $r/transfer-torch.json 2>&1 | tee $r/transfer-torch.txt
 python3 - "$r" <<'PY'
