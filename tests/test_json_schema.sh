@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_json_schema.sh — every JSON document the CLI writes (devices, tune, bench) validates against its schema in
 # docs/schema/, as produced by the real program on the default device; `devices --json` with no OpenCL platform
-# still prints a valid document that says so; the CLI does not link CLBlast (the bench opens it on demand).
+# still prints a valid document that says so; the CLI does not link CLBlast (the bench opens it on demand) and
+# benches without it.
 set -u
 CLI=${CLFORGE_CLI:?set CLFORGE_CLI to the clforge program}
 SRC=${CLFORGE_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -98,6 +99,33 @@ validate devices "$TMP/bad2.json" >/dev/null && fail "a device type in capitals 
 # 5. The CLI runs without CLBlast: it is opened on demand for the bench baseline, never linked.
 if command -v ldd >/dev/null; then
     ldd "$CLI" | grep -qi clblast && fail "the CLI links CLBlast: $(ldd "$CLI" | grep -i clblast)" || pass "the CLI does not link CLBlast"
+fi
+
+# 6. Without CLBlast (its dlopen refused by a preloaded shim), the bench runs, says why there is no baseline and
+#    writes a valid document. Not under sanitizers, which must come first in the preload list.
+if [ -z "${CLFORGE_SANITIZE:-}" ] && command -v cc >/dev/null; then
+    cat >"$TMP/noclb.c" <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <string.h>
+void *dlopen(const char *file, int flags)
+{
+    void *(*real)(const char *, int) = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+    return file && strstr(file, "clblast") ? NULL : real(file, flags);
+}
+C
+    if cc -shared -fPIC -o "$TMP/noclb.so" "$TMP/noclb.c" -ldl 2>"$TMP/err"; then
+        if LD_PRELOAD="$TMP/noclb.so" "$CLI" bench --quick --only copy --json "$TMP/noclb.json" --quiet >"$TMP/out" 2>"$TMP/err"; then
+            grep -q "^no baseline: CLBlast is not installed" "$TMP/out" || fail "bench without CLBlast does not say so: $(tail -3 "$TMP/out")"
+            validate bench "$TMP/noclb.json" || fail "bench JSON without CLBlast does not validate"
+            python3 -c 'import json,sys; b=json.load(open(sys.argv[1]))["baseline"]; assert b["name"] is None and "not installed" in b["missing"], b' \
+                "$TMP/noclb.json" && pass "bench without CLBlast says so" || fail "bench JSON without CLBlast: baseline not null"
+        else
+            fail "bench without CLBlast exited $?: $(tail -3 "$TMP/err")"
+        fi
+    else
+        fail "cannot build the dlopen shim: $(cat "$TMP/err")"
+    fi
 fi
 
 if [ "$fails" -ne 0 ]; then echo "$fails check(s) failed"; exit 1; fi

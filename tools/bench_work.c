@@ -467,5 +467,16 @@ clf_status cli_bench_device(clf_context *ctx, const clf_roofline *roof, int quic
         r->loaded = cli_load_is_busy(r->others);
         if (w->kind <= W_DGEMM && !r->error[0] && r->value > 0) rate[g] = r->value;
     }
-    return !only || in_list(only, "transfer") ? cli_bench_transfer(ctx, quick, list, progress, parg) : CLF_SUCCESS;
+    if (only && !in_list(only, "transfer")) return CLF_SUCCESS;
+    /* The transfer rows (bench_transfer.c) get the load of their whole phase. */
+    size_t first = list->count;
+    cli_load before, after;
+    cli_load_snapshot(&before);
+    clf_status s = cli_bench_transfer(ctx, quick, list, progress, parg);
+    cli_load_snapshot(&after);
+    for (size_t i = first; i < list->count; i++) {
+        list->items[i].others = cli_load_others(&before, &after);
+        list->items[i].loaded = cli_load_is_busy(list->items[i].others);
+    }
+    return s;
 }
