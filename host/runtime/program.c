@@ -242,25 +242,42 @@ static int clf__disk_usable(clf_context *ctx)
     return usable;
 }
 
+/* The driver's build log of prog on ctx's device (malloc'ed; NULL when there is none or no memory). */
+static char *clf__build_log(clf_context *ctx, cl_program prog)
+{
+    size_t len = 0;
+    if (clGetProgramBuildInfo(prog, ctx->dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &len) != CL_SUCCESS || len == 0)
+        return NULL;
+    char *log = malloc(len + 1);
+    if (log && clGetProgramBuildInfo(prog, ctx->dev, CL_PROGRAM_BUILD_LOG, len, log, NULL) != CL_SUCCESS) len = 0;
+    if (log) log[len] = '\0';
+    return log;
+}
+
+static int clf__env_on(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v == '1';
+}
+
 /* Builds from source. Compiler warnings are not printed: some drivers (PoCL's clang) write them to the
- * process's stderr, where they would land in users' output; a failure's log still reaches clf_last_error,
- * and CLFORGE_BUILD_WARNINGS=1 keeps them. "-w" is added to the build only, not to the cache key. */
+ * process's stderr, where they would land in users' output; a failure's log still reaches clf_last_error.
+ * CLFORGE_BUILD_WARNINGS=1 keeps the warnings; CLFORGE_BUILD_LOG=1 keeps them too and prints every build's
+ * log on stderr. "-w" is added to the build only, not to the cache key. */
 static clf_status clf__build(clf_context *ctx, cl_program prog, const char *options, const char *what)
 {
-    const char *keep = getenv("CLFORGE_BUILD_WARNINGS");
+    int show_log = clf__env_on("CLFORGE_BUILD_LOG"), keep = show_log || clf__env_on("CLFORGE_BUILD_WARNINGS");
     size_t n = strlen(options) + 4;
     char *quiet = malloc(n);
     if (quiet) snprintf(quiet, n, "%s%s-w", options, *options ? " " : "");
-    cl_int err = clBuildProgram(prog, 1, &ctx->dev, quiet && !(keep && *keep == '1') ? quiet : options, NULL, NULL);
+    cl_int err = clBuildProgram(prog, 1, &ctx->dev, quiet && !keep ? quiet : options, NULL, NULL);
     free(quiet);
-    if (err == CL_SUCCESS) return CLF_SUCCESS;
-    size_t log_len = 0;
-    clGetProgramBuildInfo(prog, ctx->dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &log_len);
-    char *log = malloc(log_len + 1);
-    if (log) {
-        log[0] = '\0';
-        clGetProgramBuildInfo(prog, ctx->dev, CL_PROGRAM_BUILD_LOG, log_len, log, NULL);
-        log[log_len] = '\0';
+    char *log = err != CL_SUCCESS || show_log ? clf__build_log(ctx, prog) : NULL;
+    if (show_log && log && log[strspn(log, " \t\r\n")])
+        fprintf(stderr, "clforge: build log (%s, options \"%s\") on %s:\n%s\n", what, options, ctx->info.name, log);
+    if (err == CL_SUCCESS) {
+        free(log);
+        return CLF_SUCCESS;
     }
     clf_status s = clf__fail(err == CL_BUILD_PROGRAM_FAILURE || err == CL_INVALID_BUILD_OPTIONS ? CLF_ERR_BUILD : (clf_status)err,
                              "clBuildProgram (%s, options \"%s\"): %s (%d) on %s\n", what, options, clf_status_name(err),
