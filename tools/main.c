@@ -39,6 +39,7 @@ static void usage(FILE *f)
             "  CLFORGE_PROFILE=1         print a per-kernel profile when a context is destroyed\n"
             "  CLFORGE_KERNEL_DIR        read the OpenCL C sources from this folder, not the built-in copies\n"
             "  CLFORGE_BUILD_WARNINGS=1  let the OpenCL compiler print its warnings\n"
+            "  CLFORGE_BUILD_LOG=1       print every program build's log (warnings included) on stderr\n"
             "  CLFORGE_MMA=off           keep GEMM off matrix units; CLFORGE_MMA_SELFTEST=fail fails their self-test\n"
             "  CLFORGE_GEMM_SPLIT_K=N    split GEMM's K into N slices (1: never)\n"
             "  CLFORGE_TUNE_THREADS=N    the tuner's builder threads; CLFORGE_TUNE_TRACE=FILE logs every evaluation\n"
