@@ -95,7 +95,7 @@ typedef struct clf_device_info {
     int fp64, fp16, subgroups; /* 1 when the extension (or core feature) is offered */
     int platform_index, device_index;
     int is_default;            /* the device that a context without a selector gets */
-    char key[1024];            /* stable identity string (see DESIGN.md "Device identity") */
+    char key[1024];            /* stable identity string (docs/design-notes.md, "Device key") */
     char id[17];               /* XXH3-64 of key, 16 lowercase hex digits */
 } clf_device_info;
 
