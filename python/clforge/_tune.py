@@ -12,7 +12,7 @@ from typing import Any, Dict, Optional
 
 from . import _lib
 from ._core import Context
-from ._errors import check, invalid
+from ._errors import IOError_, check, invalid
 from ._lib import lib
 
 
@@ -58,7 +58,7 @@ def _cli() -> str:
 def bench(device: Optional[str] = None, quick: bool = True, only: Optional[str] = None,
           timeout: Optional[float] = None) -> Dict[str, Any]:
     """Runs `clforge bench` (the same measurements as the CLI: roofline, GEMM, maps, copies, transfers) on one
-    device and returns its JSON document as a dict ({"format": "clforge-bench-1", "devices": [...], ...}).
+    device and returns its JSON document as a dict ({"format": "clforge-bench/2", "devices": [...], ...}).
     only: comma-separated workloads, e.g. "copy,transfer". The bench lives in the CLI, so this runs it."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "bench.json")
@@ -71,6 +71,7 @@ def bench(device: Optional[str] = None, quick: bool = True, only: Optional[str] 
             cmd += ["--only", only]
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
         if r.returncode != 0 and not os.path.exists(path):
-            raise invalid(f"bench: `{' '.join(cmd)}` failed ({r.returncode}): {r.stderr.strip()[-2000:]}")
+            raise IOError_(-2006, f"bench: `{' '.join(cmd)}` failed ({r.returncode}) and wrote no JSON: "
+                                  f"{r.stderr.strip()[-2000:]}", "CLF_ERR_IO")
         with open(path) as f:
             return json.load(f)

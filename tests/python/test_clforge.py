@@ -2,7 +2,6 @@
 non-contiguous input, matmul (every transpose, batched, alpha/beta, half types), maps, copy/fill/convert,
 tuning, errors (bad input raises, never crashes), and PyOpenCL interop without copies."""
 import gc
-import os
 
 import numpy as np
 import pytest
@@ -37,7 +36,9 @@ def test_context_lifecycle_and_selector():
     assert "closed" in repr(c)
     with pytest.raises(clforge.InvalidArgError, match="closed"):
         c.finish()
-    assert np.array_equal(a.numpy.__self__.shape, (5,))  # the array object stays usable as a Python object
+    with pytest.raises(clforge.InvalidArgError, match="closed"):   # its context was closed explicitly
+        a.numpy()
+    a.release()
     with pytest.raises(clforge.Error) as e:
         clforge.Context(device="no-such-device-anywhere")
     assert e.value.name.startswith("CLF_ERR_") and "no-such-device-anywhere" in e.value.message
@@ -234,7 +235,7 @@ def test_errors_carry_status(ctx):
 
 def test_release_and_gc(ctx):
     a = clforge.asarray(np.ones(1000, np.float32), ctx)
-    v = a[5:] if False else a.reshape(10, 100)[3]
+    v = a.reshape(10, 100)[3]
     a.release()
     with pytest.raises(clforge.InvalidArgError, match="released"):
         a.numpy()
@@ -260,7 +261,9 @@ def test_roofline(ctx):
     assert r["copy_gbs"] > 0 and r["fp32_gflops"] > 0
 
 
-@pytest.mark.skipif(not os.environ.get("CLFORGE_TEST_BENCH"), reason="CLFORGE_TEST_BENCH=1 runs `clforge bench`")
 def test_bench():
-    doc = clforge.bench(device=clforge.devices()[0].selector, quick=True, only="copy")
-    assert doc["format"] == "clforge-bench-1" and doc["devices"][0]["results"]
+    doc = clforge.bench(device=clforge.devices()[0].selector, quick=True, only="transfer")
+    assert doc["format"].startswith("clforge-bench") and doc["devices"][0]["results"]
+    assert {r["workload"] for r in doc["devices"][0]["results"]} == {"transfer"}
+    with pytest.raises(clforge.Error, match="wrote no JSON"):
+        clforge.bench(only="no_such_workload")
