@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "clforge/clforge.h"
 
 #define MAX_RUNS 32
@@ -167,28 +169,43 @@ static int measure(char *self, const char *size, const char *device, const char 
     return 0;
 }
 
-static void print_row(const char *mode, const sample *s, int n)
+static void print_row(FILE *f, const char *mode, const sample *s, int n)
 {
-    printf("%-7s", mode);
+    fprintf(f, "%-7s", mode);
     for (int p = 0; p < NPHASES; p++) {
         double st[3];
         stats(s, n, p, st);
-        printf("  %8.1f %8.1f %8.1f", st[0], st[1], st[2]);
+        fprintf(f, "  %8.1f %8.1f %8.1f", st[0], st[1], st[2]);
     }
-    printf("  %8lu %8lu\n", s[0].compiles, s[0].disk_hits);
+    fprintf(f, "  %8lu %8lu\n", s[0].compiles, s[0].disk_hits);
 }
 
-static void json_row(FILE *f, const char *mode, const sample *s, int n, int last)
+static json_t *json_row(const char *mode, const sample *s, int n)
 {
-    fprintf(f, "    {\"mode\": \"%s\", \"compiles\": %lu, \"disk_hits\": %lu, \"phases\": {", mode, s[0].compiles,
-            s[0].disk_hits);
+    json_t *phases = json_object();
     for (int p = 0; p < NPHASES; p++) {
         double st[3];
         stats(s, n, p, st);
-        fprintf(f, "%s\"%s\": {\"min\": %.3f, \"median\": %.3f, \"max\": %.3f, \"unit\": \"ms\"}", p ? ", " : "",
-                phase_names[p], st[0], st[1], st[2]);
+        json_object_set_new(phases, phase_names[p], json_pack("{s:f, s:f, s:f, s:s}", "min", st[0], "median", st[1],
+                                                              "max", st[2], "unit", "ms"));
     }
-    fprintf(f, "}}%s\n", last ? "" : ",");
+    return json_pack("{s:s, s:i, s:I, s:I, s:o}", "mode", mode, "runs", n, "compiles", (json_int_t)s[0].compiles,
+                     "disk_hits", (json_int_t)s[0].disk_hits, "phases", phases);
+}
+
+static int write_json(const char *path, const clf_device_info *dev, long size, double warmup_ms, const sample *cold,
+                      const sample *warm, const sample *pre, int runs)
+{
+    json_t *rows = json_pack("[o, o, o]", json_row("cold", cold, 1), json_row("warm", warm, runs),
+                             json_row("warmup", pre, runs));
+    json_t *root = json_pack("{s:s, s:s, s:{s:s, s:s, s:s}, s:I, s:{s:f, s:s}, s:o}", "format", "clforge-coldstart-1",
+                             "clforge_version", clf_version(), "device", "name", dev->name, "driver", dev->driver, "id",
+                             dev->id, "size", (json_int_t)size, "warmup", "value", warmup_ms, "unit", "ms", "rows", rows);
+    int ok = root && (strcmp(path, "-") ? json_dump_file(root, path, JSON_INDENT(1) | JSON_REAL_PRECISION(6)) == 0
+                                        : json_dumpf(root, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(6)) == 0);
+    json_decref(root);
+    if (!ok) fprintf(stderr, "bench_coldstart: cannot write %s\n", path);
+    return ok ? 0 : 1;
 }
 
 static void remove_tree(const char *dir)
@@ -247,28 +264,15 @@ int main(int argc, char **argv)
              spawn(wargs, pre, out, sizeof out, &wall_warmup) != 0 || measure(argv[0], size, device, pre, runs, s_pre);
     remove_tree(base);
     if (rc) return 1;
-    printf("%s, sgemm %s^3 and a 3-operand map of %s^2 elements in a new process; ms (min median max); "
-           "clf_warmup took %.0f ms\n", dev.name, size, size, wall_warmup);
-    printf("%-7s", "mode");
-    for (int p = 0; p < NPHASES; p++) printf("  %-26s", phase_names[p]);
-    printf("  %8s %8s\n", "compiles", "loaded");
-    print_row("cold", s_cold, 1);
-    print_row("warm", s_warm, runs);
-    print_row("warmup", s_pre, runs);
-    if (json) {
-        FILE *f = strcmp(json, "-") ? fopen(json, "w") : stdout;
-        if (!f) {
-            fprintf(stderr, "bench_coldstart: cannot write %s: %s\n", json, strerror(errno));
-            return 1;
-        }
-        fprintf(f, "{\"format\": \"clforge-coldstart-1\", \"clforge_version\": \"%s\", \"device\": \"%s\", "
-                "\"size\": %s, \"runs\": %d, \"warmup_ms\": %.1f, \"rows\": [\n", clf_version(), dev.name, size, runs,
-                wall_warmup);
-        json_row(f, "cold", s_cold, 1, 0);
-        json_row(f, "warm", s_warm, runs, 0);
-        json_row(f, "warmup", s_pre, runs, 1);
-        fprintf(f, "]}\n");
-        if (f != stdout) fclose(f);
-    }
+    FILE *t = json && !strcmp(json, "-") ? stderr : stdout;   /* the JSON alone on stdout */
+    fprintf(t, "%s, sgemm %s^3 and a 3-operand map of %s^2 elements in a new process; ms (min median max); "
+            "clf_warmup took %.0f ms\n", dev.name, size, size, wall_warmup);
+    fprintf(t, "%-7s", "mode");
+    for (int p = 0; p < NPHASES; p++) fprintf(t, "  %-26s", phase_names[p]);
+    fprintf(t, "  %8s %8s\n", "compiles", "loaded");
+    print_row(t, "cold", s_cold, 1);
+    print_row(t, "warm", s_warm, runs);
+    print_row(t, "warmup", s_pre, runs);
+    if (json) return write_json(json, &dev, atol(size), wall_warmup, s_cold, s_warm, s_pre, runs);
     return 0;
 }

@@ -254,7 +254,7 @@ clf_status clf_warmup(clf_context *ctx, const clf_warmup_options *opt)
     pthread_mutex_init(&r->mu, NULL);
     if (listed(o.families, "copy"))
         add(r, &(warm_task){.copy = 1});
-    if (listed(o.families, "gemm"))
+    if (listed(o.families, "gemm") || listed(o.families, "gemm_cpu"))   /* CPU devices' GEMM path is gemm_cpu */
         s = plan_gemm(r, &o);
     if (listed(o.families, "gemm_mma"))
         plan_mma(r, &o);

@@ -348,8 +348,9 @@ CLF_API clf_status clf_config_in_use(clf_context *ctx, const char *family, const
  * Warm-up: compile ahead of the first call (see docs/install.md, "Cold start").
  */
 typedef struct clf_warmup_options {
-    const char *families;      /* comma-separated: "gemm,gemm_mma,copy"; NULL: every family. map kernels are
-                                * made from each call's expression: "map" is accepted and builds nothing */
+    const char *families;      /* comma-separated: "gemm,gemm_mma,copy"; NULL: every family. Kernels made
+                                * from each call's expressions (map, reduce) cannot be built ahead: those
+                                * names are accepted and build nothing */
     const char *precisions;    /* comma-separated "f32,f64,f16,bf16"; NULL: each family's own (gemm: f32, and
                                 * f64 where offered; gemm_mma: every mode the matrix units run) */
     const char *buckets;       /* comma-separated GEMM shape buckets ("small,medium"); NULL: every bucket the
