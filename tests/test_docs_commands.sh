@@ -19,7 +19,7 @@ clone=$tmp/clone
 git clone -q "$CLFORGE_SOURCE_DIR" "$clone" || { echo "git clone failed"; exit 1; }
 echo "clone of $(git -C "$clone" rev-parse --short HEAD); blocks run from $clone"
 
-# Extract the blocks: one file per block, named NNN, and a line "NNN<TAB>file:line<TAB>skip reason" each.
+# Extract the blocks: one file per block, named NNN, and a line "NNN file:line reason dropped-lines" each.
 (cd "$clone" && python3 - "$tmp/blocks" ${CLFORGE_DOCS_FILES:-README.md $(ls docs/*.md)} > "$tmp/index") <<'PY' || exit 1
 import re, sys
 out, files = sys.argv[1], sys.argv[2:]
@@ -54,11 +54,11 @@ for f in files:
         dropped = len(body) - len(kept)
         n += 1
         open(f"{out}/{n:03d}", "w").write("\n".join(kept) + "\n")
-        print(f"{n:03d}\t{f}:{start + 1}\t{reason}\t{dropped}")
+        print(f"{n:03d}\x1f{f}:{start + 1}\x1f{reason}\x1f{dropped}")   # \x1f: empty fields survive read
 PY
 
 pass=0; fail=0; skip=0; failed=""
-while IFS=$'\t' read -r id where reason dropped; do
+while IFS=$'\x1f' read -r id where reason dropped; do
   if [ -n "$reason" ]; then
     echo "SKIP $where ($reason)"; skip=$((skip + 1)); continue
   fi
