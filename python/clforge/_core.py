@@ -115,7 +115,8 @@ class Context:
     def wrap(cls, cl_context: int, cl_device: int, cl_queue: int, keep: Any = None) -> "Context":
         """A context over existing OpenCL handles (integers, e.g. PyOpenCL's ``int_ptr``). The queue must be
         in-order; clforge retains the three handles and releases them when closed. ``keep`` is held alive as
-        long as the context (e.g. the PyOpenCL queue the handles came from)."""
+        long as the context (e.g. the PyOpenCL queue the handles came from). The integers must be live OpenCL
+        objects: the OpenCL loader dereferences them, and no library can tell a stale pointer from a live one."""
         for name, v in (("cl_context", cl_context), ("cl_device", cl_device), ("cl_queue", cl_queue)):
             if not isinstance(v, int) or v == 0:
                 raise invalid(f"Context.wrap: {name} must be a non-zero integer handle")
@@ -237,7 +238,9 @@ class Array:
     """An n-dimensional array in a device buffer: a cl_mem with shape, dtype, strides and offset (bytes).
 
     Create one with ``clforge.asarray``, ``clforge.empty`` or ``clforge.zeros``, or wrap a PyOpenCL buffer
-    with ``clforge.from_pyopencl``; read it back with ``.numpy()``. Operations need C-contiguous arrays;
+    with ``clforge.from_pyopencl``; read it back with ``.numpy()``. Constructed directly, ``mem`` is a live
+    cl_mem handle (an integer) of ctx's OpenCL context; the array takes over one reference to it, or adds
+    its own with ``retain=True``. Operations need C-contiguous arrays;
     views such as ``.T`` are allowed to exist and are rejected by operations with a clear error.
     """
 
