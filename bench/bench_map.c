@@ -1,6 +1,8 @@
 /* bench_map.c — on one device: clf_copy against the driver's clEnqueueCopyBuffer, the fused map
  * y = relu(a*x + b) against copy bandwidth and against the same work as three separate maps, and a
- * sweep of copy/map configurations; verifies results, prints a table and writes JSON (--json). */
+ * sweep of copy/map configurations; with --half, the 16-bit maps (f16 relu(a*x + b), f32 -> bf16 and
+ * bf16 -> f32 casts) against copy bandwidth by bytes moved, and a sweep of their configurations; verifies
+ * results, prints a table and writes JSON (--json). */
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -116,16 +118,104 @@ static json_t *sweep(bench *p, const char *env, int (*run)(bench *), double byte
     return rows;
 }
 
+/* ---- 16-bit storage: n elements per buffer; x32 holds the f32 input, h[0..3] f16/bf16 buffers ---- */
+typedef struct half_bench {
+    clf_context *ctx;
+    size_t n;
+    cl_mem x32, y32, h[4];
+} half_bench;
+
+#define HV(nm, m, t) {.name = nm, .kind = CLF_ARG_BUFFER, .dtype = t, .buffer = m}
+static int run_f16_relu(void *arg)
+{
+    half_bench *h = arg;
+    clf_map_arg args[4] = {HV("y", h->h[0], CLF_F16), HV("a", h->h[1], CLF_F16), HV("x", h->h[2], CLF_F16),
+                           HV("b", h->h[3], CLF_F16)};
+    return clf_map(h->ctx, "y = relu(a*x + b)", h->n, args, 4, NULL) == CLF_SUCCESS;
+}
+static int run_to_bf16(void *arg)
+{
+    half_bench *h = arg;
+    clf_map_arg args[2] = {HV("y", h->h[0], CLF_BF16), HV("x", h->x32, CLF_F32)};
+    return clf_map(h->ctx, "y = x", h->n, args, 2, NULL) == CLF_SUCCESS;
+}
+static int run_from_bf16(void *arg)
+{
+    half_bench *h = arg;
+    clf_map_arg args[2] = {HV("y", h->y32, CLF_F32), HV("x", h->h[0], CLF_BF16)};
+    return clf_map(h->ctx, "y = x", h->n, args, 2, NULL) == CLF_SUCCESS;
+}
+
+/* Elements whose bf16 round trip (x -> bf16 -> f32) differs from round-to-nearest-even on the host. */
+static size_t verify_bf16(half_bench *h, const float *hx)
+{
+    float *got = malloc(h->n * sizeof(float));
+    size_t bad = 0;
+    if (!got || clEnqueueReadBuffer(clf_context_queue(h->ctx), h->y32, CL_TRUE, 0, h->n * 4, got, 0, NULL, NULL)) {
+        free(got);
+        return h->n;
+    }
+    for (size_t i = 0; i < h->n; i++) {
+        uint32_t u, g;
+        memcpy(&u, &hx[i], 4), memcpy(&g, &got[i], 4);
+        u = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
+        bad += u != g;
+    }
+    free(got);
+    return bad;
+}
+
+/* The 16-bit maps as fractions of copy_gbs, by the bytes each moves; a small sweep of the f16 map. */
+static json_t *half_maps(clf_context *ctx, const float *hx, size_t n, int reps, double copy_gbs)
+{
+    half_bench h = {.ctx = ctx, .n = n};
+    h.x32 = make_buffer(ctx, n * 4, hx), h.y32 = make_buffer(ctx, n * 4, NULL);
+    for (int i = 0; i < 4; i++) h.h[i] = make_buffer(ctx, n * 2, NULL);
+    for (int i = 1; i < 4; i++) clf_convert(ctx, CLF_F32, h.x32, 0, CLF_F16, h.h[i], 0, n, NULL);
+    struct { const char *name; int (*run)(void *); double bytes; } rows[] = {
+        {"f16 y = relu(a*x + b) (3R 1W)", run_f16_relu, 8.0 * (double)n},
+        {"f32 -> bf16 cast", run_to_bf16, 6.0 * (double)n},
+        {"bf16 -> f32 cast", run_from_bf16, 6.0 * (double)n}};
+    json_t *res = json_object();
+    for (int i = 0; i < 3; i++) {
+        double t = clf_bench_time(ctx, rows[i].run, &h, reps, 500), g = t > 0 ? rows[i].bytes / t / 1e9 : 0;
+        printf("%-44s %9.3f ms %8.1f GB/s   / copy bandwidth = %.3f\n", rows[i].name, t * 1e3, g, g / copy_gbs);
+        json_object_set_new(res, rows[i].name, json_pack("{s:f, s:f, s:f}", "ms", t * 1e3, "gbs", g,
+                                                          "ratio_vs_copy_bandwidth", g / copy_gbs));
+    }
+    size_t bad = verify_bf16(&h, hx);
+    printf("bf16 round trip: %zu elements differ from round-to-nearest-even\n", bad);
+    json_object_set_new(res, "bf16_mismatches", json_integer((json_int_t)bad));
+    static const char *cfgs[] = {"VW=4 EPT=1 WG=256", "VW=4 EPT=2 WG=256", "VW=8 EPT=1 WG=256", "VW=8 EPT=2 WG=256",
+                                 "VW=8 EPT=4 WG=256", "VW=16 EPT=1 WG=256", "VW=16 EPT=2 WG=128", "VW=8 EPT=2 WG=512"};
+    json_t *sw = json_array();
+    for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
+        setenv("CLFORGE_MAP_CONFIG", cfgs[c], 1);
+        double t = clf_bench_time(ctx, run_f16_relu, &h, reps < 5 ? reps : 5, 500);
+        double g = t > 0 ? 8.0 * (double)n / t / 1e9 : 0;
+        printf("  f16 map %-20s %8.1f GB/s (%.3f of copy)\n", cfgs[c], g, g / copy_gbs);
+        json_array_append_new(sw, json_pack("{s:s, s:f}", "config", cfgs[c], "gbs", g));
+    }
+    unsetenv("CLFORGE_MAP_CONFIG");
+    char cfg[256] = "", org[32] = "";
+    clf_config_in_use(ctx, "map", "f16", "default", cfg, sizeof cfg, org, sizeof org);
+    json_object_set_new(res, "f16_sweep", sw);
+    json_object_set_new(res, "f16_config", json_pack("{s:s, s:s}", "config", cfg, "origin", org));
+    clReleaseMemObject(h.x32), clReleaseMemObject(h.y32);
+    for (int i = 0; i < 4; i++) clReleaseMemObject(h.h[i]);
+    return res;
+}
+
 static void usage(void)
 {
-    fprintf(stderr, "usage: bench_map [--device SEL] [--quick] [--mib N] [--reps N] [--no-sweep] [--json FILE]\n"
+    fprintf(stderr, "usage: bench_map [--device SEL] [--quick] [--mib N] [--reps N] [--no-sweep] [--half] [--json FILE]\n"
                     "  N MiB per buffer (default 256 on GPUs; 16 with --quick, the default on CPUs)\n");
 }
 
 int main(int argc, char **argv)
 {
     const char *device = NULL, *json_path = NULL;
-    int quick = 0, reps = 9, do_sweep = 1;
+    int quick = 0, reps = 9, do_sweep = 1, do_half = 0;
     size_t mib = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -135,6 +225,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
         else if (!strcmp(a, "--quick")) quick = 1;
         else if (!strcmp(a, "--no-sweep")) do_sweep = 0;
+        else if (!strcmp(a, "--half")) do_half = 1;
         else {
             usage();
             return 2;
@@ -240,6 +331,8 @@ int main(int argc, char **argv)
                                                      "best_copy", bc, "best_copy_gbs", best_c, "best_map", bm,
                                                      "best_map_gbs", best_m));
     }
+    if (do_half)
+        json_object_set_new(root, "half", half_maps(ctx, p.hx, p.n, reps, g_copy));
     if (json_path && json_dump_file(root, json_path, JSON_INDENT(2)) != 0) {
         fprintf(stderr, "bench_map: cannot write %s\n", json_path);
         return 1;

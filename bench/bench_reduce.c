@@ -1,0 +1,249 @@
+/* bench_reduce.c — on one device: clf_reduce against copy bandwidth on a rows x cols f32 matrix (row sums,
+ * column sums, many short rows), and the two-call softmax and layer norm of docs/reduce.md, counted as
+ * torch counts them (one read and one write of the matrix); verifies sampled rows against a double
+ * reference; prints a table and writes JSON (--json). --sweep also times reduce configurations. */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+#include "timer.h"
+
+typedef struct bench {
+    clf_context *ctx;
+    size_t rows, cols, bytes;
+    cl_mem x, y, dst, v1, v2, g, b;
+    float *hx;
+} bench;
+
+static cl_mem make_buffer(clf_context *ctx, size_t bytes, const void *host)
+{
+    cl_int e;
+    cl_mem m = clCreateBuffer(clf_context_cl(ctx), CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0), bytes,
+                              (void *)host, &e);
+    if (!m) {
+        fprintf(stderr, "bench_reduce: clCreateBuffer(%zu bytes) failed: %s\n", bytes, clf_status_name(e));
+        exit(1);
+    }
+    return m;
+}
+
+static clf_reduce_desc desc(const bench *p, clf_reduce_axis ax, clf_reduce_op op, cl_mem out)
+{
+    clf_reduce_desc d = {.layout = CLF_ROW_MAJOR, .m = p->rows, .n = p->cols, .axis = ax, .op = op,
+                         .x_type = CLF_F32, .x = p->x, .ldx = p->cols, .out_type = CLF_F32, .out = out,
+                         .y_type = CLF_F32, .y = p->y, .ldy = p->cols};
+    return d;
+}
+
+static int run_copy(bench *p) { return clf_copy(p->ctx, p->x, 0, p->dst, 0, p->bytes, NULL) == CLF_SUCCESS; }
+static int run_rows(bench *p)
+{
+    clf_reduce_desc d = desc(p, CLF_REDUCE_ROWS, CLF_REDUCE_SUM, p->v1);
+    d.pre = "x*x";
+    return clf_reduce(p->ctx, &d, NULL, 0, NULL) == CLF_SUCCESS;
+}
+static int run_cols(bench *p)
+{
+    clf_reduce_desc d = desc(p, CLF_REDUCE_COLS, CLF_REDUCE_SUM, p->v1);
+    d.pre = "x*x";
+    return clf_reduce(p->ctx, &d, NULL, 0, NULL) == CLF_SUCCESS;
+}
+/* The same bytes as rows x 64: many short rows per work-group. */
+static int run_short(bench *p)
+{
+    clf_reduce_desc d = desc(p, CLF_REDUCE_ROWS, CLF_REDUCE_MAX, p->v1);
+    d.m = p->rows * p->cols / 64, d.n = 64, d.ldx = 64;
+    return clf_reduce(p->ctx, &d, NULL, 0, NULL) == CLF_SUCCESS;
+}
+static int run_softmax(bench *p)
+{
+    clf_reduce_desc d1 = desc(p, CLF_REDUCE_ROWS, CLF_REDUCE_MAX, p->v1);
+    clf_reduce_desc d2 = desc(p, CLF_REDUCE_ROWS, CLF_REDUCE_SUM, NULL);
+    d2.pre = "exp(x - m)", d2.post = "1 / r", d2.write = "exp(x - m) * r";
+    clf_map_arg a[1] = {{.name = "m", .kind = CLF_ARG_ROW, .dtype = CLF_F32, .buffer = p->v1}};
+    return clf_reduce(p->ctx, &d1, NULL, 0, NULL) == CLF_SUCCESS && clf_reduce(p->ctx, &d2, a, 1, NULL) == CLF_SUCCESS;
+}
+static int run_layernorm(bench *p)
+{
+    clf_reduce_desc d1 = desc(p, CLF_REDUCE_ROWS, CLF_REDUCE_SUM, p->v1);
+    d1.post = "r / len";
+    clf_reduce_desc d2 = desc(p, CLF_REDUCE_ROWS, CLF_REDUCE_SUM, NULL);
+    d2.pre = "(x - mu) * (x - mu)", d2.post = "rsqrt(r / len + eps)", d2.write = "(x - mu) * r * g + b";
+    clf_map_arg a[4] = {{.name = "mu", .kind = CLF_ARG_ROW, .dtype = CLF_F32, .buffer = p->v1},
+                        {.name = "eps", .kind = CLF_ARG_SCALAR, .value = 1e-5},
+                        {.name = "g", .kind = CLF_ARG_COL, .dtype = CLF_F32, .buffer = p->g},
+                        {.name = "b", .kind = CLF_ARG_COL, .dtype = CLF_F32, .buffer = p->b}};
+    return clf_reduce(p->ctx, &d1, NULL, 0, NULL) == CLF_SUCCESS && clf_reduce(p->ctx, &d2, a, 4, NULL) == CLF_SUCCESS;
+}
+
+typedef struct { bench *p; int (*run)(bench *); } thunk;
+static int call_thunk(void *arg) { thunk *t = arg; return t->run(t->p); }
+static double time_runs(bench *p, int (*run)(bench *), int reps)
+{
+    thunk t = {p, run};
+    return clf_bench_time(p->ctx, call_thunk, &t, reps, 200);
+}
+
+/* Softmax (kind 0) or layer norm with g = 1, b = 0 (kind 1) of 16 sampled rows against double: worst error. */
+static double verify(bench *p, int kind)
+{
+    float *row = malloc(p->cols * sizeof(float));
+    double worst = 0;
+    for (size_t s = 0; s < 16; s++) {
+        size_t r = s * 7919 % p->rows;
+        clEnqueueReadBuffer(clf_context_queue(p->ctx), p->y, CL_TRUE, r * p->cols * 4, p->cols * 4, row, 0, NULL, NULL);
+        const float *x = p->hx + r * p->cols;
+        double mx = -INFINITY, sum = 0, mu = 0, var = 0;
+        for (size_t j = 0; j < p->cols; j++) mx = fmax(mx, x[j]), mu += x[j];
+        mu /= (double)p->cols;
+        for (size_t j = 0; j < p->cols; j++) sum += exp(x[j] - mx), var += (x[j] - mu) * (x[j] - mu);
+        var /= (double)p->cols;
+        for (size_t j = 0; j < p->cols; j++) {
+            double want = kind == 0 ? exp(x[j] - mx) / sum : (x[j] - mu) / sqrt(var + 1e-5);
+            double err = fabs(row[j] - want) / (fabs(want) + (kind == 0 ? 1.0 / (double)p->cols : 1));
+            worst = err > worst ? err : worst;
+        }
+    }
+    free(row);
+    return worst;
+}
+
+static json_t *sweep(bench *p, int (*run)(bench *), double bytes, int reps, char *best, size_t cap, double *best_gbs)
+{
+    static const int wgs[] = {128, 256, 512, 1024}, lpls[] = {4, 32, 256, 1024}, unrs[] = {2, 4, 8};
+    json_t *rows = json_array();
+    *best_gbs = 0;
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+            for (int k = 0; k < 3; k++) {
+                if (lpls[j] > wgs[i])
+                    continue;
+                char cfg[64];
+                snprintf(cfg, sizeof cfg, "WG=%d LPL=%d UNR=%d", wgs[i], lpls[j], unrs[k]);
+                setenv("CLFORGE_REDUCE_CONFIG", cfg, 1);
+                double t = time_runs(p, run, reps);
+                double gbs = t > 0 ? bytes / t / 1e9 : 0;
+                json_array_append_new(rows, json_pack("{s:s, s:f}", "config", cfg, "gbs", gbs));
+                if (gbs > *best_gbs)
+                    *best_gbs = gbs, snprintf(best, cap, "%s", cfg);
+            }
+    unsetenv("CLFORGE_REDUCE_CONFIG");
+    return rows;
+}
+
+static void setup(bench *p)
+{
+    size_t n = p->rows * p->cols;
+    p->bytes = n * sizeof(float);
+    p->hx = malloc(p->bytes);
+    float *ones = malloc(p->cols * sizeof(float)), *zeros = calloc(p->cols, sizeof(float));
+    if (!p->hx || !ones || !zeros) {
+        fprintf(stderr, "bench_reduce: out of host memory\n");
+        exit(1);
+    }
+    uint64_t s = 88172645463325252ull;
+    for (size_t i = 0; i < n; i++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        p->hx[i] = (float)((double)(s >> 11) / 9007199254740992.0 * 8.0 - 4.0);
+    }
+    for (size_t j = 0; j < p->cols; j++) ones[j] = 1;
+    size_t nv = p->rows > p->cols ? p->rows : p->cols;
+    if (nv < n / 64) nv = n / 64;
+    p->x = make_buffer(p->ctx, p->bytes, p->hx), p->y = make_buffer(p->ctx, p->bytes, NULL);
+    p->dst = make_buffer(p->ctx, p->bytes, NULL);
+    p->v1 = make_buffer(p->ctx, nv * 4, NULL), p->v2 = make_buffer(p->ctx, nv * 4, NULL);
+    p->g = make_buffer(p->ctx, p->cols * 4, ones), p->b = make_buffer(p->ctx, p->cols * 4, zeros);
+    free(ones), free(zeros);
+}
+
+int main(int argc, char **argv)
+{
+    const char *device = NULL, *json_path = NULL;
+    int reps = 9, do_sweep = 0;
+    size_t rows = 0, cols = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--device") && i + 1 < argc) device = argv[++i];
+        else if (!strcmp(a, "--json") && i + 1 < argc) json_path = argv[++i];
+        else if (!strcmp(a, "--rows") && i + 1 < argc) rows = (size_t)atol(argv[++i]);
+        else if (!strcmp(a, "--cols") && i + 1 < argc) cols = (size_t)atol(argv[++i]);
+        else if (!strcmp(a, "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
+        else if (!strcmp(a, "--sweep")) do_sweep = 1;
+        else {
+            fprintf(stderr, "usage: bench_reduce [--device SEL] [--rows R] [--cols C] [--reps N] [--sweep] [--json FILE]\n"
+                            "  default 8192 x 8192 on GPUs, 2048 x 2048 on CPUs\n");
+            return 2;
+        }
+    }
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    clf_context_options opt = {.device = device};
+    bench p = {0};
+    if (clf_context_create(&opt, &p.ctx) != CLF_SUCCESS) {
+        fprintf(stderr, "bench_reduce: %s\n", clf_last_error());
+        return 1;
+    }
+    const clf_device_info *dev = clf_context_device(p.ctx);
+    int cpu = (dev->type & CL_DEVICE_TYPE_GPU) == 0;
+    p.rows = rows ? rows : cpu ? 2048 : 8192, p.cols = cols ? cols : cpu ? 2048 : 8192;
+    setup(&p);
+    printf("# %s (%s), %zu x %zu f32 (%.0f MiB)\n", dev->name, dev->driver, p.rows, p.cols, (double)p.bytes / 1048576.0);
+    double B = (double)p.bytes;
+    struct { const char *name; int (*run)(bench *); double moved, counted; } rows_[] = {
+        {"copy (clf_copy)", run_copy, 2, 2},
+        {"row sums of x*x", run_rows, 1, 1},
+        {"column sums of x*x", run_cols, 1, 1},
+        {"max of rows of 64", run_short, 1, 1},
+        {"softmax, 2 calls", run_softmax, 3, 2},
+        {"layer norm, 2 calls", run_layernorm, 3, 2},
+    };
+    json_t *res = json_object();
+    double copy_gbs = 0, t[6];
+    for (int i = 0; i < 6; i++) {
+        t[i] = time_runs(&p, rows_[i].run, reps);
+        if (t[i] <= 0) {
+            fprintf(stderr, "bench_reduce: %s failed: %s\n", rows_[i].name, clf_last_error());
+            return 1;
+        }
+        double gbs = rows_[i].counted * B / t[i] / 1e9, moved = rows_[i].moved * B / t[i] / 1e9;
+        if (i == 0) copy_gbs = gbs;
+        double err = i == 4 ? verify(&p, 0) : i == 5 ? verify(&p, 1) : 0;
+        printf("%-24s %9.3f ms %8.1f GB/s counted %8.1f GB/s moved  %.3f of copy%s", rows_[i].name, t[i] * 1e3, gbs,
+               moved, moved / copy_gbs, i >= 4 ? "" : "\n");
+        if (i >= 4) printf("  max rel. error %.2g\n", err);
+        json_object_set_new(res, rows_[i].name, json_pack("{s:f, s:f, s:f, s:f, s:f}", "ms", t[i] * 1e3,
+                                                           "counted_gbs", gbs, "moved_gbs", moved, "moved_vs_copy",
+                                                           moved / copy_gbs, "max_rel_error", err));
+    }
+    json_t *root = json_pack("{s:s, s:s, s:I, s:I, s:s, s:o}", "device", dev->name, "driver", dev->driver, "rows",
+                             (json_int_t)p.rows, "cols", (json_int_t)p.cols, "bytes_counted",
+                             "counted: reductions 1 read; softmax and layer norm 1 read + 1 write (as torch is "
+                             "counted); moved: what the kernels read and write (softmax, layer norm: 2 reads + 1 "
+                             "write)", "results", res);
+    if (do_sweep) {
+        char best[64] = "";
+        double g;
+        json_t *sr = sweep(&p, run_rows, B, 3, best, sizeof best, &g);
+        printf("sweep rows: best %s %.1f GB/s\n", best, g);
+        json_object_set_new(root, "sweep_rows", json_pack("{s:o, s:s, s:f}", "all", sr, "best", best, "gbs", g));
+        json_t *ss = sweep(&p, run_softmax, 2 * B, 3, best, sizeof best, &g);
+        printf("sweep softmax: best %s %.1f GB/s counted\n", best, g);
+        json_object_set_new(root, "sweep_softmax", json_pack("{s:o, s:s, s:f}", "all", ss, "best", best, "gbs", g));
+        json_t *sc = sweep(&p, run_cols, B, 3, best, sizeof best, &g);
+        printf("sweep cols: best %s %.1f GB/s\n", best, g);
+        json_object_set_new(root, "sweep_cols", json_pack("{s:o, s:s, s:f}", "all", sc, "best", best, "gbs", g));
+    }
+    if (json_path && json_dump_file(root, json_path, JSON_INDENT(2)) != 0) {
+        fprintf(stderr, "bench_reduce: cannot write %s\n", json_path);
+        return 1;
+    }
+    json_decref(root);
+    cl_mem all[7] = {p.x, p.y, p.dst, p.v1, p.v2, p.g, p.b};
+    for (int i = 0; i < 7; i++) clReleaseMemObject(all[i]);
+    free(p.hx);
+    clf_context_destroy(p.ctx);
+    return 0;
+}
