@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -93,6 +94,60 @@ START_TEST(name_selector_must_be_unique)
 }
 END_TEST
 
+/* Runs `clforge devices` (CLFORGE_CLI) under the environment assignments env; its stdout into out. Returns the
+ * exit code. */
+static int cli_devices(const char *env, char *out, size_t cap)
+{
+    const char *cli = getenv("CLFORGE_CLI");
+    ck_assert_msg(cli && *cli, "CLFORGE_CLI is not set (ctest sets it)");
+    char cmd[2400];
+    snprintf(cmd, sizeof cmd, "env %s '%s' devices 2>/dev/null", env, cli);
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* `clforge devices` marks the device CLFORGE_DEVICE selects, and lists a platform that offers no device (rusticl
+ * without RUSTICL_ENABLE) as such instead of leaving it out. */
+START_TEST(cli_marks_selection_and_empty_platforms)
+{
+    clf_device_info first;
+    size_t count = 0;
+    ck_assert_int_eq(clf_device_list(&first, 1, &count), CLF_SUCCESS);
+    static char out[1 << 16];
+    char env[64], want[600];
+    snprintf(env, sizeof env, "CLFORGE_DEVICE=%d:%d", first.platform_index, first.device_index);
+    ck_assert_int_eq(cli_devices(env, out, sizeof out), 0);
+    snprintf(want, sizeof want, "%d:%d  %s", first.platform_index, first.device_index, first.name);
+    char *line = strstr(out, want);
+    ck_assert_msg(line != NULL, "%s not listed:\n%s", want, out);
+    char *eol = strchr(line, '\n');
+    if (eol) *eol = '\0';
+    ck_assert_msg(strstr(line, "[selected by CLFORGE_DEVICE]") != NULL, "%s", line);
+
+    char dir[1200], icd[1300];
+    snprintf(dir, sizeof dir, "%s/vendors-cli-rusticl", clf_test_tmpdir());
+    mkdir(dir, 0755);
+    snprintf(icd, sizeof icd, "%s/rusticl.icd", dir);
+    FILE *f = fopen(icd, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("libRusticlOpenCL.so.1\n", f);
+    fclose(f);
+    char vars[1400];
+    snprintf(vars, sizeof vars, "-u RUSTICL_ENABLE OCL_ICD_VENDORS='%s'", dir);
+    int rc = cli_devices(vars, out, sizeof out);
+    if (!strstr(out, "platform 0:")) {
+        fprintf(stderr, "test_devices: rusticl is not installed; the empty-platform listing is not run\n");
+        return;
+    }
+    ck_assert_int_eq(rc, 1);   /* no device to run on: a failure, after the listing */
+    ck_assert_msg(strstr(out, "(no devices)") != NULL, "%s", out);
+}
+END_TEST
+
 /* Child mode: lists devices and prints the status and message, for a parent that set the loader's environment. */
 static int child_list(void)
 {
@@ -152,6 +207,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, malformed_selector_is_refused);
     tcase_add_test(tc, no_device_message_names_the_cause);
     tcase_add_test(tc, name_selector_must_be_unique);
+    tcase_add_test(tc, cli_marks_selection_and_empty_platforms);
     suite_add_tcase(s, tc);
     return clf_test_run(s);
 }

@@ -162,6 +162,8 @@ if "$CLI" report "$TMP/two.json" "$TMP/two.json" -o "$TMP/rep4" --quiet >"$TMP/o
     grep -qF 'cpu\_one (run 2026-11-29T00:00:00Z)' "$TMP/rep4/README.md" || fail "same-device runs not told apart in tables"
     grep -q "clforge on 3\. GPU" "$TMP/rep4/sgemm.svg" && grep -q ">run 2026-11-29T00:00:00Z<" "$TMP/rep4/sgemm.svg" ||
         fail "same-device runs not told apart in the legend"
+    grep -q "Roofline: 4\. cpu_one (run 2026-11-29T00:00:00Z)" "$TMP/rep4/roofline-4.svg" ||
+        fail "same-device runs not told apart in the roofline titles"
 else
     fail "report of one file twice exited $?: $(cat "$TMP/err")"
 fi

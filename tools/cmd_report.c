@@ -265,10 +265,14 @@ static int md_table(FILE *f, const report *rep, const char *group, const char *t
     (void)unit;   /* each cell carries its unit, scaled to the figure */
     fprintf(f, "\n## %s\n\n| %s |", title, !strcmp(group, "map") || !strcmp(group, "copy") ? "workload" : "m×n×k");
     for (size_t d = 0; d < rep->ndevs; d++) {
-        char lab[600];
-        cli_rep_device_label(lab, sizeof lab, &rep->devs[d]);
-        fputc(' ', f);
-        md_escape(f, lab);
+        const cli_rep_device *v = &rep->devs[d];
+        fprintf(f, " %d. ", v->index);   /* as cli_rep_device_label, with no cap on the name's length */
+        md_escape(f, v->name);
+        if (v->same_name) {
+            fputs(" (run ", f);
+            md_escape(f, v->date);
+            fputc(')', f);
+        }
         fputs(" |", f);
     }
     fputs("\n|---|", f);

@@ -221,7 +221,12 @@ static void theoretical_roof(FILE *f, const axes *a, const char *what, double me
 int cli_rep_svg_roofline(FILE *f, const cli_rep_device *d)
 {
     double bw = fmax(d->copy_gbs, d->triad_gbs), peak = d->fp32_gflops;
-    header(f, "Roofline: ", d->name);   /* the whole name: nothing is cut silently */
+    /* Numbered as in the tables, with the run's date when names repeat; the whole name: nothing is cut. */
+    size_t cap = strlen(d->name) + strlen(d->date ? d->date : "") + 40;
+    char *title = malloc(cap);
+    if (title) cli_rep_device_label(title, cap, d);
+    header(f, "Roofline: ", title ? title : d->name);
+    free(title);
     if (!in_range(bw, 1e-6, 1e9) || !in_range(peak, 1e-6, 1e12)) {
         fprintf(f, "<text x=\"%d\" y=\"%d\">no roofline in this result</text>\n</svg>\n", (int)PX0, H / 2);
         return 0;
