@@ -36,6 +36,10 @@
 #ifndef CLF_HAS_Y
 #define CLF_HAS_Y 0
 #endif
+#ifndef CLF_CACHE
+#define CLF_CACHE 0   /* > 0: a line is at most CLF_CACHE*LPL long; each work-item keeps its elements in
+                       * registers from the reduction for the write pass (the host sets it with a write) */
+#endif
 
 #if CLF_F64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -105,6 +109,18 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
     const int live = line < lines;
     const CT lenv = (CT)len;
     CT acc = IDENT;
+#if CLF_CACHE
+    CT keep[CLF_CACHE];
+#pragma unroll
+    for (int k = 0; k < CLF_CACHE; k++) {
+        const idx_t j = (idx_t)lane + (idx_t)(k * LPL);
+        const CT xv = live && j < len ? LDX(ELEM(xo, ldx, line, j)) : K(0);
+        keep[k] = xv;
+        CT pv = IDENT;
+        if (live && j < len) { CLF_RED_PRE }
+        acc = COMBINE(acc, pv);
+    }
+#else
     if (live) {
         for (idx_t j0 = (idx_t)lane; j0 < len; j0 += (idx_t)(LPL * UNR)) {
             CT part[UNR];
@@ -121,6 +137,7 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
                 acc = COMBINE(acc, part[u]);
         }
     }
+#endif
     __local CT red[WG];
     __local CT res[WG / LPL];
     red[lid] = acc;
@@ -143,10 +160,19 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
     barrier(CLK_LOCAL_MEM_FENCE);
     if (live) {
         const CT rv = res[sub];
+#if CLF_CACHE
+#pragma unroll
+        for (int k = 0; k < CLF_CACHE; k++) {
+            const idx_t j = (idx_t)lane + (idx_t)(k * LPL);
+            const CT xv = keep[k];
+            if (j < len) { CLF_RED_WRITE }
+        }
+#else
         for (idx_t j = (idx_t)lane; j < len; j += LPL) {
             const CT xv = LDX(ELEM(xo, ldx, line, j));
             { CLF_RED_WRITE }
         }
+#endif
     }
 #endif
 }

@@ -327,14 +327,18 @@ static clf_status red_build(clf_context *ctx, const red_plan *pl, clf__config *c
 {
     for (;;) {
         c->v[CLF__R_LPL] = team_width(pl, c);
+        int cache = 0;   /* with a write pass, lines of up to 32 elements per work-item stay in registers */
+        size_t need = (pl->len + (size_t)c->v[CLF__R_LPL] - 1) / (size_t)c->v[CLF__R_LPL];
+        while (pl->d.write && need <= 32 && (size_t)cache < need)
+            cache = cache ? cache * 2 : 1;
         char opts[320] = "";
         clf_status s = clf__config_options(&clf__family_reduce, c, opts, sizeof opts);
         if (s != CLF_SUCCESS)
             return s;
         size_t len = strlen(opts);
         snprintf(opts + len, sizeof opts - len, " -DCLF_F64=%d -DCLF_STRIDED=%d -DCLF_OP=%d -DCLF_HAS_OUT=%d "
-                 "-DCLF_HAS_Y=%d -DCLF_IDX=%s", pl->f64, pl->strided, (int)pl->d.op, pl->d.out != NULL,
-                 pl->d.write != NULL, pl->idx64 ? "ulong" : "uint");
+                 "-DCLF_HAS_Y=%d -DCLF_CACHE=%d -DCLF_IDX=%s", pl->f64, pl->strided, (int)pl->d.op,
+                 pl->d.out != NULL, pl->d.write != NULL, cache, pl->idx64 ? "ulong" : "uint");
         s = clf__kernel(ctx, pl->src, opts, "clf_reduce", k);
         if (s != CLF_SUCCESS)
             return s;
