@@ -35,6 +35,8 @@ else
     fail "bench exited $?: $(tail -5 "$TMP/bench.err")"
 fi
 grep -q "roofline: copy" "$TMP/bench.out" || fail "bench table lacks the roofline line"
+grep -qE "^reference copy: [0-9.]+ GB/s before the workloads, [0-9.]+ GB/s after" "$TMP/bench.out" ||
+    fail "bench table lacks the reference copy's line"
 grep -qE '^\[.* [0-9]+/[0-9]+\]' "$TMP/bench.err" || fail "bench printed no progress on stderr"
 grep -q '^clforge profile: ' "$TMP/bench.err" || fail "no profile at context destruction with CLFORGE_PROFILE=1"
 grep -qE '^copy +[0-9]+ .*(memory|-) *$' "$TMP/bench.err" || fail "profile lacks a copy row with its bound: $(grep -A4 '^clforge profile' "$TMP/bench.err")"
@@ -44,6 +46,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["format"] == "clforge-bench/2" and d["clforge_version"] and d["date"] and "--json" in d["command"]
 assert isinstance(d["load"]["loaded"], bool) and d["load"]["cores"] >= 1
+ref = d["devices"][0]["reference"]
+assert ref["start"]["value"] > 0 and ref["end"]["value"] > 0 and 0 <= ref["drift"] <= 1, ref
 dev = d["devices"][0]
 assert dev["device"]["name"] and len(dev["device"]["id"]) == 16 and dev["device"]["key"]
 assert dev["device"]["type"] in ("cpu", "gpu", "accelerator", "other")

@@ -42,6 +42,10 @@ typedef void (*cli_bench_progress)(void *arg, size_t index, size_t total, const 
  * the comma-separated list only (NULL: all), appending results to list. Failures of single workloads are recorded in their result, not returned. */
 clf_status cli_bench_device(clf_context *ctx, const clf_roofline *roof, int quick, const char *only,
                             cli_bench_list *list, cli_bench_progress progress, void *parg);
+/* The reference figure timed at the start and at the end of a device's bench: an aligned copy (64 MiB, quick
+ * 16 MiB, smaller where the device allows less) in GB/s. Two figures far apart mean the device's speed changed
+ * during the run (another process on it, clocks, heat), which /proc/stat cannot see on a GPU. */
+clf_status cli_bench_reference(clf_context *ctx, int quick, double *gbs);
 /* 1 when every comma-separated name in only is a workload (see cli_bench_result.workload). */
 int cli_bench_only_valid(const char *only);
 /* The baseline's name ("CLBlast") when its library can be loaded now (dlopen on first use), else NULL with

@@ -349,6 +349,23 @@ static void measure(clf_context *ctx, const clf_roofline *roof, const work *w, i
     if (c.c) clReleaseMemObject(c.c);
 }
 
+clf_status cli_bench_reference(clf_context *ctx, int quick, double *gbs)
+{
+    const clf_device_info *d = clf_context_device(ctx);
+    size_t bytes = (size_t)(quick ? 16 : 64) << 20;
+    while (bytes > ((size_t)1 << 20) && (bytes > d->max_alloc || 4 * bytes > d->global_mem / 2)) bytes /= 2;
+    work w = {W_COPY, "copy", 0, bytes, 0, 0};
+    bench_call c = {ctx, &w, 0, NULL, NULL, NULL};
+    clf_status s = CLF_SUCCESS;
+    spread t = {0, 0, 0, 0};
+    c.a = new_buffer(ctx, bytes + 8, 0.5f, &s);
+    if (c.a) c.b = new_buffer(ctx, bytes + 8, 0.25f, &s);
+    if (s == CLF_SUCCESS && (s = time_call(&c, 1, &t)) == CLF_SUCCESS) *gbs = work_bytes(&w) / t.median / 1e9;
+    if (c.a) clReleaseMemObject(c.a);
+    if (c.b) clReleaseMemObject(c.b);
+    return s;
+}
+
 /* A GEMM is worth timing when one call should take under the budget at a quarter of the FMA peak and its
  * three matrices fit the device's allocation limits. */
 static int gemm_fits(const clf_context *ctx, const clf_roofline *roof, wkind kind, size_t m, size_t n, size_t k,

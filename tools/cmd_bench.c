@@ -140,6 +140,34 @@ static void print_device(FILE *f, const clf_device_info *d, const clf_roofline *
                 loaded, l->count, worst, cli_load_cores());
 }
 
+/* The reference copy timed before and after the workloads (cli_bench_reference). */
+typedef struct reference {
+    int ok;
+    double start, end;   /* GB/s */
+} reference;
+
+#define DRIFT_LIMIT 0.10   /* the two reference figures this far apart (relative to the faster): a changing device */
+
+static double drift(const reference *r)
+{
+    double hi = r->start > r->end ? r->start : r->end, lo = r->start > r->end ? r->end : r->start;
+    return hi > 0 ? (hi - lo) / hi : 0;
+}
+
+static void print_reference(FILE *f, const reference *r)
+{
+    if (!r->ok) {
+        fprintf(f, "reference copy: could not be timed; the device's stability is unchecked\n");
+        return;
+    }
+    fprintf(f, "reference copy: %.1f GB/s before the workloads, %.1f GB/s after", r->start, r->end);
+    if (drift(r) > DRIFT_LIMIT)
+        fprintf(f, " (%.0f%% apart): the device's speed changed during the run; figures are not to be trusted\n",
+                100 * drift(r));
+    else
+        fprintf(f, " (%.0f%% apart)\n", 100 * drift(r));
+}
+
 static json_t *roofline_json(const clf_roofline *r)
 {
     return json_pack("{s:o, s:o, s:o, s:o, s:s}", "copy", cli_rate_json(r->copy_gbs, "GB/s"), "triad",
@@ -170,12 +198,19 @@ static int bench_one(const bench_opts *o, const char *selector, json_t *devices)
         return 1;
     }
     cli_bench_list list = {0};
+    reference ref = {0, 0, 0};
+    on_progress(&ps, 0, 1, "reference copy (start)");
+    ref.ok = cli_bench_reference(ctx, o->quick, &ref.start) == CLF_SUCCESS;
     s = cli_bench_device(ctx, &roof, o->quick, o->only, &list, on_progress, &ps);
+    on_progress(&ps, 0, 1, "reference copy (end)");
+    ref.ok = ref.ok && cli_bench_reference(ctx, o->quick, &ref.end) == CLF_SUCCESS;
+    clf__clear_error();   /* a failed reference leaves the figures unchecked, not failed */
     if (o->tty && !o->quiet) fputc('\n', stderr);
-    int failed = s != CLF_SUCCESS, loaded = 0;
+    int failed = s != CLF_SUCCESS, loaded = ref.ok && drift(&ref) > DRIFT_LIMIT;
     if (s) fprintf(stderr, "clforge bench: %s: %s\n", d->name, clf_last_error());
     if (o->table) {
         print_device(o->table, d, &roof, &list);
+        print_reference(o->table, &ref);
         fflush(o->table);
     }
     json_t *res = json_array();
@@ -184,8 +219,12 @@ static int bench_one(const bench_opts *o, const char *selector, json_t *devices)
         failed |= list.items[i].error[0] != 0;
         loaded |= list.items[i].loaded;
     }
-    json_t *dj = json_pack("{s:o, s:o, s:o, s:f, s:b}", "device", cli_device_json(d), "roofline",
-                           roofline_json(&roof), "results", res, "seconds", clf__now() - t0, "loaded", loaded);
+    json_t *rj = ref.ok ? json_pack("{s:s, s:o, s:o, s:f}", "workload", "copy", "start", cli_rate_json(ref.start, "GB/s"),
+                                    "end", cli_rate_json(ref.end, "GB/s"), "drift", drift(&ref))
+                        : json_null();
+    json_t *dj = json_pack("{s:o, s:o, s:o, s:o, s:f, s:b}", "device", cli_device_json(d), "roofline",
+                           roofline_json(&roof), "reference", rj, "results", res, "seconds", clf__now() - t0,
+                           "loaded", loaded);
     if (dj) json_array_append_new(devices, dj);
     cli_bench_list_free(&list);
     clf_context_destroy(ctx);
