@@ -123,6 +123,7 @@ static clf_status bind_one(clf_context *ctx, red_plan *pl, const clf_map_arg *a,
     r->off = a->offset;
     pl->f64 |= a->dtype == CLF_F64;
     size_t count = a->kind == CLF_ARG_ROW ? pl->d.m : pl->d.n;
+    pl->idx64 |= clf__ew_idx64(a->offset + count);
     clf__span sp;
     return clf__check_operand_buffer(ctx, "clf_reduce", a->name, a->buffer, a->offset, count,
                                      clf__dtype_size(a->dtype), &sp);

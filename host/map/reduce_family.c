@@ -21,7 +21,7 @@ static void red_default(const clf_device_info *dev, clf_dtype dt, const char *bu
     if (bucket && !strcmp(bucket, "short"))
         out->v[CLF__R_LPL] = gpu ? 32 : 8, out->v[CLF__R_UNR] = 1;
     else if (bucket && !strcmp(bucket, "cols"))
-        out->v[CLF__R_LPL] = gpu ? 8 : 4;
+        out->v[CLF__R_LPL] = gpu ? 16 : 4;   /* groups of 16 adjacent columns (64-byte runs): enough groups to fill a GPU */
     else
         out->v[CLF__R_LPL] = wg;
 }
