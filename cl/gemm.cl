@@ -16,6 +16,7 @@
  * registers. */
 
 #include "common.cl"
+#include "gemm_epilogue.cl"
 
 /* ---- tunable parameters (the host's -D options) ---------------------------------------------- */
 
@@ -328,9 +329,9 @@ CLF_INLINE void compute_tile(__private real acc[MWI][NWI], const __local realM *
  * so NaN or garbage there cannot leak. */
 CLF_INLINE void store_c(__global real *C, const idx_t ldc, const int M, const int N, const int m0, const int n0,
                         const int tid_m, const int tid_n, const real alpha, const real beta, const int c_vec_ok,
-                        __private real acc[MWI][NWI])
+                        __private real acc[MWI][NWI], const ulong bat CLF_EPI_DECL)
 {
-    const int whole = c_vec_ok && m0 + MWG <= M && n0 + NWG <= N;
+    const int whole = !CLF_EPI && c_vec_ok && m0 + MWG <= M && n0 + NWG <= N;
     const int read_c = beta != ZERO;
 #pragma unroll
     for (int mv = 0; mv < MWI / VWM; mv++) {
@@ -355,7 +356,11 @@ CLF_INLINE void store_c(__global real *C, const idx_t ldc, const int M, const in
                             real v = alpha * acc[mi][nv * VWN + w];
                             if (read_c)
                                 v += beta * *cp;
+#if CLF_EPI
+                            clf_epilogue(cp, bat, row, col + w, v CLF_EPI_PASS);
+#else
                             *cp = v;
+#endif
                         }
                     }
                 }
@@ -374,7 +379,7 @@ void gemm_main(const int M, const int N, const int K, const real alpha, const re
                const __global real *restrict A, const ulong a_off, const long lda, const ulong a_stride,
                const __global real *restrict B, const ulong b_off, const long ldb, const ulong b_stride,
                __global real *C, const ulong c_off, const long ldc, const ulong c_stride,
-               const int c_vec_ok)
+               const int c_vec_ok CLF_EPI_DECL)
 {
     const int tid_n = get_local_id(0), tid_m = get_local_id(1);
     const int tid = tid_m * NDIMC + tid_n;
@@ -441,5 +446,5 @@ void gemm_main(const int M, const int N, const int K, const real alpha, const re
     }
 #endif
 
-    store_c(C, (idx_t)ldc, M, N, m0, n0, tid_m, tid_n, alpha, beta, c_vec_ok, acc);
+    store_c(C, (idx_t)ldc, M, N, m0, n0, tid_m, tid_n, alpha, beta, c_vec_ok, acc, bat CLF_EPI_PASS);
 }

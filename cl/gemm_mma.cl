@@ -323,28 +323,37 @@ static inline void stash(__local uint *S, const uint8 *r, int nvec, int pieces)
 }
 
 #include "bf16.cl"
+#include "gemm_epilogue.cl"
 
-static inline void store_c(__global void *C, ulong i, acc_t v, acc_t beta)
+/* With an epilogue, element (row, col) of batch item bat is stored by it (cl/gemm_epilogue.cl). */
+#if CLF_EPI
+#define STORE(p, plain) clf_epilogue(p, bat, row, col, v CLF_EPI_PASS)
+#else
+#define STORE(p, plain) plain
+#endif
+
+static inline void store_c(__global void *C, ulong i, acc_t v, acc_t beta, const ulong bat, const int row,
+                           const int col CLF_EPI_DECL)
 {
 #if CTYPE == 64
     __global double *c = (__global double *)C;
     if (beta != 0.0)
         v += beta * c[i];
-    c[i] = v;
+    STORE(c + i, c[i] = v);
 #elif CTYPE == 16
     if (beta != 0.0f)
         v += beta * vload_half(i, (const __global half *)C);
-    vstore_half_rte(v, i, (__global half *)C);
+    STORE((__global half *)C + i, vstore_half_rte(v, i, (__global half *)C));
 #elif CTYPE == 17
     __global ushort *c = (__global ushort *)C;
     if (beta != 0.0f)
         v += beta * as_float((uint)c[i] << 16);
-    c[i] = to_bf16(v);
+    STORE(c + i, c[i] = to_bf16(v));
 #else
     __global float *c = (__global float *)C;
     if (beta != 0.0f)
         v += beta * c[i];
-    c[i] = v;
+    STORE(c + i, c[i] = v);
 #endif
 }
 
@@ -355,7 +364,7 @@ __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1)))
 void gemm_mma(const int M, const int N, const int Kw, const acc_t alpha, const acc_t beta,
               const __global uint8 *restrict A, const ulong a_off, const long lda, const ulong a_stride,
               const __global uint8 *restrict B, const ulong b_off, const long ldb, const ulong b_stride,
-              __global void *restrict C, const ulong c_off, const long ldc, const ulong c_stride)
+              __global void *restrict C, const ulong c_off, const long ldc, const ulong c_stride CLF_EPI_DECL)
 {
     /* Declared as uint8: 32-byte aligned, so that rows (LDW words apart) start on 16 or 32-byte boundaries. */
     __local uint8 As8[(STAGES * BM * LDW + 7) / 8];
@@ -431,8 +440,8 @@ void gemm_mma(const int M, const int N, const int Kw, const acc_t alpha, const a
                 const acc_t *d = acc + (i * NT + j) * 2 * halves + 2 * h;
                 const ulong at = cb + (ulong)((long)row * ldc + col);
                 if (col < N)
-                    store_c(C, at, alpha * d[0], beta);
+                    store_c(C, at, alpha * d[0], beta, batch, row, col CLF_EPI_PASS);
                 if (col + 1 < N)
-                    store_c(C, at + 1, alpha * d[1], beta);
+                    store_c(C, at + 1, alpha * d[1], beta, batch, row, col + 1 CLF_EPI_PASS);
             }
 }

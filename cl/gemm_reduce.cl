@@ -4,10 +4,11 @@
  * every work-group full; with beta == 0, C is never read (NaN in C must not leak into the result). */
 
 #include "common.cl"
+#include "gemm_epilogue.cl"
 
 __kernel void gemm_reduce(const long M, const long N, const int planes, const real alpha, const real beta,
                           const __global real *restrict P, const ulong plane,
-                          __global real *restrict C, const ulong c_off, const long ldc)
+                          __global real *restrict C, const ulong c_off, const long ldc CLF_EPI_DECL)
 {
     const long idx = get_global_id(0);
     if (idx >= M * N)
@@ -17,8 +18,10 @@ __kernel void gemm_reduce(const long M, const long N, const int planes, const re
     for (int s = 0; s < planes; s++)
         sum += P[(ulong)s * plane + (ulong)idx];
     __global real *c = C + c_off + (ulong)(i * ldc + j);
-    if (beta == ZERO)
-        *c = alpha * sum;
-    else
-        *c = alpha * sum + beta * *c;
+    const real v = beta == ZERO ? alpha * sum : alpha * sum + beta * *c;
+#if CLF_EPI
+    clf_epilogue(c, 0, i, j, v CLF_EPI_PASS);
+#else
+    *c = v;
+#endif
 }

@@ -2,6 +2,7 @@
  * gemm_exec.c enqueues it) with the fallback for configured kernels that do not build, and the public
  * clf_[sd]gemm[_batched_strided] entry points. */
 #include "gemm_plan.h"
+#include "gemm_epilogue.h"
 #include "gemm_mma.h"
 
 #include <limits.h>
@@ -124,7 +125,8 @@ clf_status clf__gemm_check(clf_context *ctx, const clf__gemm_call *c)
                       c->stride_b, c->batch, clf__dtype_size(clf__gemm_b_type(c)), &one_b, &sb);
     if (s)
         return s;
-    int c_used = !((c->alpha == 0.0 || c->k == 0) && c->beta == 1.0);   /* C = 1*C: nothing is written */
+    /* C = 1*C: nothing is written, unless an epilogue runs */
+    int c_used = c->epi || !((c->alpha == 0.0 || c->k == 0) && c->beta == 1.0);
     s = check_operand(ctx, "C", "ldc", "stride_c", c->c, c->c_off, row ? c->m : c->n, row ? c->n : c->m, c->ldc,
                       c->stride_c, c_used ? c->batch : 0, clf__dtype_size(clf__gemm_c_type(c)), &one_c, &sc);
     if (s)
@@ -135,7 +137,7 @@ clf_status clf__gemm_check(clf_context *ctx, const clf__gemm_call *c)
     if (c->batch > 1 && one_c > 0 && c->stride_c < one_c)
         return clf__fail(CLF_ERR_INVALID_ARG, "gemm: stride_c = %zu is smaller than one C matrix (%zu elements)",
                          c->stride_c, one_c);
-    return CLF_SUCCESS;
+    return c->epi ? clf__epi_check(ctx, c->epi, c, &sa, &sb, &sc) : CLF_SUCCESS;
 }
 
 /* ---- running: plan, then execute --------------------------------------------------------- */
@@ -339,4 +341,36 @@ CLF_API clf_status clf_gemm_batched_strided(clf_context *ctx, const clf_gemm_typ
 {
     TYPED_CALL(batch_count, stride_a, stride_b, stride_c);
     return gemm_public(ctx, &call, done);
+}
+
+/* types NULL: fp32 (clf_sgemm); all three f64: clf_dgemm; else clf_gemm's typed call. */
+CLF_API clf_status clf_gemm_epilogue(clf_context *ctx, const clf_gemm_types *types, clf_layout layout,
+                                     clf_transpose ta, clf_transpose tb, size_t m, size_t n, size_t k, double alpha,
+                                     cl_mem a, size_t a_off, size_t lda, size_t stride_a,
+                                     cl_mem b, size_t b_off, size_t ldb, size_t stride_b,
+                                     double beta, cl_mem c, size_t c_off, size_t ldc, size_t stride_c,
+                                     size_t batch_count, const clf_epilogue *epi, cl_event *done)
+{
+    int f64 = types && types->a == CLF_F64 && types->b == CLF_F64 && types->c == CLF_F64;
+    GEMM_CALL(f64 ? CLF_F64 : CLF_F32, batch_count, stride_a, stride_b, stride_c);
+    if (!f64)   /* fp32 calls take fp32 alpha and beta, as clf_sgemm and clf_gemm */
+        call.alpha = (float)alpha, call.beta = (float)beta;
+    if (types && !f64) {
+        call.typed = 1;
+        call.a_type = types->a, call.b_type = types->b, call.c_type = types->c, call.compute = types->compute;
+    }
+    if (!epi)
+        return gemm_public(ctx, &call, done);
+    if (done)
+        *done = NULL;
+    if (!ctx)
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemm: ctx is NULL");
+    clf__epi e;
+    clf_status s = clf__epi_make(ctx, epi, &call, &e);
+    if (s != CLF_SUCCESS)
+        return s;
+    call.epi = &e;
+    s = gemm_public(ctx, &call, done);
+    clf__epi_free(&e);
+    return s;
 }

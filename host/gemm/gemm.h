@@ -42,6 +42,7 @@ typedef struct clf__gemm_call {
     clf_compute compute;
     int mma;                       /* matrix units: 0 as the planner decides, -1 never, 1 always (self-test) */
     const clf__config *mma_cfg;    /* gemm_mma configuration forced by the tuner; NULL: resolved */
+    const struct clf__epi *epi;    /* epilogue (gemm_epilogue.h) every store of C goes through; NULL: none */
 } clf__gemm_call;
 
 /* Storage types of the operands (dtype for all three unless typed). */

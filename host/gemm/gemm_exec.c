@@ -3,10 +3,12 @@
  * small function per kind of step; nothing here chooses a path. */
 #include "gemm_plan.h"
 #include "gemm_cpu.h"
+#include "gemm_epilogue.h"
 #include "gemm_mma.h"
 #include "gemv.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define BATCH_CHUNK 65535   /* work-groups per launch along dimension 2 that every driver takes */
@@ -80,6 +82,16 @@ static clf_status step_options(const clf__gemm_plan *plan, const clf__gemm_step 
     return clf__fail(CLF_ERR_INTERNAL, "gemm plan: unknown step %d", (int)st->kind);
 }
 
+/* 1 when the step stores C through the epilogue; *c_type gets C's type as its kernel stores it. */
+static int step_epi(const clf__gemm_plan *plan, const clf__gemm_step *st, clf_dtype *c_type)
+{
+    *c_type = st->kind == CLF__STEP_MMA ? st->u.mma.c_type : plan->dtype;
+    return plan->epi && ((st->kind == CLF__STEP_MAIN && st->u.main.epi) ||
+                         (st->kind == CLF__STEP_REDUCE && st->u.reduce.epi) || (st->kind == CLF__STEP_MMA && st->u.mma.epi));
+}
+
+/* The kernel file, preceded by the epilogue's store function when the step has one (the program cache
+ * keys on the whole text, so each epilogue is its own program). */
 static clf_status step_kernel(clf_context *ctx, const clf__gemm_plan *plan, const clf__gemm_step *st, cl_kernel *k)
 {
     char opts[512];
@@ -89,8 +101,20 @@ static clf_status step_kernel(clf_context *ctx, const clf__gemm_plan *plan, cons
         return CLF_SUCCESS;   /* a step that builds its own (gemv) */
     if (s == CLF_SUCCESS)
         s = clf__source(file, &src);
-    if (s == CLF_SUCCESS)
-        s = clf__kernel(ctx, src, opts, name, k);
+    clf_dtype ct;
+    if (s != CLF_SUCCESS || !step_epi(plan, st, &ct))
+        return s == CLF_SUCCESS ? clf__kernel(ctx, src, opts, name, k) : s;
+    char *pre = NULL, *all = NULL;
+    s = clf__epi_source(plan->epi, ct, &pre);
+    if (s == CLF_SUCCESS && !(all = malloc(strlen(pre) + strlen(src) + 1)))
+        s = clf__fail(CLF_ERR_OUT_OF_MEMORY, "gemm epilogue: out of memory");
+    if (s == CLF_SUCCESS) {
+        strcpy(all, pre);
+        strcat(all, src);
+        s = clf__kernel(ctx, all, opts, name, k);
+    }
+    free(pre);
+    free(all);
     return s;
 }
 
@@ -154,7 +178,8 @@ static clf_status enqueue_main(clf_context *ctx, const clf__gemm_plan *plan, con
         const void *vals[] = {&mm, &nn, &kk, pa, pb, &a, &aoff, &lda, &ast, &b, &boff, &ldb, &bst,
                               &c, &coff, &ldc, &cst, &cvec};
         size_t z[] = {4, 4, 4, esz, esz, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8, 4};
-        if ((s = set_args(k, vals, z, 18)) != CLF_SUCCESS)
+        if ((s = set_args(k, vals, z, 18)) != CLF_SUCCESS ||
+            (m->epi && (s = clf__epi_args(k, 18, plan->epi, m->r0, m->c0, b0)) != CLF_SUCCESS))
             break;
         size_t global[3] = {(m->n + (size_t)v[CLF__GEMM_NWG] - 1) / (size_t)v[CLF__GEMM_NWG] * (size_t)v[CLF__GEMM_NDIMC],
                             (m->m + (size_t)v[CLF__GEMM_MWG] - 1) / (size_t)v[CLF__GEMM_MWG] * (size_t)v[CLF__GEMM_MDIMC],
@@ -182,6 +207,8 @@ static clf_status enqueue_reduce(clf_context *ctx, const clf__gemm_plan *plan, c
     const void *vals[] = {&m, &n, &np, pa, pb, &partial, &plane, &c, &coff, &ldc};
     size_t z[] = {8, 8, 4, esz, esz, sizeof(cl_mem), 8, sizeof(cl_mem), 8, 8};
     clf_status s = set_args(k, vals, z, 10);
+    if (s == CLF_SUCCESS && r->epi)
+        s = clf__epi_args(k, 10, plan->epi, r->r0, r->c0, 0);
     if (s != CLF_SUCCESS)
         return s;
     size_t global = round_up(r->m * r->n, 64), local = 64;
@@ -215,8 +242,8 @@ static clf_status enqueue_convert(clf_context *ctx, const clf__convert_step *c, 
     return s;
 }
 
-static clf_status enqueue_mma(clf_context *ctx, const clf__mma_step *m, cl_kernel k, const scratch_bufs *sb,
-                              cl_event *done)
+static clf_status enqueue_mma(clf_context *ctx, const clf__gemm_plan *plan, const clf__mma_step *m, cl_kernel k,
+                              const scratch_bufs *sb, cl_event *done)
 {
     const int *v = m->cfg->v;
     size_t threads = (size_t)(v[CLF__MMA_BM] / v[CLF__MMA_WM] * (v[CLF__MMA_BN] / v[CLF__MMA_WN]) * 32);
@@ -236,7 +263,8 @@ static clf_status enqueue_mma(clf_context *ctx, const clf__mma_step *m, cl_kerne
         const void *vals[] = {&mm, &nn, &kw, f64 ? (const void *)&m->alpha : &alpha, f64 ? (const void *)&m->beta : &beta,
                               &a, &aoff, &lda, &ast, &b, &boff, &ldb, &bst, &c, &coff, &ldc, &cst};
         size_t z[] = {4, 4, 4, sab, sab, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8};
-        if ((s = set_args(k, vals, z, 17)) != CLF_SUCCESS)
+        if ((s = set_args(k, vals, z, 17)) != CLF_SUCCESS ||
+            (m->epi && (s = clf__epi_args(k, 17, plan->epi, 0, 0, b0)) != CLF_SUCCESS))
             break;
         size_t global[2] = {tiles * threads, nb}, local[2] = {threads, 1};
         clf__problem pr = {.dtype = clf__mma_input_type((clf__mma_mode)m->mode), .m = m->m, .n = m->n,
@@ -256,7 +284,7 @@ static clf_status enqueue_step(clf_context *ctx, const clf__gemm_plan *plan, con
     case CLF__STEP_MAIN: return enqueue_main(ctx, plan, &st->u.main, k, sb, done);
     case CLF__STEP_REDUCE: return enqueue_reduce(ctx, plan, &st->u.reduce, k, sb, done);
     case CLF__STEP_CONVERT: return enqueue_convert(ctx, &st->u.convert, k, sb, done);
-    case CLF__STEP_MMA: return enqueue_mma(ctx, &st->u.mma, k, sb, done);
+    case CLF__STEP_MMA: return enqueue_mma(ctx, plan, &st->u.mma, k, sb, done);
     case CLF__STEP_CPU_PACK:
         return clf__gemm_cpu_enqueue(ctx, plan->dtype, st, k, bind(&st->u.cpu_pack.src, sb),
                                      bind(&st->u.cpu_pack.dst, sb), NULL, done);

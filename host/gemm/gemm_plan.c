@@ -8,6 +8,7 @@
  * gemm_exec.c runs the plan. Every threshold below was measured; docs/gemm.md gives the numbers. */
 #include "gemm_plan.h"
 #include "gemm_cpu.h"
+#include "gemm_epilogue.h"
 #include "gemm_mma.h"
 #include "gemv.h"
 
@@ -28,6 +29,8 @@ typedef struct product {
     clf_dtype a_type, b_type;     /* storage types (they follow A and B when a column-major call swaps them) */
     double alpha, beta;
     clf__gemm_operand a, b, c;
+    int epi;                      /* C is stored through the epilogue; r0, c0: where this C starts in the whole */
+    size_t r0, c0;
 } product;
 
 typedef struct planner {
@@ -141,7 +144,7 @@ static clf_status add_main(planner *pl, const product *p, const clf__config *cfg
                                   .long_index = !(fits_int(ea) && fits_int(eb) && fits_int(ec)),
                                   .c_vec = c_aligned(&p->c, cfg, p->batch), .m = p->m, .n = p->n, .k = k_loop,
                                   .k_flops = p->k, .batch = p->batch, .alpha = p->alpha, .beta = p->beta,
-                                  .a = p->a, .b = p->b, .c = p->c};
+                                  .a = p->a, .b = p->b, .c = p->c, .epi = p->epi, .r0 = p->r0, .c0 = p->c0};
     return CLF_SUCCESS;
 }
 
@@ -171,6 +174,7 @@ static clf_status plan_split(planner *pl, const product *p, const clf__config *c
     product slices = *p;
     slices.alpha = 1.0;
     slices.beta = 0.0;
+    slices.epi = 0;   /* the reduction applies the epilogue */
     slices.c = (clf__gemm_operand){CLF__BUF_PARTIAL, NULL, 0, p->n, plane};
     slices.k = kc;
     slices.batch = whole;
@@ -191,7 +195,7 @@ static clf_status plan_split(planner *pl, const product *p, const clf__config *c
     clf__gemm_step *st = add_step(pl, CLF__STEP_REDUCE);
     if (!st)
         return too_many_steps();
-    st->u.reduce = (clf__reduce_step){p->m, p->n, planes, p->alpha, p->beta, slices.c, p->c};
+    st->u.reduce = (clf__reduce_step){p->m, p->n, planes, p->alpha, p->beta, slices.c, p->c, p->epi, p->r0, p->c0};
     return CLF_SUCCESS;
 }
 
@@ -280,6 +284,7 @@ static clf_status plan_packed(planner *pl, const product *p, const clf__config *
     if (s == CLF_SUCCESS && Mb < M) {   /* rows Mb..M-1, every column */
         product strip = *p;
         strip.m = M - Mb;
+        strip.r0 += Mb;
         strip.a.off += p->a_kmajor ? Mb : Mb * p->a.ld;
         strip.c.off += Mb * p->c.ld;
         s = plan_strip(pl, &strip, may_split);
@@ -288,6 +293,7 @@ static clf_status plan_packed(planner *pl, const product *p, const clf__config *
         product strip = *p;
         strip.m = Mb;
         strip.n = N - Nb;
+        strip.c0 += Nb;
         strip.b.off += p->b_kmajor ? Nb : Nb * p->b.ld;
         strip.c.off += Nb;
         s = plan_strip(pl, &strip, may_split);
@@ -321,7 +327,7 @@ static product normalise(const clf__gemm_call *c)
     clf__gemm_operand b = {CLF__BUF_USER, c->b, c->b_off, c->ldb, c->stride_b};
     product p = {.m = col ? c->n : c->m, .n = col ? c->m : c->n, .k = c->k, .batch = c->batch,
                  .alpha = c->alpha, .beta = c->beta, .a = col ? b : a, .b = col ? a : b,
-                 .c = {CLF__BUF_USER, c->c, c->c_off, c->ldc, c->stride_c}};
+                 .c = {CLF__BUF_USER, c->c, c->c_off, c->ldc, c->stride_c}, .epi = c->epi != NULL};
     clf_transpose ta = col ? c->tb : c->ta, tb = col ? c->ta : c->tb;
     p.a_kmajor = ta == CLF_TRANS;
     p.b_kmajor = tb == CLF_NO_TRANS;
@@ -367,7 +373,8 @@ static int plan_cpu(planner *pl, const product *p, clf__gemm_path path, clf_stat
         strcmp(clf__gemm_bucket_for(&pl->ctx->info, p->m, p->n, p->k, p->batch), "small") == 0 ||
         !clf__gemm_cpu_wanted(pl->ctx))
         return 0;
-    clf__cpu_product cp = {p->m, p->n, p->k, p->batch, p->a_kmajor, p->b_kmajor, p->alpha, p->beta, p->a, p->b, p->c};
+    clf__cpu_product cp = {p->m, p->n, p->k, p->batch, p->a_kmajor, p->b_kmajor, p->alpha, p->beta, p->a, p->b, p->c,
+                           -1};
     int planned = 0;
     *s = clf__gemm_cpu_plan(pl->ctx, pl->plan, &cp, NULL, &planned);
     return *s != CLF_SUCCESS || planned;
@@ -379,7 +386,7 @@ static clf_status plan_real(planner *pl, product p, clf__gemm_path path, int no_
 {
     clf__gemm_plan *plan = pl->plan;
     clf_status cs;
-    if (plan_cpu(pl, &p, path, &cs))
+    if (!p.epi && plan_cpu(pl, &p, path, &cs))   /* the CPU kernel has no epilogue hook yet */
         return cs;
     int scale_only = p.alpha == 0.0 || p.k == 0;   /* C = beta*C: A and B are not referenced */
     if (scale_only) {
@@ -482,7 +489,8 @@ static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const produc
     if (!st)
         return too_many_steps();
     st->u.mma = (clf__mma_step){&plan->cfg_mma, (int)mode, clf__gemm_c_type(call), p->m, p->n,
-                                clf__mma_words(mode, round_up(p->k, bk)), p->batch, p->alpha, p->beta, a, b, p->c};
+                                clf__mma_words(mode, round_up(p->k, bk)), p->batch, p->alpha, p->beta, a, b, p->c,
+                                p->epi};
     return CLF_SUCCESS;
 }
 
@@ -518,7 +526,7 @@ static clf_status plan_portable(planner *pl, const clf__gemm_call *call, product
         if (!convert_room(pl, CLF_F32, p.m, p.n, p.batch, &at))
             return no_room();
         p.c = (clf__gemm_operand){CLF__BUF_CONVERT, NULL, at, p.n, p.m * p.n};
-        if (p.beta != 0.0)
+        if (p.beta != 0.0 || (call->epi && call->epi->reads_c))
             s = add_convert(pl, ct, CLF_F32, 0, p.m, p.n, p.m, p.n, p.batch, c_user, p.c);
     }
     if (s == CLF_SUCCESS)
@@ -555,9 +563,10 @@ clf_status clf__gemm_plan_make(clf_context *ctx, const clf__gemm_call *call, con
 {
     memset(plan, 0, sizeof *plan);
     plan->dtype = call->dtype;
+    plan->epi = call->epi;
     planner pl = {ctx, plan, cfg};
     product p = normalise(call);
-    if (p.m == 0 || p.n == 0 || p.batch == 0 || ((p.alpha == 0.0 || p.k == 0) && p.beta == 1.0)) {
+    if (p.m == 0 || p.n == 0 || p.batch == 0 || ((p.alpha == 0.0 || p.k == 0) && p.beta == 1.0 && !p.epi)) {
         plan->empty = 1;
         plan->path = "none";
         return CLF_SUCCESS;
@@ -565,7 +574,7 @@ clf_status clf__gemm_plan_make(clf_context *ctx, const clf__gemm_call *call, con
     if (!call->typed) {
         /* clf_dgemm on fp64 matrix units (IEEE fp64 FMA: no change of result quality), unless the caller forces
          * a gemm configuration or path (tuner, tests). */
-        if (!cfg && path == CLF__GEMM_AUTO && p.alpha != 0.0 && p.k > 0 && plan_gemv(&pl, &p))
+        if (!cfg && path == CLF__GEMM_AUTO && p.alpha != 0.0 && p.k > 0 && !p.epi && plan_gemv(&pl, &p))
             return CLF_SUCCESS;
         int dmma = call->dtype == CLF_F64 && p.alpha != 0.0 && p.k > 0 && !cfg && path == CLF__GEMM_AUTO &&
                    call->mma >= 0 && (call->mma > 0 || clf__mma_usable(ctx, CLF__MMA_F64));

@@ -42,6 +42,8 @@ typedef struct clf__main_step {
     size_t batch;
     double alpha, beta;
     clf__gemm_operand a, b, c;
+    int epi;                     /* stores C through the plan's epilogue; r0, c0: where this C starts in the whole */
+    size_t r0, c0;
 } clf__main_step;
 
 /* gemm_reduce: C = alpha * (sum of `planes` partial planes of m x n) + beta * C. */
@@ -49,6 +51,8 @@ typedef struct clf__reduce_step {
     size_t m, n, planes;
     double alpha, beta;
     clf__gemm_operand partial, c;
+    int epi;                     /* as in clf__main_step */
+    size_t r0, c0;
 } clf__reduce_step;
 
 /* convert_pack (gemm_convert.cl): rows x cols of src (element (r, c) at r*ld + c, or at c*ld + r when
@@ -70,6 +74,7 @@ typedef struct clf__mma_step {
     size_t m, n, kw, batch;
     double alpha, beta;
     clf__gemm_operand a, b, c;
+    int epi;                     /* as in clf__main_step (the whole C: origin 0, 0) */
 } clf__mma_step;
 
 /* A matrix-vector product (gemv.c): y (rows, incy apart) = alpha * A x + beta * y, A's rows contiguous or
@@ -90,9 +95,12 @@ typedef struct clf__cpu_pack_step {
     clf__gemm_operand src, dst;
 } clf__cpu_pack_step;
 
-/* gemm_cpu (gemm_cpu.c): row-major C (m x n) = alpha * A B + beta * C over A and B packed in panels. */
+/* gemm_cpu (gemm_cpu.c): row-major C (m x n) = alpha * A B + beta * C over A and B packed in panels, or (packed
+ * 0) read in place: A's element (i, k) at i*a_rs + k*a_ks, B K-major. */
 typedef struct clf__cpu_step {
     const clf__config *cfg;      /* a gemm_cpu configuration: points into the plan */
+    int packed;
+    size_t a_rs, a_ks;
     size_t m, n, k, batch;
     double alpha, beta;
     clf__gemm_operand a, b, c;
@@ -119,6 +127,7 @@ typedef struct clf__gemm_plan {
     int empty;                   /* nothing to compute: a marker stands for the call */
     const char *bucket;          /* shape bucket of cfg_main ("small" for the direct kernel) */
     const char *path;            /* "direct", "packed", "split-k": for traces and tests */
+    const struct clf__epi *epi;  /* the call's epilogue (NULL: none); steps with epi set store C through it */
     clf__config cfg_main;        /* the bucket's configuration */
     clf__config cfg_direct;      /* the direct kernel's ("small"), when a step uses it */
     const char *origin_main;     /* where they came from ("tuned", "stale", "shipped", "default", ...) */

@@ -228,6 +228,45 @@ CLF_API clf_status clf_gemm_batched_strided(clf_context *ctx, const clf_gemm_typ
                                             cl_mem b, size_t b_off, size_t ldb, size_t stride_b,
                                             float beta, cl_mem c, size_t c_off, size_t ldc, size_t stride_c,
                                             size_t batch_count, cl_event *done);
+/* GEMM epilogues (see docs/epilogue.md): a program in the clf_map language run on every element of the
+ * product inside the GEMM kernel, before the store. It reads
+ *   acc   the element as the GEMM without epilogue would store it: alpha*op(A)*op(B) + beta*C;
+ *   c     the old value of C's element (read only when the program names it);
+ * and the names bound in args: scalars, vectors broadcast along C's rows or columns, and matrices of C's
+ * shape. It must assign c (the value stored in C) and may assign more matrices of C's shape (extra
+ * outputs). A name it assigns may not be read before the statement that assigns it (c excepted: before
+ * its assignment c is the old C). Computation is in the GEMM's precision (fp64 for f64, else fp32). */
+typedef enum clf_epilogue_kind {
+    CLF_EPI_SCALAR,   /* value */
+    CLF_EPI_ROW,      /* one element per row of C (m): row i at offset + i*ld, e.g. a per-row scale */
+    CLF_EPI_COL,      /* one element per column of C (n): column j at offset + j*ld, e.g. a bias */
+    CLF_EPI_MATRIX    /* m x n in the call's layout with leading dimension ld, e.g. a residual or an output */
+} clf_epilogue_kind;
+typedef struct clf_epilogue_arg {
+    const char *name;          /* as written in the program; "acc" and "c" are reserved */
+    clf_epilogue_kind kind;
+    clf_dtype dtype;           /* storage type of a buffer: CLF_F32, CLF_F64, CLF_F16 or CLF_BF16 */
+    cl_mem buffer;
+    size_t offset;             /* elements */
+    size_t ld;                 /* MATRIX: leading dimension; ROW/COL: increment between elements (0 means 1) */
+    size_t stride;             /* batched calls: elements between the batch's items (0: every item shares one) */
+    double value;              /* SCALAR */
+} clf_epilogue_arg;
+typedef struct clf_epilogue {
+    const char *expr;          /* e.g. "pre = acc + bias; c = gelu(pre)" */
+    const clf_epilogue_arg *args;
+    size_t nargs;
+} clf_epilogue;
+/* One entry point for every GEMM with an epilogue: types NULL is clf_sgemm, types with a, b and c all
+ * CLF_F64 is clf_dgemm, any other types are clf_gemm's; batch_count 1 (strides then unused) is a plain
+ * GEMM, more is the batched-strided call. epi NULL: exactly the call without epilogue. Every binding is
+ * checked before anything is enqueued (CLF_ERR_INVALID_ARG or CLF_ERR_PARSE naming it). */
+CLF_API clf_status clf_gemm_epilogue(clf_context *ctx, const clf_gemm_types *types, clf_layout layout,
+                                     clf_transpose ta, clf_transpose tb, size_t m, size_t n, size_t k, double alpha,
+                                     cl_mem a, size_t a_off, size_t lda, size_t stride_a,
+                                     cl_mem b, size_t b_off, size_t ldb, size_t stride_b,
+                                     double beta, cl_mem c, size_t c_off, size_t ldc, size_t stride_c,
+                                     size_t batch_count, const clf_epilogue *epi, cl_event *done);
 /* dst[dst_off + i] = src[src_off + i] converted from src_type to dst_type (any of the four), for i < n;
  * offsets in elements. Narrowing rounds to nearest even; NaN stays NaN; fp32 -> f16 overflows to inf. */
 CLF_API clf_status clf_convert(clf_context *ctx, clf_dtype src_type, cl_mem src, size_t src_off,

@@ -1,0 +1,387 @@
+/* gemm_epilogue.c — a clf_map program as a GEMM epilogue: binding its names to the call (acc, c and the
+ * arguments), checking every binding before anything is built, and generating the store function that
+ * the GEMM kernels call for each element of C (cl/gemm_epilogue.cl says how a kernel takes it). */
+#include "gemm_epilogue.h"
+#include "map.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EPI "gemm epilogue"
+
+static const char *kind_name(clf_epilogue_kind k)
+{
+    return k == CLF_EPI_SCALAR ? "a scalar" : k == CLF_EPI_ROW ? "a per-row vector" : k == CLF_EPI_COL ? "a per-column vector"
+                                                                                                 : "a matrix";
+}
+
+static int find_name(const clf__expr *ex, const char *name)
+{
+    for (int i = 0; i < ex->nnames; i++)
+        if (strcmp(ex->name[i], name) == 0)
+            return i;
+    return -1;
+}
+
+/* One argument onto its name; kinds and types are checked here, buffers later. */
+static clf_status bind_arg(clf__epi *e, const clf_epilogue_arg *a, size_t idx, const clf__gemm_call *call)
+{
+    if (!a->name)
+        return clf__fail(CLF_ERR_INVALID_ARG, EPI ": argument %zu has no name", idx);
+    if (strcmp(a->name, "acc") == 0 || strcmp(a->name, "c") == 0)
+        return clf__fail(CLF_ERR_INVALID_ARG, EPI ": argument '%s' is a reserved name (the accumulator or C)",
+                         a->name);
+    int k = find_name(&e->ex, a->name);
+    if (k < 0)
+        return clf__fail(CLF_ERR_INVALID_ARG, EPI ": argument '%s' is not used by the program", a->name);
+    clf__epi_param *p = &e->p[k];
+    if (p->bound)
+        return clf__fail(CLF_ERR_INVALID_ARG, EPI ": argument '%s' is given twice", a->name);
+    if (a->kind != CLF_EPI_SCALAR && a->kind != CLF_EPI_ROW && a->kind != CLF_EPI_COL && a->kind != CLF_EPI_MATRIX)
+        return clf__fail(CLF_ERR_INVALID_ARG, EPI ": argument '%s' has an unknown kind %d", a->name, (int)a->kind);
+    if (a->kind != CLF_EPI_SCALAR && a->dtype != CLF_F32 && a->dtype != CLF_F64 && a->dtype != CLF_F16 &&
+        a->dtype != CLF_BF16)
+        return clf__fail(CLF_ERR_INVALID_ARG, EPI ": buffer '%s' has an unknown storage type %d", a->name,
+                         (int)a->dtype);
+    if (p->out && a->kind != CLF_EPI_MATRIX)
+        return clf__fail(CLF_ERR_INVALID_ARG, EPI ": output '%s' is bound as %s; outputs must be matrices of C's shape",
+                         a->name, kind_name(a->kind));
+    *p = (clf__epi_param){.role = CLF__EPI_ARG, .kind = a->kind, .out = p->out, .dt = a->dtype, .mem = a->buffer,
+                          .off = a->offset, .ld = a->ld, .stride = a->stride, .value = a->value, .bound = 1};
+    if (a->kind == CLF_EPI_SCALAR)
+        p->dt = CLF_F32;
+    if (a->kind != CLF_EPI_MATRIX && p->ld == 0)
+        p->ld = 1;
+    /* The kernels see C row-major: a column-major call's rows are their columns. */
+    p->along_rows = (a->kind == CLF_EPI_ROW) == (call->layout == CLF_ROW_MAJOR);
+    e->fp64_ext |= a->kind != CLF_EPI_SCALAR && a->dtype == CLF_F64;
+    return CLF_SUCCESS;
+}
+
+/* acc and c, what the program assigns, and what it must not do. */
+static clf_status bind_roles(clf__epi *e)
+{
+    const clf__expr *ex = &e->ex;
+    int kc = find_name(ex, "c"), ka = find_name(ex, "acc");
+    if (kc < 0 || !ex->is_output[kc])
+        return clf__fail(CLF_ERR_INVALID_ARG, EPI ": the program must assign c (the value stored in C)");
+    if (ka >= 0 && ex->is_output[ka])
+        return clf__fail(CLF_ERR_INVALID_ARG, EPI ": the program assigns acc, which is read-only");
+    for (int k = 0; k < ex->nnames; k++) {
+        e->p[k].out = ex->is_output[k];
+        if (k != kc && ex->is_input[k] && ex->is_output[k])
+            return clf__fail(CLF_ERR_INVALID_ARG, EPI ": output '%s' is read before the statement that writes it",
+                             ex->name[k]);
+    }
+    e->p[kc].role = CLF__EPI_OLD_C;
+    e->reads_c = ex->is_input[kc];
+    if (ka >= 0)
+        e->p[ka].role = CLF__EPI_ACC;
+    return CLF_SUCCESS;
+}
+
+static clf_status bind_all(clf_context *ctx, clf__epi *e, const clf_epilogue *epi, const clf__gemm_call *call)
+{
+    clf_status s = bind_roles(e);
+    if (s != CLF_SUCCESS)
+        return s;
+    if (epi->nargs && !epi->args)
+        return clf__fail(CLF_ERR_INVALID_ARG, EPI ": args is NULL but nargs is %zu", epi->nargs);
+    for (size_t i = 0; i < epi->nargs && s == CLF_SUCCESS; i++)
+        s = bind_arg(e, &epi->args[i], i, call);
+    for (int k = 0; k < e->ex.nnames && s == CLF_SUCCESS; k++) {
+        clf__epi_param *p = &e->p[k];
+        if (p->role == CLF__EPI_ARG && !p->bound)
+            return clf__fail(CLF_ERR_INVALID_ARG, EPI ": no argument for '%s', which the program %s", e->ex.name[k],
+                             p->out ? "assigns" : "reads");
+    }
+    if (s == CLF_SUCCESS && e->fp64_ext && !ctx->info.fp64)
+        return clf__fail(CLF_ERR_UNSUPPORTED, EPI ": %s has no fp64 support, and an f64 buffer needs it", ctx->info.name);
+    return s;
+}
+
+clf_status clf__epi_make(clf_context *ctx, const clf_epilogue *epi, const clf__gemm_call *call, clf__epi *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!epi->expr)
+        return clf__fail(CLF_ERR_INVALID_ARG, EPI ": expr is NULL");
+    int r = clf__expr_parse(epi->expr, strlen(epi->expr), &out->ex);
+    clf_status s = CLF_SUCCESS;
+    if (r == -2)
+        s = clf__fail(CLF_ERR_OUT_OF_MEMORY, EPI ": %s", out->ex.err);
+    else if (r != 0)
+        s = clf__fail(CLF_ERR_PARSE, EPI ": %s", out->ex.err);
+    out->f64 = call->dtype == CLF_F64;
+    out->fp64_ext = out->f64;
+    if (s == CLF_SUCCESS)
+        s = bind_all(ctx, out, epi, call);
+    if (s != CLF_SUCCESS)
+        clf__epi_free(out);
+    return s;
+}
+
+void clf__epi_free(clf__epi *e) { clf__expr_free(&e->ex); }
+
+/* ---- buffer checks -------------------------------------------------------------------------- */
+
+/* Elements one matrix (or vector) of p spans, and all of them over the batch; 0 on overflow. */
+static int param_extent(const clf__epi_param *p, const clf__gemm_call *call, size_t *one, size_t *all)
+{
+    int row = call->layout == CLF_ROW_MAJOR;
+    if (p->kind == CLF_EPI_MATRIX) {
+        if (!clf__gemm_extent(row ? call->m : call->n, row ? call->n : call->m, p->ld, one))
+            return 0;
+    } else {
+        size_t count = p->kind == CLF_EPI_ROW ? call->m : call->n;
+        if (!clf__gemm_extent(count, 1, p->ld, one))
+            return 0;
+    }
+    if (*one == 0 || call->batch <= 1) {
+        *all = *one;
+        return 1;
+    }
+    size_t t;
+    return clf__mul(call->batch - 1, p->stride, &t) && clf__add(t, *one, all);
+}
+
+static clf_status check_param(const clf_context *ctx, const char *name, const clf__epi_param *p,
+                              const clf__gemm_call *call, clf__span *sp)
+{
+    size_t one, all, inner = call->layout == CLF_ROW_MAJOR ? call->n : call->m;
+    if (p->kind == CLF_EPI_MATRIX && p->ld < (inner ? inner : 1))
+        return clf__fail(CLF_ERR_INVALID_ARG, EPI ": ld of matrix '%s' is %zu, smaller than C's row length %zu", name,
+                         p->ld, inner);
+    if (!param_extent(p, call, &one, &all))
+        return clf__fail(CLF_ERR_INVALID_ARG, EPI ": extent of '%s' overflows", name);
+    if (p->out && call->batch > 1 && p->stride < one)
+        return clf__fail(CLF_ERR_INVALID_ARG, EPI ": stride of output '%s' is %zu, smaller than one matrix (%zu elements)",
+                         name, p->stride, one);
+    clf_status s = clf__check_operand_buffer(ctx, EPI, name, p->mem, p->off, all, clf__dtype_size(p->dt), sp);
+    if (s != CLF_SUCCESS) {
+        size_t count = p->kind == CLF_EPI_ROW ? call->m : call->n;
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", clf_last_error());
+        if (p->kind == CLF_EPI_ROW || p->kind == CLF_EPI_COL)   /* say what the broadcast needed */
+            clf__fail(s, "%s (%s needs %zu elements, %zu apart, from offset %zu)", msg, kind_name(p->kind), count,
+                      p->ld, p->off);
+        return s;
+    }
+    cl_mem_flags flags = 0;
+    if (p->out && clGetMemObjectInfo(p->mem, CL_MEM_FLAGS, sizeof flags, &flags, NULL) == CL_SUCCESS &&
+        (flags & CL_MEM_READ_ONLY))
+        return clf__fail(CLF_ERR_INVALID_ARG, EPI ": output '%s' is a CL_MEM_READ_ONLY buffer", name);
+    return CLF_SUCCESS;
+}
+
+clf_status clf__epi_check(const clf_context *ctx, const clf__epi *e, const clf__gemm_call *call, const clf__span *sa,
+                          const clf__span *sb, const clf__span *sc)
+{
+    clf__span sp[CLF__EX_MAX_NAMES];
+    memset(sp, 0, sizeof sp);
+    const clf__expr *ex = &e->ex;
+    for (int k = 0; k < ex->nnames; k++) {
+        const clf__epi_param *p = &e->p[k];
+        if (p->role != CLF__EPI_ARG || p->kind == CLF_EPI_SCALAR)
+            continue;
+        clf_status s = check_param(ctx, ex->name[k], p, call, &sp[k]);
+        if (s != CLF_SUCCESS)
+            return s;
+        if (clf__spans_overlap(&sp[k], sc))
+            return clf__fail(CLF_ERR_INVALID_ARG, EPI ": %s '%s' overlaps C in the same buffer%s",
+                             p->out ? "output" : "input", ex->name[k], p->out ? "" : " (read C as c)");
+        if (p->out && (clf__spans_overlap(&sp[k], sa) || clf__spans_overlap(&sp[k], sb)))
+            return clf__fail(CLF_ERR_INVALID_ARG, EPI ": output '%s' overlaps %s in the same buffer", ex->name[k],
+                             clf__spans_overlap(&sp[k], sa) ? "A" : "B");
+    }
+    for (int i = 0; i < ex->nnames; i++)
+        for (int j = 0; j < ex->nnames; j++)
+            if (i != j && e->p[i].out && sp[i].root && (j < i || !e->p[j].out) && clf__spans_overlap(&sp[i], &sp[j]))
+                return clf__fail(CLF_ERR_INVALID_ARG, EPI ": output '%s' overlaps %s '%s' in the same buffer",
+                                 ex->name[i], e->p[j].out ? "output" : "input", ex->name[j]);
+    return CLF_SUCCESS;
+}
+
+/* ---- the store function ---------------------------------------------------------------------- */
+
+/* Element index of name k's current element in its buffer. */
+static void index_of(clf__sbuf *b, const clf__epi_param *p, int k)
+{
+    if (p->kind == CLF_EPI_MATRIX)
+        clf__sb_add(b, "eo%d + eb * es%d + (ulong)(er * el%d + ec)", k, k, k);
+    else
+        clf__sb_add(b, "eo%d + eb * es%d + (ulong)(%s * el%d)", k, k, p->along_rows ? "er" : "ec", k);
+}
+
+/* A load of storage type dt at pointer P, element I (I written by the caller between the two halves). */
+static void load_code(clf__sbuf *b, clf_dtype dt, const char *ptr, int k, const clf__epi_param *p)
+{
+    if (dt == CLF_F16)
+        clf__sb_add(b, "(V)vload_half(");
+    else if (dt == CLF_BF16)
+        clf__sb_add(b, "(V)as_float((uint)%s[", ptr);
+    else
+        clf__sb_add(b, "(V)%s[", ptr);
+    if (p)
+        index_of(b, p, k);
+    else
+        clf__sb_add(b, "0");
+    if (dt == CLF_F16)
+        clf__sb_add(b, ", %s)", ptr);
+    else
+        clf__sb_add(b, dt == CLF_BF16 ? "] << 16)" : "]");
+}
+
+typedef struct gen_ctx {
+    const clf__epi *e;
+    clf_dtype c_type;            /* C as the kernel stores it */
+} gen_ctx;
+
+static void epi_load(void *user, int k, clf__sbuf *b)
+{
+    const gen_ctx *g = user;
+    const clf__epi_param *p = &g->e->p[k];
+    char ptr[16];
+    snprintf(ptr, sizeof ptr, "ep%d", k);
+    if (p->role == CLF__EPI_ACC)
+        clf__sb_add(b, "acc");
+    else if (p->role == CLF__EPI_OLD_C)
+        load_code(b, g->c_type, "cp", k, NULL);
+    else if (p->kind == CLF_EPI_SCALAR)
+        clf__sb_add(b, "K(es%d)", k);
+    else
+        load_code(b, p->dt, ptr, k, p);
+}
+
+static void store_code(clf__sbuf *b, clf_dtype dt, const char *ptr, int k, const clf__epi_param *p, int t)
+{
+    if (dt == CLF_F16) {
+        clf__sb_add(b, "vstore_half_rte(t%d, ", t);
+        if (p)
+            index_of(b, p, k);
+        else
+            clf__sb_add(b, "0");
+        clf__sb_add(b, ", %s);", ptr);
+        return;
+    }
+    clf__sb_add(b, "%s[", ptr);
+    if (p)
+        index_of(b, p, k);
+    else
+        clf__sb_add(b, "0");
+    if (dt == CLF_BF16)
+        clf__sb_add(b, "] = clf_epi_bf16((float)t%d);", t);
+    else
+        clf__sb_add(b, "] = (%s)t%d;", clf__ex_dt_ctype(dt), t);
+}
+
+/* CLF_EPI_DECL and CLF_EPI_PASS: origin, batch base, then per bound name its pointer, offset, ld and
+ * batch stride, or its scalar. */
+static void gen_params(clf__sbuf *b, const clf__epi *e, const char *ct)
+{
+    clf__sb_add(b, "#define CLF_EPI_DECL , const long er0, const long ec0, const ulong eb0");
+    for (int k = 0; k < e->ex.nnames; k++) {
+        const clf__epi_param *p = &e->p[k];
+        if (p->role != CLF__EPI_ARG)
+            continue;
+        if (p->kind == CLF_EPI_SCALAR)
+            clf__sb_add(b, ", const %s es%d", ct, k);
+        else
+            clf__sb_add(b, ", __global %s%s *ep%d, const ulong eo%d, const long el%d, const ulong es%d",
+                        p->out ? "" : "const ", clf__ex_dt_ctype(p->dt), k, k, k, k);
+    }
+    clf__sb_add(b, "\n#define CLF_EPI_PASS , er0, ec0, eb0");
+    for (int k = 0; k < e->ex.nnames; k++) {
+        const clf__epi_param *p = &e->p[k];
+        if (p->role == CLF__EPI_ARG && p->kind == CLF_EPI_SCALAR)
+            clf__sb_add(b, ", es%d", k);
+        else if (p->role == CLF__EPI_ARG)
+            clf__sb_add(b, ", ep%d, eo%d, el%d, es%d", k, k, k, k);
+    }
+    clf__sb_add(b, "\n");
+}
+
+static const char bf16_fn[] =
+    "static inline ushort clf_epi_bf16(const float f)\n{\n    const uint u = as_uint(f);\n"
+    "    if ((u & 0x7fffffffu) > 0x7f800000u)\n        return (ushort)((u >> 16) | 0x40u);\n"
+    "    return (ushort)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);\n}\n";
+
+clf_status clf__epi_source(const clf__epi *e, clf_dtype c_type, char **out)
+{
+    const char *ct = e->f64 ? "double" : "float";
+    clf__sbuf b = {0};
+    if (e->fp64_ext)
+        clf__sb_add(&b, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+    clf__sb_add(&b, "#define CLF_EPI 1\n#define CLF_EPI_CT %s\n", clf__ex_dt_ctype(c_type));
+    gen_params(&b, e, ct);
+    clf__sb_add(&b, "%s", bf16_fn);
+    clf__sb_add(&b, "static inline void clf_epilogue(__global %s *cp, const ulong bat, const long lr, const long lc, "
+                    "const %s acc CLF_EPI_DECL)\n{\n    const long er = er0 + lr, ec = ec0 + lc;\n    const ulong eb = eb0 + bat;\n",
+                clf__ex_dt_ctype(c_type), ct);
+    clf__sb_add(&b, "#define V %s\n#define B int\n#define K(x) ((V)(x))\n#define SEL(q, t, f) ((q) ? (t) : (f))", ct);
+    gen_ctx g = {e, c_type};
+    clf__ex_emit(&b, &e->ex, e->f64, "\n    ", epi_load, &g);
+    for (int i = 0; i < e->ex.nstmts; i++) {
+        int k = e->ex.stmt[i].name, is_c = e->p[k].role == CLF__EPI_OLD_C;
+        char ptr[16];
+        snprintf(ptr, sizeof ptr, "ep%d", k);
+        clf__sb_add(&b, "\n    ");
+        store_code(&b, is_c ? c_type : e->p[k].dt, is_c ? "cp" : ptr, k, is_c ? NULL : &e->p[k], e->ex.stmt[i].root);
+    }
+    clf__sb_add(&b, "\n#undef V\n#undef B\n#undef K\n#undef SEL\n}\n");
+    if (b.oom) {
+        free(b.s);
+        return clf__fail(CLF_ERR_OUT_OF_MEMORY, EPI ": out of memory generating the kernel");
+    }
+    *out = b.s;
+    return CLF_SUCCESS;
+}
+
+static clf_status arg(cl_kernel k, cl_uint i, size_t size, const void *v)
+{
+    cl_int err = clSetKernelArg(k, i, size, v);
+    return err == CL_SUCCESS ? CLF_SUCCESS : clf__fail_cl(err, "clSetKernelArg", EPI " argument %u", i);
+}
+
+clf_status clf__epi_args(cl_kernel k, cl_uint first, const clf__epi *e, size_t r0, size_t c0, size_t bat0)
+{
+    cl_long r = (cl_long)r0, c = (cl_long)c0;
+    cl_ulong bb = bat0;
+    cl_uint i = first;
+    clf_status s = arg(k, i++, 8, &r);
+    if (s == CLF_SUCCESS)
+        s = arg(k, i++, 8, &c);
+    if (s == CLF_SUCCESS)
+        s = arg(k, i++, 8, &bb);
+    for (int n = 0; n < e->ex.nnames && s == CLF_SUCCESS; n++) {
+        const clf__epi_param *p = &e->p[n];
+        if (p->role != CLF__EPI_ARG)
+            continue;
+        if (p->kind == CLF_EPI_SCALAR) {
+            float f = (float)p->value;
+            s = e->f64 ? arg(k, i++, sizeof p->value, &p->value) : arg(k, i++, sizeof f, &f);
+            continue;
+        }
+        cl_ulong off = p->off, stride = p->stride;
+        cl_long ld = (cl_long)p->ld;
+        s = arg(k, i++, sizeof p->mem, &p->mem);
+        if (s == CLF_SUCCESS)
+            s = arg(k, i++, 8, &off);
+        if (s == CLF_SUCCESS)
+            s = arg(k, i++, 8, &ld);
+        if (s == CLF_SUCCESS)
+            s = arg(k, i++, 8, &stride);
+    }
+    return s;
+}
+
+double clf__epi_bytes_per_elem(const clf__epi *e)
+{
+    double bytes = 0;
+    for (int k = 0; k < e->ex.nnames; k++) {
+        const clf__epi_param *p = &e->p[k];
+        if (p->role == CLF__EPI_ARG && p->kind == CLF_EPI_MATRIX)
+            bytes += (double)clf__dtype_size(p->dt);
+    }
+    return bytes;
+}
