@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "gemm.h"
+#include "gemm_cpu.h"
 #include "timer.h"
 #ifdef CLF_HAVE_CLBLAST
 #include <clblast_c.h>
@@ -152,6 +153,21 @@ static int verify(problem *p)
     return ok;
 }
 
+/* The path the planner takes for p (row-major NN, beta 0, as run_clforge calls it), and on the CPU path the
+ * gemm_cpu configuration it runs (with fewer micro-tiles per work-item where the product is small). */
+static const char *plan_path(problem *p, char *cfgtext, size_t cap)
+{
+    clf__gemm_call call = {.dtype = p->f64 ? CLF_F64 : CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS,
+                           .tb = CLF_NO_TRANS, .m = p->m, .n = p->n, .k = p->k, .alpha = 1.0, .a = p->a, .lda = p->k,
+                           .b = p->b, .ldb = p->n, .c = p->c, .ldc = p->n, .batch = 1};
+    static clf__gemm_plan plan;   /* large: off the stack */
+    if (clf__gemm_plan_make(p->ctx, &call, NULL, CLF__GEMM_AUTO, &plan) != CLF_SUCCESS)
+        return "?";
+    if (strcmp(plan.path, "cpu") == 0)
+        clf__config_format(&clf__family_gemm_cpu, &plan.cfg_cpu, cfgtext, cap);
+    return plan.path;
+}
+
 static void usage(void)
 {
     fprintf(stderr,
@@ -277,12 +293,13 @@ int main(int argc, char **argv)
             clf_dtype dt = f64 ? CLF_F64 : CLF_F32;
             if (clf__config_resolve(ctx, &clf__family_gemm, dt, bucket, &cfg, NULL) == CLF_SUCCESS)
                 clf__config_format(&clf__family_gemm, &cfg, cfgtext, sizeof cfgtext);
+            const char *path = plan_path(&p, cfgtext, sizeof cfgtext);
             double t = time_runs(&p, run_clforge, reps);
             int ok = t > 0 && verify(&p);
             double gf = t > 0 ? flop / t / 1e9 : 0;
-            json_t *row = json_pack("{s:I, s:I, s:I, s:s, s:s, s:f, s:f, s:b}", "m", (json_int_t)s.m, "n",
-                                    (json_int_t)s.n, "k", (json_int_t)s.k, "bucket", bucket, "config", cfgtext,
-                                    "clforge_ms", t * 1e3, "clforge_gflops", gf, "verified", ok);
+            json_t *row = json_pack("{s:I, s:I, s:I, s:s, s:s, s:s, s:f, s:f, s:b}", "m", (json_int_t)s.m, "n",
+                                    (json_int_t)s.n, "k", (json_int_t)s.k, "bucket", bucket, "path", path, "config",
+                                    cfgtext, "clforge_ms", t * 1e3, "clforge_gflops", gf, "verified", ok);
             if (t <= 0)
                 json_object_set_new(row, "error", json_string(clf_last_error()));
             double cb = 0;
@@ -296,7 +313,8 @@ int main(int argc, char **argv)
             }
 #endif
             json_array_append_new(rows, row);
-            printf("%5zux%5zux%5zu  %-6s clforge %9.1f GFLOP/s%s", s.m, s.n, s.k, bucket, gf, ok ? "" : " (WRONG)");
+            printf("%5zux%5zux%5zu  %-6s clforge %9.1f GFLOP/s%s", s.m, s.n, s.k, strcmp(path, "cpu") ? bucket : "cpu",
+                   gf, ok ? "" : " (WRONG)");
             if (cb > 0)
                 printf("  CLBlast %9.1f GFLOP/s  ratio %.2f", cb, gf / cb);
             printf("  [%s]\n", cfgtext);

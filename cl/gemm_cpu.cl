@@ -6,7 +6,8 @@
  * that the micro-kernel reads with unit stride: A in panels of MR rows (element (r, k) of a panel at
  * k*MR + r), B in panels of NR columns ((k, c) at k*NR + c). K runs in blocks of KC so that one B
  * micro-panel (KC x NR) stays in L1 while the MI micro-tiles of the block stream their A micro-panels
- * from L2; C takes the partial sums between K blocks. No local memory, no barriers.
+ * from L2; C takes the partial sums between K blocks. No local memory, no barriers. Small products skip the
+ * packing (PACKED=0) and read A and a K-major B where they are.
  *
  * Row-major C (M x N) = alpha * A B + beta * C for each matrix of a batch (dimension 2 of the grid). */
 
@@ -35,6 +36,11 @@
 /* 0: grid dimension 0 runs along N (consecutive work-groups share an A block); 1: along M (they share B). */
 #ifndef ORDER
 #define ORDER 0
+#endif
+/* 1: A and B come packed (gemm_cpu_pack); 0: read where they are, A's element (i, k) at i*a_rs + k*a_ks and B
+ * K-major (row k at k*ldb), which saves the two pack launches that dominate small products. */
+#ifndef PACKED
+#define PACKED 1
 #endif
 /* gemm_cpu_pack: the panel width (MR for A, NR for B) and the K run each work-item copies. */
 #ifndef PW
@@ -96,11 +102,40 @@ CLF_INLINE void store_cv(__global real *c, long i, rvec v) { VSTORE(v, 0, c + i)
         }                                                                                           \
     } while (0)
 
+/* One K step of the micro-kernel: NV vectors of B's row, MR broadcasts of A's column. */
+#define CLF_KSTEP(LOAD_B, A_AT)                                                                     \
+    do {                                                                                            \
+        rvec bv[NV];                                                                                \
+        _Pragma("unroll") for (int v = 0; v < NV; v++) bv[v] = LOAD_B(v);                           \
+        _Pragma("unroll") for (int r = 0; r < MR; r++) {                                            \
+            const rvec av = (rvec)(A_AT(r));                                                        \
+            _Pragma("unroll") for (int v = 0; v < NV; v++) acc[r][v] = MAD(av, bv[v], acc[r][v]);   \
+        }                                                                                           \
+    } while (0)
+
+#if PACKED
+#define CLF_B_PANEL(v) VLOAD(v, b)
+#define CLF_A_PANEL(r) apan[r]
+#else
+#define CLF_B_ROW(v) VLOAD(0, b + (v) * VW)
+/* An edge tile's columns past N read as zero. */
+#define CLF_B_EDGE(v) edge_row(b + (v) * VW, j0 + (v) * VW, N)
+#define CLF_A_SRC(r) apan[a_row[r]]
+CLF_INLINE rvec edge_row(const __global real *p, int col, int n)
+{
+    real t[VW];
+    for (int e = 0; e < VW; e++)
+        t[e] = col + e < n ? p[e] : ZERO;
+    return VLOAD(0, t);
+}
+#endif
+
 __kernel __attribute__((reqd_work_group_size(1, 1, 1)))
 void gemm_cpu(const int M, const int N, const int K, const real alpha, const real beta,
               const __global real *restrict ap, const ulong a_off, const ulong a_stride,
               const __global real *restrict bp, const ulong b_off, const ulong b_stride,
-              __global real *restrict c, const ulong c_off, const long ldc, const ulong c_stride)
+              __global real *restrict c, const ulong c_off, const long ldc, const ulong c_stride,
+              const long a_rs, const long a_ks, const long ldb)
 {
 #if ORDER == 0
     const int i_blk = (int)get_global_id(1), j_blk = (int)get_global_id(0);
@@ -118,35 +153,37 @@ void gemm_cpu(const int M, const int N, const int K, const real alpha, const rea
             const int j0 = (j_blk * NI + jn) * NR;
             if (j0 >= N)
                 break;
-            const __global real *bpan = bp + (long)j0 * K + (long)k0 * NR;
             const int full_n = j0 + NR <= N;
             for (int im = 0; im < MI; im++) {
                 const int i0 = (i_blk * MI + im) * MR;
                 if (i0 >= M)
                     break;
-                const __global real *apan = ap + (long)i0 * K + (long)k0 * MR;
-                const __global real *b = bpan;
                 rvec acc[MR][NV];
 #pragma unroll
                 for (int r = 0; r < MR; r++)
 #pragma unroll
                     for (int v = 0; v < NV; v++)
                         acc[r][v] = (rvec)(ZERO);
-                for (int k = 0; k < kc; k++) {
-                    rvec bv[NV];
+#if PACKED
+                const __global real *apan = ap + (long)i0 * K + (long)k0 * MR;
+                const __global real *b = bp + (long)j0 * K + (long)k0 * NR;
+                for (int k = 0; k < kc; k++, apan += MR, b += NR)
+                    CLF_KSTEP(CLF_B_PANEL, CLF_A_PANEL);
+#else
+                /* Rows past M read row M-1: their sums are never stored. */
+                long a_row[MR];
 #pragma unroll
-                    for (int v = 0; v < NV; v++)
-                        bv[v] = VLOAD(v, b);
-#pragma unroll
-                    for (int r = 0; r < MR; r++) {
-                        const rvec av = (rvec)(apan[r]);
-#pragma unroll
-                        for (int v = 0; v < NV; v++)
-                            acc[r][v] = MAD(av, bv[v], acc[r][v]);
-                    }
-                    apan += MR;
-                    b += NR;
-                }
+                for (int r = 0; r < MR; r++)
+                    a_row[r] = (long)(i0 + r < M ? r : M - 1 - i0) * a_rs;
+                const __global real *apan = ap + (long)i0 * a_rs + (long)k0 * a_ks;
+                const __global real *b = bp + (long)k0 * ldb + j0;
+                if (full_n)
+                    for (int k = 0; k < kc; k++, apan += a_ks, b += ldb)
+                        CLF_KSTEP(CLF_B_ROW, CLF_A_SRC);
+                else
+                    for (int k = 0; k < kc; k++, apan += a_ks, b += ldb)
+                        CLF_KSTEP(CLF_B_EDGE, CLF_A_SRC);
+#endif
 #pragma unroll
                 for (int r = 0; r < MR; r++) {
                     if (i0 + r < M) {

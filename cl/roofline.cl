@@ -36,7 +36,7 @@ __kernel void clf_rl_triad(__global BVEC *restrict a, __global const BVEC *restr
  * pipeline never waits on a previous result. a and b come from the host so nothing folds away; the
  * sum is written so nothing is dead. FLOPs per work-item: iters * 8 * 16 * 2 * (lanes of VEC). */
 #if defined(CLF_USE_FMA) || (defined(CLF_FP64) && defined(FP_FAST_FMA)) || (!defined(CLF_FP64) && defined(FP_FAST_FMAF))
-#define CLF_RL_STEP(x) x = fma(x, a, b)   /* GPUs, and CPUs whose compiler says fma is fast: one instruction */
+#define CLF_RL_STEP(x) x = fma(x, a, b)   /* GPUs, vector CPUs (FMA3, AVX-512), and where fma is said fast */
 #else
 #define CLF_RL_STEP(x) x = mad(x, a, b)   /* CPUs: fused where the hardware has FMA, never emulated */
 #endif

@@ -1,6 +1,6 @@
-/* test_gemm_cpu.c — the CPU GEMM path (packed panels + register micro-kernel, cl/gemm_cpu.cl) against a
- * double-precision CPU reference on every device, forced where the planner would not choose it (so that
- * rusticl runs it too): odd sizes, both operand orders, padded leading dimensions, offsets, batches,
+/* test_gemm_cpu.c — the CPU GEMM path (register micro-kernel over packed panels or operands read in place,
+ * cl/gemm_cpu.cl) against a double-precision CPU reference on every device, forced where the planner would not
+ * choose it (so that rusticl runs it too): odd sizes, both operand orders, padded leading dimensions, offsets, batches,
  * alpha/beta (with NaN in C when beta is 0), configurations at the corners of the space; the planner's choice
  * through the public API; every default valid; an invalid configuration refused. */
 #include <math.h>
@@ -15,6 +15,7 @@ typedef struct prob {
     size_t m, n, k, batch, lda, ldb, ldc, offa, offb, offc;
     int a_kmajor, b_kmajor;
     double alpha, beta;
+    int pack;   /* 1 packed, 0 read in place (a K-major B only), -1 as the planner decides */
 } prob;
 
 static size_t a_rows(const prob *p) { return p->a_kmajor ? p->k : p->m; }
@@ -50,10 +51,13 @@ static void check_one(clf_context *ctx, clf_dtype dt, const prob *p, const clf__
     plan.dtype = dt;
     clf__cpu_product cp = {p->m, p->n, p->k, p->batch, p->a_kmajor, p->b_kmajor, p->alpha, p->beta,
                            {CLF__BUF_USER, a, p->offa, p->lda, sa}, {CLF__BUF_USER, b, p->offb, p->ldb, sb},
-                           {CLF__BUF_USER, c, p->offc, p->ldc, sc}};
+                           {CLF__BUF_USER, c, p->offc, p->ldc, sc}, p->pack};
     int planned = 0;
     ck_assert_msg(clf__gemm_cpu_plan(ctx, &plan, &cp, cfg, &planned) == CLF_SUCCESS, "%s", clf_last_error());
-    ck_assert(planned && plan.nsteps == 3);
+    /* Packs and the kernel, or the kernel alone on operands read in place (the planner's choice up to 2^25). */
+    int packed = !p->b_kmajor || p->pack == 1 || (p->pack < 0 && (double)p->m * (double)p->n * (double)p->k > 33554432.0);
+    ck_assert_int_eq(planned, 1);
+    ck_assert_int_eq(plan.nsteps, packed ? 3 : 1);
     ck_assert_msg(clf__gemm_exec(ctx, &plan, 0, NULL, NULL) == CLF_SUCCESS, "%s", clf_last_error());
     clf_test_read(ctx, c, nc * esz, dc);
     double eps = f64 ? 1.2e-16 : 6e-8;
@@ -106,6 +110,7 @@ static prob random_prob(uint64_t *s)
     if (p.alpha == 0.0)
         p.alpha = 0.5;   /* alpha 0 never reaches the CPU path */
     p.beta = clf_test_pick_scalar(s, 1);
+    p.pack = (int)(clf_test_rand_u64(s) % 3) - 1;
     return p;
 }
 
@@ -160,10 +165,12 @@ START_TEST(long_k_and_edges)
         clf__config c;
         clf__family_gemm_cpu.default_config(clf_context_device(ctxs[d]), CLF_F32, NULL, &c);
         c.v[CLF__CPU_KC] = 64;
-        prob p = {77, 85, 333, 2, 333, 85, 90, 3, 1, 2, 0, 1, 1.5, -0.5};
-        check_one(ctxs[d], CLF_F32, &p, &c, &seed);
-        prob q = {301, 257, 200, 1, 301, 200, 257, 0, 0, 0, 1, 0, -1.0, 0.0};
-        check_one(ctxs[d], CLF_F32, &q, NULL, &seed);
+        for (int pack = 0; pack < 2; pack++) {
+            prob p = {77, 85, 333, 2, 333, 85, 90, 3, 1, 2, 0, 1, 1.5, -0.5, pack};
+            check_one(ctxs[d], CLF_F32, &p, &c, &seed);
+            prob q = {301, 257, 200, 1, 301, 200, 257, 0, 0, 0, 1, 0, -1.0, 0.0, pack};
+            check_one(ctxs[d], CLF_F32, &q, NULL, &seed);
+        }
     }
     clf_test_contexts_free(ctxs, nctx);
 }
@@ -242,7 +249,7 @@ START_TEST(defaults_valid_and_bad_config_refused)
         memset(&plan, 0, sizeof plan);
         plan.dtype = CLF_F32;
         clf__cpu_product cp = {8, 8, 8, 1, 0, 1, 1.0, 0.0, {CLF__BUF_USER, NULL, 0, 8, 0},
-                               {CLF__BUF_USER, NULL, 0, 8, 0}, {CLF__BUF_USER, NULL, 0, 8, 0}};
+                               {CLF__BUF_USER, NULL, 0, 8, 0}, {CLF__BUF_USER, NULL, 0, 8, 0}, -1};
         int planned = 1;
         ck_assert_int_eq(clf__gemm_cpu_plan(ctxs[d], &plan, &cp, &bad, &planned), CLF_ERR_INVALID_ARG);
         ck_assert(!planned && plan.nsteps == 0);

@@ -5,6 +5,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define PACK_K 256          /* K run per pack work-item: PACK_K in cl/gemm_cpu.cl */
@@ -94,6 +95,22 @@ static void fill_cores(clf_context *ctx, const clf__cpu_product *p, clf__config 
     }
 }
 
+/* Products up to this much work (about 320^3) run unpacked: two pack launches cost more than strided reads
+ * of operands that sit in L2 anyway. */
+#define UNPACKED_MAX_WORK 33554432.0
+
+static int use_packs(const clf__cpu_product *p)
+{
+    if (!p->b_kmajor)
+        return 1;   /* the kernel reads B's rows as vectors: an N-major B is packed */
+    if (p->pack >= 0)
+        return p->pack;
+    const char *env = getenv("CLFORGE_GEMM_CPU_PACK");
+    if (env && *env)
+        return atoi(env) != 0;
+    return (double)p->m * (double)p->n * (double)p->k > UNPACKED_MAX_WORK;
+}
+
 static clf_status too_many_steps(void)
 {
     return clf__fail(CLF_ERR_INTERNAL, "gemm plan: more than %d steps", CLF__GEMM_MAX_STEPS);
@@ -133,6 +150,18 @@ clf_status clf__gemm_cpu_plan(clf_context *ctx, clf__gemm_plan *plan, const clf_
     size_t esz = clf__dtype_size(plan->dtype), lim = (size_t)INT_MAX / 2;
     if (p->m > lim || p->n > lim || p->k > lim || plan->nsteps + 3 > CLF__GEMM_MAX_STEPS)
         return CLF_SUCCESS;
+    if (!use_packs(p)) {
+        if (plan->nsteps >= CLF__GEMM_MAX_STEPS)
+            return CLF_SUCCESS;
+        clf__gemm_step *st = &plan->steps[plan->nsteps++];
+        st->kind = CLF__STEP_CPU;
+        st->u.cpu = (clf__cpu_step){&plan->cfg_cpu, 0, p->a_kmajor ? 1 : p->a.ld, p->a_kmajor ? p->a.ld : 1, p->m,
+                                    p->n, p->k, p->batch, p->alpha, p->beta, p->a, p->b, p->c};
+        plan->path = "cpu";
+        plan->bucket = clf__bucket_name(&clf__family_gemm_cpu, NULL);
+        *planned = 1;
+        return CLF_SUCCESS;
+    }
     /* Packed A then packed B (each 16-element aligned) after whatever the plan packs already. */
     size_t a_one, b_one, a_all, b_all, a_at = round_up(cdiv(plan->pack_bytes, esz), 16), b_at, end, bytes;
     if (!clf__mul(round_up(p->m, mr), p->k, &a_one) || !clf__mul(a_one, p->batch, &a_all) ||
@@ -148,7 +177,7 @@ clf_status clf__gemm_cpu_plan(clf_context *ctx, clf__gemm_plan *plan, const clf_
         return s;
     clf__gemm_step *st = &plan->steps[plan->nsteps++];
     st->kind = CLF__STEP_CPU;
-    st->u.cpu = (clf__cpu_step){&plan->cfg_cpu, p->m, p->n, p->k, p->batch, p->alpha, p->beta,
+    st->u.cpu = (clf__cpu_step){&plan->cfg_cpu, 1, 0, 0, p->m, p->n, p->k, p->batch, p->alpha, p->beta,
                                 {CLF__BUF_PACK, NULL, a_at, 0, a_one}, {CLF__BUF_PACK, NULL, b_at, 0, b_one}, p->c};
     plan->pack_bytes = bytes;
     plan->path = "cpu";
@@ -171,7 +200,8 @@ clf_status clf__gemm_cpu_options(clf_dtype dt, const clf__gemm_step *st, char *o
     opts[0] = '\0';
     clf_status s = clf__config_options(&clf__family_gemm_cpu, st->u.cpu.cfg, opts, cap);
     size_t len = strlen(opts);
-    if (s == CLF_SUCCESS && (size_t)snprintf(opts + len, cap - len, " -DPRECISION=%d", prec) >= cap - len)
+    if (s == CLF_SUCCESS &&
+        (size_t)snprintf(opts + len, cap - len, " -DPRECISION=%d -DPACKED=%d", prec, st->u.cpu.packed) >= cap - len)
         return clf__fail(CLF_ERR_INTERNAL, "gemm_cpu build options do not fit in %zu bytes", cap);
     return s;
 }
@@ -218,7 +248,7 @@ static clf_status enqueue_cpu(clf_context *ctx, clf_dtype dt, const clf__cpu_ste
     float fa = (float)m->alpha, fb = (float)m->beta;
     const void *pa = dt == CLF_F64 ? (const void *)&m->alpha : (const void *)&fa;
     const void *pb = dt == CLF_F64 ? (const void *)&m->beta : (const void *)&fb;
-    cl_long ldc = (cl_long)m->c.ld;
+    cl_long ldc = (cl_long)m->c.ld, a_rs = (cl_long)m->a_rs, a_ks = (cl_long)m->a_ks, ldb = (cl_long)m->b.ld;
     cl_ulong ast = m->a.stride, bst = m->b.stride, cst = m->c.stride;
     size_t bm = cdiv(m->m, (size_t)(v[CLF__CPU_MR] * v[CLF__CPU_MI]));
     size_t bn = cdiv(m->n, (size_t)(v[CLF__CPU_VW] * v[CLF__CPU_NV] * v[CLF__CPU_NI]));
@@ -226,9 +256,10 @@ static clf_status enqueue_cpu(clf_context *ctx, clf_dtype dt, const clf__cpu_ste
     for (size_t b0 = 0; b0 < m->batch && s == CLF_SUCCESS; b0 += BATCH_CHUNK) {
         size_t nb = m->batch - b0 < BATCH_CHUNK ? m->batch - b0 : BATCH_CHUNK;
         cl_ulong aoff = m->a.off + b0 * ast, boff = m->b.off + b0 * bst, coff = m->c.off + b0 * cst;
-        const void *vals[] = {&mm, &nn, &kk, pa, pb, &a, &aoff, &ast, &b, &boff, &bst, &c, &coff, &ldc, &cst};
-        size_t z[] = {4, 4, 4, esz, esz, sizeof(cl_mem), 8, 8, sizeof(cl_mem), 8, 8, sizeof(cl_mem), 8, 8, 8};
-        if ((s = set_args(k, vals, z, 15)) != CLF_SUCCESS)
+        const void *vals[] = {&mm, &nn, &kk, pa, pb, &a, &aoff, &ast, &b, &boff, &bst, &c, &coff, &ldc, &cst,
+                              &a_rs, &a_ks, &ldb};
+        size_t z[] = {4, 4, 4, esz, esz, sizeof(cl_mem), 8, 8, sizeof(cl_mem), 8, 8, sizeof(cl_mem), 8, 8, 8, 8, 8, 8};
+        if ((s = set_args(k, vals, z, 18)) != CLF_SUCCESS)
             break;
         size_t global[3] = {v[CLF__CPU_ORDER] ? bm : bn, v[CLF__CPU_ORDER] ? bn : bm, nb}, local[3] = {1, 1, 1};
         clf__problem pr = {.dtype = dt, .m = m->m, .n = m->n, .k = m->k, .batch = nb, .beta = m->beta};

@@ -20,6 +20,8 @@ typedef struct clf__cpu_product {
     int a_kmajor, b_kmajor;
     double alpha, beta;
     clf__gemm_operand a, b, c;
+    int pack;                    /* 1: pack A and B; 0: read them in place (needs b_kmajor); -1: as the planner
+                                  * decides (in place for small products, $CLFORGE_GEMM_CPU_PACK=0/1 forces) */
 } clf__cpu_product;
 
 /* 1 when products on ctx's device run on gemm_cpu by default: a CPU device whose driver asks for explicit

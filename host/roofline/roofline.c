@@ -181,7 +181,7 @@ static clf_status rl_fma_width(clf_context *ctx, int fp64, int width, int quick,
     if (width > 1) snprintf(vec, sizeof vec, "%s%d", real, width);
     else snprintf(vec, sizeof vec, "%s", real);
     snprintf(opt, sizeof opt, "-DREAL=%s -DVEC=%s%s%s", real, vec, fp64 ? " -DCLF_FP64" : "",
-             rl_is_gpu(ctx) ? " -DCLF_USE_FMA" : "");
+             rl_is_gpu(ctx) || rl_cpu_vectors(ctx) ? " -DCLF_USE_FMA" : "");
     size_t local = rl_cpu_vectors(ctx) ? 1 : rl_local(ctx);
     size_t cu = ctx->info.compute_units ? ctx->info.compute_units : 1;
     /* Enough work-items to fill every core: 2048 resident threads per GPU multiprocessor; a few groups
