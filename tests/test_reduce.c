@@ -232,6 +232,29 @@ START_TEST(half_input)
             back = e ? ldexpf((float)(mnt + 1024), e - 25) : ldexpf((float)mnt, -24);
             ck_assert_msg(fabsf(back - f) <= f / 1024, "row %d: %g, expected %g", r, back, f);
         }
+        /* RMS norm from f16 x into bf16 y (one rounding of the fp32 result), no out. */
+        cl_mem yb = clf_test_buffer(ctxs[d], sizeof h, NULL);
+        clf_reduce_desc rn = {.layout = CLF_ROW_MAJOR, .m = R, .n = C, .axis = CLF_REDUCE_ROWS, .op = CLF_REDUCE_SUM,
+                              .pre = "x*x", .post = "rsqrt(r / len)", .write = "x * r", .x_type = CLF_F16, .x = xb,
+                              .ldx = C, .y_type = CLF_BF16, .y = yb, .ldy = C};
+        ck_assert_msg(clf_reduce(ctxs[d], &rn, NULL, 0, NULL) == CLF_SUCCESS, "%s", clf_last_error());
+        static uint16_t yh[R * C];
+        clf_test_read(ctxs[d], yb, sizeof yh, yh);
+        for (int r = 0; r < R; r++) {
+            double ss = 0;
+            for (int j = 0; j < C; j++) {
+                double v = 1 + ((r * C + j) % 97) * 3 / 1024.0;
+                ss += v * v;
+            }
+            for (int j = 0; j < C; j++) {
+                double want = (1 + ((r * C + j) % 97) * 3 / 1024.0) / sqrt(ss / C);
+                uint32_t u = (uint32_t)yh[r * C + j] << 16;
+                float yv;
+                memcpy(&yv, &u, 4);
+                ck_assert_msg(fabs(yv - want) <= want / 256 + 1e-6, "rms row %d col %d: %g, expected %g", r, j, yv, want);
+            }
+        }
+        clReleaseMemObject(yb);
         clReleaseMemObject(xb), clReleaseMemObject(ob);
     }
     clf_test_contexts_free(ctxs, nc);
@@ -440,6 +463,9 @@ START_TEST(errors)
         d = ok, d.post = "r * s";
         clf_map_arg a5[1] = {{.name = "s", .kind = CLF_ARG_COL, .dtype = CLF_F32, .buffer = vec}};
         expect_fail(ctx, &d, a5, 1, CLF_ERR_INVALID_ARG, "post cannot read 's'", out);
+        d = ok, d.pre = "x - s";
+        clf_map_arg a6[1] = {{.name = "s", .kind = CLF_ARG_ROW, .dtype = CLF_F32, .buffer = out, .offset = 4}};
+        expect_fail(ctx, &d, a6, 1, CLF_ERR_INVALID_ARG, "argument 's' overlaps out", out);
         expect_fail(ctx, NULL, NULL, 0, CLF_ERR_INVALID_ARG, "must be non-NULL", out);
         /* No lines: nothing runs, an event when asked. */
         d = ok, d.m = 0;
@@ -458,12 +484,12 @@ int main(void)
     Suite *s = suite_create("reduce");
     TCase *tc = clf_test_tcase("lines");
     tcase_add_loop_test(tc, lines, 0, 12);
-    tcase_add_test(tc, long_and_many_short);
-    tcase_add_test(tc, configurations);
-    tcase_add_test(tc, nan_and_inf);
-    tcase_add_test(tc, half_input);
-    tcase_add_test(tc, recipes);
-    tcase_add_test(tc, errors);
     suite_add_tcase(s, tc);
+    CLF_TEST_ALONE(s, long_and_many_short);
+    CLF_TEST_ALONE(s, configurations);
+    CLF_TEST_ALONE(s, nan_and_inf);
+    CLF_TEST_ALONE(s, half_input);
+    CLF_TEST_ALONE(s, recipes);
+    CLF_TEST_ALONE(s, errors);
     return clf_test_run(s);
 }

@@ -89,6 +89,7 @@ static clf_status check_desc(clf_context *ctx, red_plan *pl)
         s = check_matrix(ctx, pl, "y", d->y_type, d->y, d->y_off, d->ldy, &sy);
     if (s != CLF_SUCCESS)
         return s;
+    pl->out_span = so, pl->y_span = sy;
     if (d->out && (clf__spans_overlap(&so, &sx) || clf__spans_overlap(&so, &sy)))
         return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: out overlaps %s", clf__spans_overlap(&so, &sx) ? "x" : "y");
     int same = sx.root == sy.root && sx.lo == sy.lo && d->ldx == d->ldy && d->x_type == d->y_type;
@@ -125,8 +126,12 @@ static clf_status bind_one(clf_context *ctx, red_plan *pl, const clf_map_arg *a,
     size_t count = a->kind == CLF_ARG_ROW ? pl->d.m : pl->d.n;
     pl->idx64 |= clf__ew_idx64(a->offset + count);
     clf__span sp;
-    return clf__check_operand_buffer(ctx, "clf_reduce", a->name, a->buffer, a->offset, count,
-                                     clf__dtype_size(a->dtype), &sp);
+    clf_status s = clf__check_operand_buffer(ctx, "clf_reduce", a->name, a->buffer, a->offset, count,
+                                             clf__dtype_size(a->dtype), &sp);
+    if (s == CLF_SUCCESS && (clf__spans_overlap(&sp, &pl->out_span) || clf__spans_overlap(&sp, &pl->y_span)))
+        s = clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: argument '%s' overlaps %s, which the call writes", a->name,
+                      clf__spans_overlap(&sp, &pl->out_span) ? "out" : "y");
+    return s;
 }
 
 static clf_status bind_args(clf_context *ctx, red_plan *pl, const clf_map_arg *args, size_t nargs)

@@ -36,6 +36,7 @@ typedef struct red_plan {
     int nargs;
     char *src;
     const char *bucket;    /* "rows", "short" or "cols" */
+    clf__span out_span, y_span;   /* for overlap checks against the vector arguments */
     double bytes, flops;
 } red_plan;
 
