@@ -54,6 +54,13 @@ for ours, theirs in (("softmax, 2 calls", "softmax"), ("layer norm, 2 calls", "l
                    "ratio_vs_torch": round(g / tr[theirs]["gbs"], 3), "target": 0.8}
         c = tr.get(theirs + "_compile", {})
         s[ours]["ratio_vs_torch_compile"] = round(g / c["gbs"], 3) if "gbs" in c else c.get("error", "not run")
+for k in ("sweep_rows", "sweep_softmax", "sweep_cols"):
+    if k in red:
+        s[k] = {"best": red[k]["best"], "gbs": round(red[k]["gbs"], 1)}
+sw = h.get("f16_sweep", [])
+if sw:
+    b = max(sw, key=lambda e: e["gbs"])
+    s["f16 map sweep"] = {"best": b["config"], "gbs": round(b["gbs"], 1), "in use": h.get("f16_config")}
 print(json.dumps(s, indent=1))
 json.dump(s, open(os.path.join(r, f"summary-{tag}.json"), "w"), indent=1)
 PY
