@@ -103,6 +103,7 @@ def dev(name, scale):
                             fp64_gflops=scale, date="2026-11-29T00:00:00Z"), results=res)
 doc = dict(format="clforge-bench-1", clforge_version="0.1.0", date="2026-11-29T00:00:00Z", command="clforge bench",
            host="h", quick=True, baseline="CLBlast", devices=[dev("GPU <A> & \"B\" | é", 1000.0), dev("cpu_one", 50.0)])
+doc["devices"][1]["roofline"]["fp32_theoretical"] = dict(value=400.0, unit="GFLOP/s")   # read from bench-1 files too
 json.dump(doc, open(sys.argv[1], "w"))
 EOF
 if "$CLI" report "$TMP/two.json" -o "$TMP/rep2/sub" >"$TMP/out" 2>"$TMP/err"; then
@@ -114,6 +115,9 @@ if "$CLI" report "$TMP/two.json" -o "$TMP/rep2/sub" >"$TMP/out" 2>"$TMP/err"; th
     grep -q "1.20×" "$TMP/rep2/sub/README.md" || fail "ratio to CLBlast missing"
     grep -q "&lt;A&gt; &amp;" "$TMP/rep2/sub/sgemm.svg" || fail "device name not escaped in SVG"
     grep -q "TFLOP/s" "$TMP/rep2/sub/README.md" || fail "2000 GFLOP/s not shown in TFLOP/s"
+    grep -q "100 GFLOP/s measured, 400 GFLOP/s theoretical" "$TMP/rep2/sub/README.md" ||
+        fail "a theoretical peak 4x the measured one is not shown beside it"
+    grep -q "fp32 theoretical 400 GFLOP/s" "$TMP/rep2/sub/roofline-2.svg" || fail "no theoretical roof in the chart"
     grep -q " (0%" "$TMP/rep2/sub/README.md" && fail "a 0% cell in the report"
 else
     fail "report of two devices exited $?: $(cat "$TMP/err")"
@@ -123,7 +127,18 @@ shopt -s nullglob
 # report's input. An empty match means the layout moved again: fail rather than skip the check in silence.
 results=("$SRC"/bench/results/*/*.json)
 committed=()
-for f in "${results[@]}"; do grep -qE '"clforge-bench(-1|/2)"' "$f" && committed+=("$f"); done
+# A file is a bench result when its top-level format says so (summaries may embed one deeper down).
+while IFS= read -r f; do committed+=("$f"); done < <(python3 - "${results[@]}" <<'EOF2'
+import json, sys
+for p in sys.argv[1:]:
+    try:
+        d = json.load(open(p))
+    except Exception:
+        continue
+    if isinstance(d, dict) and d.get("format") in ("clforge-bench-1", "clforge-bench/2"):
+        print(p)
+EOF2
+)
 if [ ${#results[@]} -eq 0 ]; then
     fail "no committed results in $SRC/bench/results/*/*.json (did the folder move?)"
 elif [ ${#committed[@]} -eq 0 ]; then

@@ -123,6 +123,11 @@ static void print_device(FILE *f, const clf_device_info *d, const clf_roofline *
     fprintf(f, "roofline: copy %.1f GB/s, triad %.1f GB/s, fp32 %.1f GFLOP/s", roof->copy_gbs, roof->triad_gbs,
             roof->fp32_gflops);
     if (roof->fp64_gflops > 0) fprintf(f, ", fp64 %.1f GFLOP/s", roof->fp64_gflops);
+    if (roof->fp32_spec_gflops > 0) {
+        fprintf(f, "\ntheoretical: fp32 %.1f GFLOP/s", roof->fp32_spec_gflops);
+        if (roof->fp64_spec_gflops > 0) fprintf(f, ", fp64 %.1f GFLOP/s", roof->fp64_spec_gflops);
+        fprintf(f, " (%s)", roof->spec_basis);
+    }
     fprintf(f, "\n%-11s %-32s %12s %-8s %6s %6s %-8s", "op", "size", "clforge", "unit", "spread", "roof", "bound");
     if (base) fprintf(f, " %12s %6s %6s", base, "spread", "ratio");
     fputc('\n', f);
@@ -170,9 +175,19 @@ static void print_reference(FILE *f, const reference *r)
 
 static json_t *roofline_json(const clf_roofline *r)
 {
-    return json_pack("{s:o, s:o, s:o, s:o, s:s}", "copy", cli_rate_json(r->copy_gbs, "GB/s"), "triad",
-                     cli_rate_json(r->triad_gbs, "GB/s"), "fp32", cli_rate_json(r->fp32_gflops, "GFLOP/s"), "fp64",
-                     r->fp64_gflops > 0 ? cli_rate_json(r->fp64_gflops, "GFLOP/s") : json_null(), "date", r->date);
+    json_t *j = json_pack("{s:o, s:o, s:o, s:o, s:s}", "copy", cli_rate_json(r->copy_gbs, "GB/s"), "triad",
+                          cli_rate_json(r->triad_gbs, "GB/s"), "fp32", cli_rate_json(r->fp32_gflops, "GFLOP/s"),
+                          "fp64", r->fp64_gflops > 0 ? cli_rate_json(r->fp64_gflops, "GFLOP/s") : json_null(),
+                          "date", r->date);
+    /* The peaks the device's properties imply, where they tell (CPU devices): the report shows both when the
+     * measured and the theoretical disagree. */
+    if (j && r->fp32_spec_gflops > 0) {
+        json_object_set_new(j, "fp32_theoretical", cli_rate_json(r->fp32_spec_gflops, "GFLOP/s"));
+        if (r->fp64_spec_gflops > 0)
+            json_object_set_new(j, "fp64_theoretical", cli_rate_json(r->fp64_spec_gflops, "GFLOP/s"));
+        json_object_set_new(j, "theoretical_basis", json_string(r->spec_basis));
+    }
+    return j;
 }
 
 /* Calibrates and benches one device; appends its JSON object to devices. Returns 0 or 1 (failure). */

@@ -241,6 +241,12 @@ int cli_rep_svg_roofline(FILE *f, const cli_rep_device *d)
         if (r->has_base && in_range(r->flops / r->base_seconds / 1e9, 1e-9, 1e12))
             ylo = fmin(ylo, r->flops / r->base_seconds / 1e9), yhi = fmax(yhi, r->flops / r->base_seconds / 1e9);
     }
+    /* theoretical peaks drawn beside the measured ones stay inside the plot */
+    if (in_range(d->fp32_theoretical, 1e-6, 1e12) && fabs(d->fp32_theoretical - peak) > 0.25 * d->fp32_theoretical)
+        yhi = fmax(yhi, d->fp32_theoretical);
+    if (in_range(d->fp64_theoretical, 1e-6, 1e12) && d->fp64_gflops > 0 &&
+        fabs(d->fp64_theoretical - d->fp64_gflops) > 0.25 * d->fp64_theoretical)
+        yhi = fmax(yhi, d->fp64_theoretical);
     axes a = {floor(log10(xlo)), ceil(log10(xhi)), 0, 0, 0};
     ylo = fmin(ylo, bw * pow(10, a.lx0));
     a.ly0 = fmax(floor(log10(ylo)), ceil(log10(yhi * 1.5)) - 7);   /* at most seven decades */
