@@ -66,16 +66,23 @@ json.dump(s, open(os.path.join(r, f"summary-{tag}.json"), "w"), indent=1)
 PY
 }
 
-if [ "$stage" = bench ] || [ "$stage" = all ]; then
-  bench default $sweep
+torch_norms() {
+  [ -f $r/torch-norms.json ] && return
   timeout 150 python3 ../bench/torch_map.py --norms $R $C --json $r/torch-norms.json > $r/torch-norms.txt 2>&1 ||
     echo "torch_map.py failed (see torch-norms.txt)"
   tail -6 $r/torch-norms.txt
+}
+
+if [ "$stage" = bench ] || [ "$stage" = all ]; then
+  bench default $sweep
+  torch_norms
   summary default
 fi
 
+# One command may run 10 minutes: run the stages as separate commands (tests, bench, tune), not all.
 if [ "$stage" = tune ] || [ "$stage" = all ]; then
-  timeout 200 ./clforge tune --device "$dev" --family map,reduce --budget 45 --json $r/tune.json 2>&1 | tail -14
+  timeout 150 ./clforge tune --device "$dev" --family map,reduce --budget 30 --json $r/tune.json 2>&1 | tail -14
   bench tuned
+  torch_norms
   summary tuned
 fi
