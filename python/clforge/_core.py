@@ -203,7 +203,8 @@ class Context:
         r = _lib.Roofline()
         check(lib.clf_roofline_get(self.handle, int(quick), int(remeasure), ctypes.byref(r)))
         return {"copy_gbs": r.copy_gbs, "triad_gbs": r.triad_gbs, "fp32_gflops": r.fp32_gflops,
-                "fp64_gflops": r.fp64_gflops, "date": r.date.decode()}
+                "fp64_gflops": r.fp64_gflops, "date": r.date.decode(), "fp32_spec_gflops": r.fp32_spec_gflops,
+                "fp64_spec_gflops": r.fp64_spec_gflops, "spec_basis": r.spec_basis.decode()}
 
 
 def _ops() -> Any:

@@ -1,7 +1,9 @@
 """The C library through ctypes: loading libclforge and libOpenCL, and the prototypes of every function used.
 
 Nothing here is public. The C library is the one implementation; this module only declares its signatures
-so that ctypes converts arguments and never guesses them.
+so that ctypes converts arguments and never guesses them. The structures mirror include/clforge/clforge.h
+field by field: tests/python/test_abi.py compares them with the header, so a change there fails a test
+instead of corrupting memory.
 """
 from __future__ import annotations
 
@@ -65,7 +67,8 @@ class CacheStats(Structure):
 
 class Roofline(Structure):
     _fields_ = [("copy_gbs", c_double), ("triad_gbs", c_double), ("fp32_gflops", c_double),
-                ("fp64_gflops", c_double), ("date", c_char * 32)]
+                ("fp64_gflops", c_double), ("date", c_char * 32), ("fp32_spec_gflops", c_double),
+                ("fp64_spec_gflops", c_double), ("spec_basis", c_char * 160)]
 
 
 def _load_clforge() -> ctypes.CDLL:

@@ -1,0 +1,62 @@
+"""The ctypes structures of clforge._lib against include/clforge/clforge.h: same fields, same order, same
+array lengths. A field added to the header without the binding would make the library write past a Python
+buffer; this test fails first."""
+import ctypes
+import pathlib
+import re
+
+import pytest
+
+from clforge import _lib
+
+HEADER = pathlib.Path(__file__).resolve().parents[2] / "include" / "clforge" / "clforge.h"
+MIRRORS = {
+    "clf_device_info": _lib.DeviceInfo, "clf_context_options": _lib.ContextOptions, "clf_gemm_types": _lib.GemmTypes,
+    "clf_map_arg": _lib.MapArg, "clf_tune_options": _lib.TuneOptions, "clf_tune_entry": _lib.TuneEntry,
+    "clf_tune_report": _lib.TuneReport, "clf_cache_stats": _lib.CacheStats, "clf_roofline": _lib.Roofline,
+}
+
+
+# Element sizes of the header's field types on this platform (pointers and handles: a pointer).
+SIZES = {"char": 1, "int": 4, "float": 4, "double": 8, "size_t": ctypes.sizeof(ctypes.c_size_t), "cl_uint": 4,
+         "cl_ulong": 8, "cl_device_type": 8, "unsigned long": ctypes.sizeof(ctypes.c_ulong), "clf_dtype": 4,
+         "clf_arg_kind": 4, "clf_compute": 4, "cl_mem": ctypes.sizeof(ctypes.c_void_p),
+         "clf_tune_entry": ctypes.sizeof(_lib.TuneEntry)}
+
+
+def header_fields(name):
+    """[(field, array length or None, element size)] of `typedef struct name { ... } name;` in the header."""
+    text = re.sub(r"/\*.*?\*/", "", HEADER.read_text(), flags=re.S)
+    m = re.search(r"typedef struct %s \{(.*?)\} %s;" % (name, name), text, flags=re.S)
+    assert m, f"{name} not found in {HEADER}"
+    fields = []
+    for decl in m.group(1).split(";"):
+        decl = " ".join(decl.split())
+        if not decl:
+            continue
+        type_and_first, *rest = decl.split(",")
+        words = type_and_first.split()
+        ctype = " ".join(w for w in words[:-1] if w not in ("const", "volatile")).rstrip("*").strip()
+        for d in [words[-1]] + [r.strip() for r in rest]:
+            pointer = "*" in type_and_first or d.startswith("*")
+            am = re.match(r"(\w+)(?:\[(\w+)\])?$", d.lstrip("*"))
+            assert am, f"{name}: cannot read declarator {d!r}"
+            assert pointer or ctype in SIZES, f"{name}.{am.group(1)}: add type {ctype!r} to SIZES"
+            size = ctypes.sizeof(ctypes.c_void_p) if pointer else SIZES[ctype]
+            fields.append((am.group(1), int(am.group(2)) if am.group(2) else None, size))
+    return fields
+
+
+def ctypes_fields(cls):
+    out = []
+    for fname, ftype in cls._fields_:
+        if issubclass(ftype, ctypes.Array):
+            out.append((fname, ftype._length_, ctypes.sizeof(ftype._type_)))
+        else:
+            out.append((fname, None, ctypes.sizeof(ftype)))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(MIRRORS))
+def test_struct_matches_header(name):
+    assert ctypes_fields(MIRRORS[name]) == header_fields(name)
