@@ -60,3 +60,19 @@ def ctypes_fields(cls):
 @pytest.mark.parametrize("name", sorted(MIRRORS))
 def test_struct_matches_header(name):
     assert ctypes_fields(MIRRORS[name]) == header_fields(name)
+
+
+def test_constants_match_header():
+    from clforge import _core, _errors, _ops
+
+    text = HEADER.read_text()
+    codes = {int(v): n for n, v in re.findall(r"X\((CLF_ERR_\w+), (-\d+),", text)}
+    assert codes and set(codes) == set(_errors._BY_STATUS)
+    for v, cls in _errors._BY_STATUS.items():
+        assert cls.__doc__.startswith(codes[v])
+    dtypes = re.search(r"typedef enum \{ ?(CLF_F32[^}]*)\} clf_dtype;", text).group(1).replace(" ", "").split(",")
+    assert [getattr(_core, d[4:]) for d in dtypes if d] == list(range(len([d for d in dtypes if d])))
+    compute = dict((n.lower(), int(v)) for n, v in re.findall(r"CLF_COMPUTE_(\w+) = (\d+)", text))
+    assert compute == _ops._COMPUTE
+    assert re.search(r"CLF_ROW_MAJOR = 101", text) and _ops.ROW_MAJOR == 101
+    assert re.search(r"CLF_NO_TRANS = 111, CLF_TRANS = 112", text) and (_ops.NO_TRANS, _ops.TRANS) == (111, 112)
