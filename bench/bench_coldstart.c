@@ -2,8 +2,9 @@
  * map, each to completion, measured in fresh child processes of this program with
  *   cold:   an empty cache directory, for clforge and for the driver's own cache (every kernel compiled),
  *   warm:   the cache the cold run left (binaries loaded from disk),
- *   warmup: another empty cache filled by clf_warmup in a process of its own first (what a later process
- *           finds after `clforge warmup`; map kernels are made per expression and still compile once).
+ *   warmup: another empty cache filled first by clf_warmup (gemm and copy, f32) in a process of its own, as
+ *           `clforge warmup --family gemm,copy --precision f32` would (map kernels are made per expression
+ *           and still compile once).
  * usage: bench_coldstart [--size N] [--runs R] [--device SEL] [--json FILE]
  * Each row: min / median / max over R runs of the phases, in milliseconds, and what the program cache did.
  * "in_process" is context + upload + first sgemm + first map; "process" the child's whole life as its parent
@@ -94,7 +95,9 @@ static int warmup_child(const char *device)
     clf_context *ctx;
     clf_context_options o = {.device = device};
     if (clf_context_create(&o, &ctx) != CLF_SUCCESS) return fail("context");
-    clf_status s = clf_warmup(ctx, NULL);
+    /* What the measured calls use: `clforge warmup --family gemm,copy --precision f32`. */
+    clf_warmup_options wo = {.families = "gemm,copy", .precisions = "f32"};
+    clf_status s = clf_warmup(ctx, &wo);
     clf_context_destroy(ctx);
     return s == CLF_SUCCESS ? 0 : fail("clf_warmup");
 }

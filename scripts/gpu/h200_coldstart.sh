@@ -9,7 +9,7 @@
 . scripts/gpu/common.sh
 gpu_results
 dev=${CLF_COLDSTART_DEVICE:-nvidia}
-sizes=${CLF_COLDSTART_SIZES:-256 1024 4096}
+sizes=${CLF_COLDSTART_SIZES:-256 4096}
 if [ -n "${CLF_COLDSTART_BUILD:-}" ]; then
   cmake --build "$CLF_COLDSTART_BUILD" --target bench_coldstart clforge_cli >/dev/null && cd "$CLF_COLDSTART_BUILD" || exit 1
 else
