@@ -183,8 +183,8 @@ class Context:
     # Operations defined in _ops.py and _tune.py, bound here so that they read as ctx.map(...), ctx.tune(...).
     def map(self, expr: str, n: Optional[int] = None, **args: Any) -> None:
         """Runs a fused elementwise expression, e.g. ``ctx.map("y = relu(a*x + b)", x=xa, a=0.5, b=ba, y=out)``.
-        Array arguments are buffers (float32 or float64, contiguous, all of one size unless n is given);
-        numbers are scalars. See docs/map.md for the grammar."""
+        Array arguments are buffers (any of the four dtypes, mixed freely; float16/bfloat16 computed in float32;
+        contiguous, all of one size unless n is given); numbers are scalars. See docs/map.md for the grammar."""
         _ops().map_expr(self, expr, n, args)
 
     def tune(self, families: Optional[str] = None, budget_seconds: float = 60.0, exhaustive: bool = False,

@@ -146,9 +146,6 @@ def map_expr(ctx: Context, expr: str, n: Optional[int], args: Dict[str, Any]) ->
             if v.ctx is not ctx:
                 raise invalid(f"map: argument {name} belongs to another context")
             v.require_contiguous(f"map: argument {name}")
-            if v.code not in (F32, F64):
-                raise invalid(f"map: argument {name} is {v.dtype_name}; maps take float32 or float64 buffers "
-                              "(convert with .astype)")
             items.append((name.encode(), 0, v.code, v.mem, v.offset // v.itemsize, 0.0))
             sizes.add(v.size)
         elif isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool):
