@@ -15,6 +15,11 @@
  * adds the slices and applies alpha and beta (two passes, no atomics). With one slice (P unused, may be
  * NULL) the kernels apply alpha and beta themselves. beta == 0 never reads y, so NaN there cannot leak. */
 
+#include "gemm_epilogue.cl"
+#ifndef EPI_ROWS
+#define EPI_ROWS 1    /* with a GEMM's epilogue: y is a column of C (element i is row i), else a row */
+#endif
+
 #ifndef PRECISION
 #define PRECISION 32
 #endif
@@ -112,10 +117,15 @@ INL realv load_x(const __global real *x, int c, ulong incx)
 #endif
 }
 
-/* The one place y is written: beta == 0 must not read it. */
-INL void store_y(__global real *y, real sum, real alpha, real beta)
+/* The one place y is written (y[i]): beta == 0 must not read it. */
+INL void store_y(__global real *y, real sum, real alpha, real beta, const int i CLF_EPI_DECL)
 {
-    *y = beta == ZERO ? alpha * sum : alpha * sum + beta * *y;
+    const real v = beta == ZERO ? alpha * sum : alpha * sum + beta * *y;
+#if CLF_EPI
+    clf_epilogue(y, 0, EPI_ROWS ? i : 0, EPI_ROWS ? 0 : i, v CLF_EPI_PASS);
+#else
+    *y = v;
+#endif
 }
 
 /* This work-item's part of dot(row[c0..c1), x[c0..c1)); c0 is a multiple of VW. */
@@ -145,7 +155,7 @@ __kernel __attribute__((reqd_work_group_size(TEAM * RPG, 1, 1)))
 void gemv_rows(const int L, const int W, const int chunk, const real alpha, const real beta,
                const __global real *restrict A, const ulong a_off, const ulong lda,
                const __global real *restrict x, const ulong x_off, const ulong incx,
-               __global real *restrict y, const ulong y_off, const ulong incy, __global real *restrict P)
+               __global real *restrict y, const ulong y_off, const ulong incy, __global real *restrict P CLF_EPI_DECL)
 {
     __local real red[TEAM * RPG];
     const int lid = (int)get_local_id(0), t = lid % TEAM;
@@ -166,7 +176,7 @@ void gemv_rows(const int L, const int W, const int chunk, const real alpha, cons
     if (get_num_groups(1) > 1)
         P[(ulong)s * (ulong)L + (ulong)line] = red[lid];
     else
-        store_y(y + y_off + (ulong)line * incy, red[lid], alpha, beta);
+        store_y(y + y_off + (ulong)line * incy, red[lid], alpha, beta, line CLF_EPI_PASS);
 }
 
 /* Sums over lines l, l+TY, ... < l1 of A(line, w) * x[line] for this work-item's CW vectors of outputs, which
@@ -220,7 +230,7 @@ __kernel __attribute__((reqd_work_group_size(TX, TY, 1)))
 void gemv_cols(const int L, const int W, const int chunk, const real alpha, const real beta,
                const __global real *restrict A, const ulong a_off, const ulong lda,
                const __global real *restrict x, const ulong x_off, const ulong incx,
-               __global real *restrict y, const ulong y_off, const ulong incy, __global real *restrict P)
+               __global real *restrict y, const ulong y_off, const ulong incy, __global real *restrict P CLF_EPI_DECL)
 {
     __local realv red[TY][CW][TX];
     const int tx = (int)get_local_id(0), ty = (int)get_local_id(1);
@@ -256,7 +266,7 @@ void gemv_cols(const int L, const int W, const int chunk, const real alpha, cons
             if (get_num_groups(1) > 1)
                 P[(ulong)s * (ulong)W + (ulong)(w0 + e)] = out[e];
             else
-                store_y(y + y_off + (ulong)(w0 + e) * incy, out[e], alpha, beta);
+                store_y(y + y_off + (ulong)(w0 + e) * incy, out[e], alpha, beta, w0 + e CLF_EPI_PASS);
         }
     }
 }
@@ -264,7 +274,7 @@ void gemv_cols(const int L, const int W, const int chunk, const real alpha, cons
 /* Second pass of a split call, or the whole of a call that reads no A (nsplit 0: y = beta*y). */
 __kernel __attribute__((reqd_work_group_size(RWG, 1, 1)))
 void gemv_reduce(const int n, const int nsplit, const real alpha, const real beta, const __global real *restrict P,
-                 __global real *restrict y, const ulong y_off, const ulong incy)
+                 __global real *restrict y, const ulong y_off, const ulong incy CLF_EPI_DECL)
 {
     const int i = (int)get_global_id(0);
     if (i >= n)
@@ -272,5 +282,5 @@ void gemv_reduce(const int n, const int nsplit, const real alpha, const real bet
     real sum = ZERO;
     for (int s = 0; s < nsplit; s++)
         sum += P[(ulong)s * (ulong)n + (ulong)i];
-    store_y(y + y_off + (ulong)i * incy, sum, alpha, beta);
+    store_y(y + y_off + (ulong)i * incy, sum, alpha, beta, i CLF_EPI_PASS);
 }

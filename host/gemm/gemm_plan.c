@@ -549,10 +549,10 @@ static int plan_gemv(planner *pl, const product *p)
     clf__gemv_step *g = &st->u.gemv;
     if (p->n == 1) {   /* y = C's column (ldc apart) = A (m x k) times B's column */
         *g = (clf__gemv_step){!p->a_kmajor, p->m, p->k, p->b_kmajor ? p->b.ld : 1, p->c.ld, p->alpha, p->beta,
-                              p->a, p->b, p->c};
+                              p->a, p->b, p->c, 1};
     } else {           /* y = C's row = B^T (n x k) times A's row */
         *g = (clf__gemv_step){!p->b_kmajor, p->n, p->k, p->a_kmajor ? p->a.ld : 1, 1, p->alpha, p->beta,
-                              p->b, p->a, p->c};
+                              p->b, p->a, p->c, 0};
     }
     pl->plan->path = "gemv";
     return 1;
@@ -574,7 +574,7 @@ clf_status clf__gemm_plan_make(clf_context *ctx, const clf__gemm_call *call, con
     if (!call->typed) {
         /* clf_dgemm on fp64 matrix units (IEEE fp64 FMA: no change of result quality), unless the caller forces
          * a gemm configuration or path (tuner, tests). */
-        if (!cfg && path == CLF__GEMM_AUTO && p.alpha != 0.0 && p.k > 0 && !p.epi && plan_gemv(&pl, &p))
+        if (!cfg && path == CLF__GEMM_AUTO && p.alpha != 0.0 && p.k > 0 && plan_gemv(&pl, &p))
             return CLF_SUCCESS;
         int dmma = call->dtype == CLF_F64 && p.alpha != 0.0 && p.k > 0 && !cfg && path == CLF__GEMM_AUTO &&
                    call->mma >= 0 && (call->mma > 0 || clf__mma_usable(ctx, CLF__MMA_F64));

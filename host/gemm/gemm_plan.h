@@ -84,6 +84,7 @@ typedef struct clf__gemv_step {
     size_t rows, cols, incx, incy;
     double alpha, beta;
     clf__gemm_operand a, x, y;   /* ld of a is its lda */
+    int y_is_column;             /* y is a column of C (else a row): how the plan's epilogue indexes it */
 } clf__gemv_step;
 
 /* gemm_cpu_pack (gemm_cpu.c): element (r, k) of src, at r*rs + k*ks, into panels of `width` rows at dst,

@@ -2,6 +2,7 @@
  * how the reduced dimension is split), enqueueing it, and the public clf_[sd]gemv with their argument
  * checks (the rules of clf_sgemm: extents against CL_MEM_SIZE, y not overlapping what is read). */
 #include "gemv.h"
+#include "gemm_epilogue.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -187,10 +188,10 @@ static void plan_make(clf_context *ctx, const clf__gemv_params *p, clf_dtype dt,
 /* ---- enqueueing --------------------------------------------------------------------------- */
 
 /* The main kernel (and gemv_reduce, from the same program). SCALE plans use a fixed option set. */
-static clf_status plan_kernels(clf_context *ctx, const clf__gemv_params *p, const gemv_plan *pl, cl_kernel *main_k,
-                               cl_kernel *reduce_k)
+static clf_status plan_kernels(clf_context *ctx, const clf__gemv_params *p, const gemv_plan *pl,
+                               const clf__epi *epi, int epi_rows, cl_kernel *main_k, cl_kernel *reduce_k)
 {
-    char opts[256];
+    char opts[300];
     if (pl->kind == K_SCALE)
         snprintf(opts, sizeof opts, "-DPRECISION=%d -DRWG=%d", pl->prec, RWG);
     else
@@ -199,11 +200,23 @@ static clf_status plan_kernels(clf_context *ctx, const clf__gemv_params *p, cons
                  pl->kind == K_ROWS ? pl->rpg : 1, pl->kind == K_COLS ? pl->tx : 1, pl->kind == K_COLS ? pl->ty : 1,
                  pl->kind == K_COLS ? p->cw : 1, pl->aligned, pl->x_unit, RWG);
     const char *src;
+    char *pre = NULL, *all = NULL;
     clf_status s = clf__source("gemv.cl", &src);
+    if (s == CLF_SUCCESS && epi) {   /* the GEMM's epilogue stores y (gemm_epilogue.h) */
+        size_t len = strlen(opts);
+        snprintf(opts + len, sizeof opts - len, " -DEPI_ROWS=%d", epi_rows);
+        s = clf__epi_source(epi, pl->prec == 64 ? CLF_F64 : CLF_F32, &pre);
+        if (s == CLF_SUCCESS && !(all = malloc(strlen(pre) + strlen(src) + 1)))
+            s = clf__fail(CLF_ERR_OUT_OF_MEMORY, "gemv: out of memory");
+        if (s == CLF_SUCCESS)
+            src = strcat(strcpy(all, pre), src);
+    }
     if (s == CLF_SUCCESS && pl->kind != K_SCALE)
         s = clf__kernel(ctx, src, opts, pl->kind == K_ROWS ? "gemv_rows" : "gemv_cols", main_k);
     if (s == CLF_SUCCESS && (pl->kind == K_SCALE || pl->nsplit > 1))
         s = clf__kernel(ctx, src, opts, "gemv_reduce", reduce_k);
+    free(pre);
+    free(all);
     return s;
 }
 
@@ -236,6 +249,8 @@ static void scalars_init(scalars *sc, clf_dtype dt, double alpha, double beta)
 typedef struct gemv_bufs {
     cl_mem a, x, y, partial;
     size_t a_off, x_off, incx, y_off, incy;
+    const clf__epi *epi;         /* a GEMM's epilogue stores y (NULL: none); epi_rows: y runs along C's rows */
+    int epi_rows;
 } gemv_bufs;
 
 static clf_status enqueue_main(clf_context *ctx, const gemv_plan *pl, const scalars *sc, const gemv_bufs *b,
@@ -249,6 +264,8 @@ static clf_status enqueue_main(clf_context *ctx, const gemv_plan *pl, const scal
     size_t z[] = {4, 4, 4, sc->esz, sc->esz, sizeof(cl_mem), 8, 8, sizeof(cl_mem), 8, 8, sizeof(cl_mem), 8, 8,
                   sizeof(cl_mem)};
     clf_status s = set_args(k, v, z, 15);
+    if (s == CLF_SUCCESS && b->epi)
+        s = clf__epi_args(k, 15, b->epi, 0, 0, 0);
     if (s != CLF_SUCCESS)
         return s;
     double esz = (double)sc->esz, nout = (double)pl->nout, lw = (double)pl->L * (double)pl->W;
@@ -268,6 +285,8 @@ static clf_status enqueue_reduce(clf_context *ctx, const gemv_plan *pl, const sc
     const void *v[] = {&n, &ns, sc->pa, sc->pb, &partial, &b->y, &yoff, &incy};
     size_t z[] = {4, 4, sc->esz, sc->esz, sizeof(cl_mem), sizeof(cl_mem), 8, 8};
     clf_status s = set_args(k, v, z, 8);
+    if (s == CLF_SUCCESS && b->epi)
+        s = clf__epi_args(k, 8, b->epi, 0, 0, 0);
     if (s != CLF_SUCCESS)
         return s;
     size_t local = RWG, global = (pl->nout + RWG - 1) / RWG * RWG;
@@ -282,7 +301,7 @@ static clf_status plan_run(clf_context *ctx, const clf__gemv_params *p, const ge
                            gemv_bufs *b, cl_event *done)
 {
     cl_kernel mk = NULL, rk = NULL;
-    clf_status s = plan_kernels(ctx, p, pl, &mk, &rk);
+    clf_status s = plan_kernels(ctx, p, pl, b->epi, b->epi_rows, &mk, &rk);
     int split = pl->kind != K_SCALE && pl->nsplit > 1;
     if (s == CLF_SUCCESS && split)
         s = clf__scratch_take(ctx, &ctx->partial, pl->nsplit * pl->nout * sc->esz, &b->partial);
@@ -309,10 +328,9 @@ static clf_status marker(clf_context *ctx, cl_event *done)
     return e == CL_SUCCESS ? CLF_SUCCESS : clf__fail_cl(e, "clEnqueueMarkerWithWaitList", "gemv with nothing to do");
 }
 
-clf_status clf__gemv_enqueue_with(clf_context *ctx, const clf__gemv_params *params, clf_dtype dt,
-                                  int a_rows_contiguous, size_t rows, size_t cols, double alpha, cl_mem a,
-                                  size_t a_off, size_t lda, cl_mem x, size_t x_off, size_t incx, double beta,
-                                  cl_mem y, size_t y_off, size_t incy, cl_event *done)
+static clf_status gemv_run(clf_context *ctx, const clf__gemv_params *params, clf_dtype dt, int a_rows_contiguous,
+                           size_t rows, size_t cols, double alpha, size_t lda, double beta, gemv_bufs *b,
+                           cl_event *done)
 {
     if (done)
         *done = NULL;
@@ -336,12 +354,29 @@ clf_status clf__gemv_enqueue_with(clf_context *ctx, const clf__gemv_params *para
         pl.prec = dt == CLF_F64 ? 64 : 32;
         pl.nout = rows;
     } else {
-        plan_make(ctx, &p, dt, a_rows_contiguous, rows, cols, a_off, lda, incx, &pl);
+        plan_make(ctx, &p, dt, a_rows_contiguous, rows, cols, b->a_off, lda, b->incx, &pl);
     }
     scalars sc;
     scalars_init(&sc, dt, alpha, beta);
-    gemv_bufs b = {a, x, y, NULL, a_off, x_off, incx, y_off, incy};
-    return plan_run(ctx, &p, &pl, &sc, &b, done);
+    return plan_run(ctx, &p, &pl, &sc, b, done);
+}
+
+clf_status clf__gemv_enqueue_with(clf_context *ctx, const clf__gemv_params *params, clf_dtype dt,
+                                  int a_rows_contiguous, size_t rows, size_t cols, double alpha, cl_mem a,
+                                  size_t a_off, size_t lda, cl_mem x, size_t x_off, size_t incx, double beta,
+                                  cl_mem y, size_t y_off, size_t incy, cl_event *done)
+{
+    gemv_bufs b = {a, x, y, NULL, a_off, x_off, incx, y_off, incy, NULL, 0};
+    return gemv_run(ctx, params, dt, a_rows_contiguous, rows, cols, alpha, lda, beta, &b, done);
+}
+
+clf_status clf__gemv_enqueue_epi(clf_context *ctx, clf_dtype dt, int a_rows_contiguous, size_t rows, size_t cols,
+                                 double alpha, cl_mem a, size_t a_off, size_t lda, cl_mem x, size_t x_off, size_t incx,
+                                 double beta, cl_mem y, size_t y_off, size_t incy, const clf__epi *epi, int epi_rows,
+                                 cl_event *done)
+{
+    gemv_bufs b = {a, x, y, NULL, a_off, x_off, incx, y_off, incy, epi, epi_rows};
+    return gemv_run(ctx, NULL, dt, a_rows_contiguous, rows, cols, alpha, lda, beta, &b, done);
 }
 
 clf_status clf__gemv_enqueue(clf_context *ctx, clf_dtype dt, int a_rows_contiguous, size_t rows, size_t cols,

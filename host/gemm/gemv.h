@@ -39,6 +39,14 @@ clf_status clf__gemv_enqueue(clf_context *ctx, clf_dtype dt, int a_rows_contiguo
                              double alpha, cl_mem a, size_t a_off, size_t lda, cl_mem x, size_t x_off, size_t incx,
                              double beta, cl_mem y, size_t y_off, size_t incy, cl_event *done);
 
+/* As clf__gemv_enqueue, each y[i] stored through a GEMM's epilogue (gemm_epilogue.h) as element (i, 0) of C
+ * when epi_rows is 1 (y is a column of C), else as element (0, i). */
+struct clf__epi;
+clf_status clf__gemv_enqueue_epi(clf_context *ctx, clf_dtype dt, int a_rows_contiguous, size_t rows, size_t cols,
+                                 double alpha, cl_mem a, size_t a_off, size_t lda, cl_mem x, size_t x_off, size_t incx,
+                                 double beta, cl_mem y, size_t y_off, size_t incy, const struct clf__epi *epi,
+                                 int epi_rows, cl_event *done);
+
 /* As clf__gemv_enqueue with the parameters given (tests, tuner); NULL: clf__gemv_params_get's. */
 clf_status clf__gemv_enqueue_with(clf_context *ctx, const clf__gemv_params *params, clf_dtype dt,
                                   int a_rows_contiguous, size_t rows, size_t cols, double alpha, cl_mem a,
