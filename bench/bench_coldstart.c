@@ -201,7 +201,7 @@ static int write_json(const char *path, const clf_device_info *dev, long size, d
 {
     json_t *rows = json_pack("[o, o, o]", json_row("cold", cold, 1), json_row("warm", warm, runs),
                              json_row("warmup", pre, runs));
-    json_t *root = json_pack("{s:s, s:s, s:{s:s, s:s, s:s}, s:I, s:{s:f, s:s}, s:o}", "format", "clforge-coldstart-1",
+    json_t *root = json_pack("{s:s, s:s, s:{s:s, s:s, s:s}, s:I, s:{s:f, s:s}, s:o}", "format", "clforge-coldstart/1",
                              "clforge_version", clf_version(), "device", "name", dev->name, "driver", dev->driver, "id",
                              dev->id, "size", (json_int_t)size, "warmup", "value", warmup_ms, "unit", "ms", "rows", rows);
     int ok = root && (strcmp(path, "-") ? json_dump_file(root, path, JSON_INDENT(1) | JSON_REAL_PRECISION(6)) == 0
