@@ -10,6 +10,26 @@
 /* Vector registers of a SIMD width: AVX-512 and the 16-byte ISAs (NEON, SVE-128) have 32, AVX/AVX2 16. */
 static int vector_registers(size_t simd) { return simd == 32 ? 16 : 32; }
 
+/* Accumulators must fit the vector registers with room for the B row and the broadcast of A: beyond that
+ * they spill, and such candidates are left out of the space rather than timed (each PoCL build takes
+ * seconds). */
+static int fits_registers(const clf__config *c, const clf_device_info *dev, clf_dtype dt)
+{
+    int mr = c->v[CLF__CPU_MR], vw = c->v[CLF__CPU_VW], nv = c->v[CLF__CPU_NV];
+    size_t simd = clf__cpu_simd_bytes(dev), esz = dt == CLF_F64 ? 8 : 4;
+    int per_vec = (int)(((size_t)vw * esz + simd - 1) / simd);   /* registers per rvec */
+    return (mr * nv + nv) * per_vec + 1 <= vector_registers(simd);
+}
+
+static int cpu_valid(const clf__config *c, const clf_device_info *dev, clf_dtype dt)
+{
+    const int *v = c->v;
+    if (v[CLF__CPU_MR] <= 0 || v[CLF__CPU_NV] <= 0 || v[CLF__CPU_MI] <= 0 || v[CLF__CPU_NI] <= 0 ||
+        v[CLF__CPU_KC] <= 0 || (v[CLF__CPU_VW] != 4 && v[CLF__CPU_VW] != 8 && v[CLF__CPU_VW] != 16))
+        return 0;
+    return fits_registers(c, dev, dt) && (dt != CLF_F64 || dev->fp64);
+}
+
 /* BLIS's shapes for the width, in row-major terms: AVX2 fp32 6 x 16 (two ymm per row, 12 accumulators), fp64
  * 6 x 8; AVX-512 12 x 32 and 12 x 16 (24 accumulators of 32). A KC x NR micro-panel of B is 16-32 KiB (L1),
  * an MR*MI x KC block of A 48-96 KiB (L2). */
@@ -25,26 +45,11 @@ static void cpu_default(const clf_device_info *dev, clf_dtype dt, const char *bu
     out->v[CLF__CPU_NI] = 4;
     out->v[CLF__CPU_KC] = 256;
     out->v[CLF__CPU_ORDER] = 0;
-}
-
-/* Accumulators must fit the vector registers with room for the B row and the broadcast of A: beyond that
- * they spill, and such candidates are left out of the space rather than timed (each PoCL build takes
- * seconds). */
-static int cpu_valid(const clf__config *c, const clf_device_info *dev, clf_dtype dt)
-{
-    const int *v = c->v;
-    int mr = v[CLF__CPU_MR], vw = v[CLF__CPU_VW], nv = v[CLF__CPU_NV];
-    if (mr <= 0 || vw <= 0 || nv <= 0 || v[CLF__CPU_MI] <= 0 || v[CLF__CPU_NI] <= 0 || v[CLF__CPU_KC] <= 0)
-        return 0;
-    if (vw != 4 && vw != 8 && vw != 16)
-        return 0;
-    size_t simd = clf__cpu_simd_bytes(dev), esz = dt == CLF_F64 ? 8 : 4;
-    int per_vec = (int)(((size_t)vw * esz + simd - 1) / simd);   /* registers per rvec */
-    if ((mr * nv + nv) * per_vec + 1 > vector_registers(simd))
-        return 0;
-    if (dev->max_work_group < 1)
-        return 0;
-    return dt != CLF_F64 || dev->fp64;
+    /* Where a vector takes two registers (fp64 on 16-byte SIMD), fewer rows, then one vector per row. */
+    while (!fits_registers(out, dev, dt) && out->v[CLF__CPU_MR] > 4)
+        out->v[CLF__CPU_MR] = out->v[CLF__CPU_MR] > 8 ? 8 : out->v[CLF__CPU_MR] > 6 ? 6 : 4;
+    if (!fits_registers(out, dev, dt))
+        out->v[CLF__CPU_NV] = 1;
 }
 
 static double cpu_flops(const clf__problem *p)
