@@ -2,8 +2,8 @@
  * then optionally y = WRITE(x, r) over the same line. host/map/reduce.c prepends the generated macros:
  *   CLF_RED_PARAMS  scalar and vector parameters of the expressions, then out / y as present
  *   CLF_RED_PRE     statements setting pv from xv (the element) — loads LDL (per line), LDP (per position)
- *   CLF_RED_POST    statements setting po from rv
- *   CLF_RED_WRITE   statements storing into y from xv and rv (only with CLF_HAS_Y)
+ *   CLF_RED_POST    statements setting po from rv (and e1v, e2v: see below)
+ *   CLF_RED_WRITE   statements storing into y from xv and rv, e1v, e2v (only with CLF_HAS_Y)
  *   LDX(i), STO(i, v), STY(i, v)  the matrix load and the stores, in their storage types
  * Layout: CLF_STRIDED = 0: a line is contiguous (element j of line l at xo + l*ldx + j); a team of LPL
  * work-items reads it with consecutive addresses, WG/LPL lines per group. CLF_STRIDED = 1: lines are
@@ -28,7 +28,7 @@
 #define CLF_STRIDED 0
 #endif
 #ifndef CLF_OP
-#define CLF_OP 0   /* 0 sum, 1 max, 2 min */
+#define CLF_OP 0   /* 0 sum, 1 max, 2 min, 3 lse, 4 moments */
 #endif
 #ifndef CLF_HAS_OUT
 #define CLF_HAS_OUT 1
@@ -65,7 +65,10 @@ typedef CLF_IDX idx_t;
 #define ST_16(p, i, v) vstore_half_rte((CT)(v), (i), (p))
 #define ST_BF(p, i, v) ((p)[i] = CLF_TO_BF16((CT)(v)))
 
-/* max and min propagate NaN (fmax/fmin would drop it); sum is IEEE addition. */
+/* The state of a line's reduction (st_t), ST_ADD(a, ok, v) folding one pre value v in when ok, ST_COMB
+ * merging two states, ST_FIN(a, rv, e1v, e2v) giving r and the op's two extra names. max and min propagate
+ * NaN (fmax/fmin would drop it); sum is IEEE addition. */
+#if CLF_OP <= 2
 #if CLF_OP == 0
 #define IDENT K(0)
 #define COMBINE(a, b) ((a) + (b))
@@ -75,6 +78,72 @@ typedef CLF_IDX idx_t;
 #else
 #define IDENT K(INFINITY)
 #define COMBINE(a, b) (((a) < (b) || (a) != (a)) ? (a) : (b))
+#endif
+typedef CT st_t;
+#define ST_INIT(a) ((a) = IDENT)
+#define ST_ADD(a, ok, v) ((a) = COMBINE((a), (ok) ? (v) : IDENT))
+#define ST_COMB(a, b) COMBINE(a, b)
+#define ST_FIN(a, rv, e1v, e2v) ((rv) = (a), (e1v) = K(0), (e2v) = K(0))
+#define NEEDS_SHIFT 0
+#elif CLF_OP == 3
+/* lse (online softmax): running maximum m and s = sum of exp(v - m), rescaled when m grows; equal maxima
+ * scale by 1 (exp(inf - inf) would be NaN). A NaN never becomes m (comparisons fail) but makes s NaN. */
+typedef struct { CT m, s; } st_t;
+#define ST_INIT(a) ((a).m = K(-INFINITY), (a).s = K(0))
+#define SCALE(mi, m) ((mi) == (m) ? K(1) : exp((mi) - (m)))
+inline st_t st_add(st_t a, CT v)
+{
+    if (v > a.m) {
+        a.s = a.s * exp(a.m - v) + K(1);
+        a.m = v;
+    } else {
+        a.s += SCALE(v, a.m);
+    }
+    return a;
+}
+inline st_t st_comb(st_t a, st_t b)
+{
+    st_t r;
+    r.m = a.m > b.m ? a.m : b.m;
+    r.s = a.s * SCALE(a.m, r.m) + b.s * SCALE(b.m, r.m);
+    return r;
+}
+#define ST_ADD(a, ok, v) if (ok) (a) = st_add((a), (v))
+#define ST_COMB(a, b) st_comb(a, b)
+#define ST_FIN(a, rv, e1v, e2v) ((e1v) = (a).m, (e2v) = (a).s, (rv) = (a).m + log((a).s))
+#define NEEDS_SHIFT 0
+#else
+/* moments (Welford): count, mean and M2 of v - shift (shift: the line's first pre value, so that a large
+ * common offset cancels before any rounding), merged pairwise (Chan et al.). A NaN or an infinity makes
+ * M2 NaN; the mean is then reported NaN too. */
+typedef struct { idx_t n; CT mean, m2; } st_t;
+#define ST_INIT(a) ((a).n = 0, (a).mean = K(0), (a).m2 = K(0))
+inline st_t st_add(st_t a, CT v)
+{
+    a.n += 1;
+    const CT d = v - a.mean;
+    a.mean += d / (CT)a.n;
+    a.m2 += d * (v - a.mean);
+    return a;
+}
+inline st_t st_comb(st_t a, st_t b)
+{
+    if (b.n == 0)
+        return a;
+    if (a.n == 0)
+        return b;
+    st_t r;
+    r.n = a.n + b.n;
+    const CT d = b.mean - a.mean, fb = (CT)b.n / (CT)r.n;
+    r.mean = a.mean + d * fb;
+    r.m2 = a.m2 + b.m2 + d * d * (CT)a.n * fb;
+    return r;
+}
+#define ST_ADD(a, ok, v) if (ok) (a) = st_add((a), (v) - shift)
+#define ST_COMB(a, b) st_comb(a, b)
+#define ST_FIN(a, rv, e1v, e2v) \
+    ((e2v) = (a).m2 / (CT)(a).n, (e1v) = (e2v) != (e2v) ? K(NAN) : shift + (a).mean, (rv) = (e1v))
+#define NEEDS_SHIFT 1
 #endif
 
 #if CLF_STRIDED
@@ -108,17 +177,29 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
     const idx_t line = (idx_t)get_group_id(0) * (WG / LPL) + (idx_t)sub;
     const int live = line < lines;
     const CT lenv = (CT)len;
-    CT acc = IDENT;
+    st_t acc;
+    ST_INIT(acc);
+#if NEEDS_SHIFT
+    CT shift = K(0);
+    if (live && len > 0) {
+        const idx_t j = 0;
+        const CT xv = LDX(ELEM(xo, ldx, line, j));
+        CT pv;
+        { CLF_RED_PRE }
+        shift = pv;
+    }
+#endif
 #if CLF_CACHE
     CT keep[CLF_CACHE];
 #pragma unroll
     for (int k = 0; k < CLF_CACHE; k++) {
         const idx_t j = (idx_t)lane + (idx_t)(k * LPL);
-        const CT xv = live && j < len ? LDX(ELEM(xo, ldx, line, j)) : K(0);
+        const int ok = live && j < len;
+        const CT xv = ok ? LDX(ELEM(xo, ldx, line, j)) : K(0);
         keep[k] = xv;
-        CT pv = IDENT;
-        if (live && j < len) { CLF_RED_PRE }
-        acc = COMBINE(acc, pv);
+        CT pv = K(0);
+        if (ok) { CLF_RED_PRE }
+        ST_ADD(acc, ok, pv);
     }
 #else
     if (live) {
@@ -128,38 +209,43 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
             for (int u = 0; u < UNR; u++) {
                 const idx_t j = j0 + (idx_t)(u * LPL);
                 const CT xv = j < len ? LDX(ELEM(xo, ldx, line, j)) : K(0);
-                CT pv = IDENT;
+                CT pv = K(0);
                 if (j < len) { CLF_RED_PRE }
                 part[u] = pv;
             }
 #pragma unroll
-            for (int u = 0; u < UNR; u++)
-                acc = COMBINE(acc, part[u]);
+            for (int u = 0; u < UNR; u++) {
+                ST_ADD(acc, j0 + (idx_t)(u * LPL) < len, part[u]);
+            }
         }
     }
 #endif
-    __local CT red[WG];
-    __local CT res[WG / LPL];
+    __local st_t red[WG];
+    __local CT res[WG / LPL], res1[WG / LPL], res2[WG / LPL];
     red[lid] = acc;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int s = LPL / 2; s > 0; s >>= 1) {
         if (lane < s)
-            red[lid] = COMBINE(red[lid], red[PARTNER(s)]);
+            red[lid] = ST_COMB(red[lid], red[PARTNER(s)]);
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (lane == 0 && live) {
-        const CT rv = red[lid];
+        const st_t fin = red[lid];
+        CT rv, e1v, e2v;
+        ST_FIN(fin, rv, e1v, e2v);
         CT po = rv;
         { CLF_RED_POST }
 #if CLF_HAS_OUT
         STO(oo + line, po);
 #endif
         res[sub] = po;
+        res1[sub] = e1v;
+        res2[sub] = e2v;
     }
 #if CLF_HAS_Y
     barrier(CLK_LOCAL_MEM_FENCE);
     if (live) {
-        const CT rv = res[sub];
+        const CT rv = res[sub], e1v = res1[sub], e2v = res2[sub];
 #if CLF_CACHE
 #pragma unroll
         for (int k = 0; k < CLF_CACHE; k++) {

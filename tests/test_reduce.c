@@ -23,7 +23,9 @@ static size_t at(const mat *a, size_t i, size_t j)
     return a->off + (a->layout == CLF_ROW_MAJOR ? i * a->ld + j : j * a->ld + i);
 }
 
-static void mat_make(clf_context *ctx, mat *a, clf_layout lay, size_t m, size_t n, clf_dtype dt, uint64_t *rng)
+/* Values scale * [-1, 1) + shift. */
+static void mat_make_at(clf_context *ctx, mat *a, clf_layout lay, size_t m, size_t n, clf_dtype dt, uint64_t *rng,
+                        double scale, double shift)
 {
     a->layout = lay, a->m = m, a->n = n;
     size_t inner = lay == CLF_ROW_MAJOR ? n : m, outer = lay == CLF_ROW_MAJOR ? m : n;
@@ -33,13 +35,18 @@ static void mat_make(clf_context *ctx, mat *a, clf_layout lay, size_t m, size_t 
     a->h = malloc(total * sizeof(double));
     void *raw = malloc(total * clf__dtype_size(dt));
     for (size_t i = 0; i < total; i++) {
-        double v = clf_test_rand(rng) * 3;
+        double v = clf_test_rand(rng) * scale + shift;
         if (dt == CLF_F32) ((float *)raw)[i] = (float)v, v = (float)v;
         else ((double *)raw)[i] = v;
         a->h[i] = v;
     }
     a->buf = clf_test_buffer(ctx, total * clf__dtype_size(dt), raw);
     free(raw);
+}
+
+static void mat_make(clf_context *ctx, mat *a, clf_layout lay, size_t m, size_t n, clf_dtype dt, uint64_t *rng)
+{
+    mat_make_at(ctx, a, lay, m, n, dt, rng, 3, 0);
 }
 
 static void mat_free(mat *a)
@@ -158,11 +165,12 @@ START_TEST(configurations)
 END_TEST
 
 /* Runs a reduction of the rows of a row-major rows x cols f32 matrix held in host memory; returns out. */
-static void reduce_rows(clf_context *ctx, clf_reduce_op op, const float *x, size_t rows, size_t cols, float *out)
+static void reduce_rows(clf_context *ctx, clf_reduce_op op, const char *post, const float *x, size_t rows,
+                        size_t cols, float *out)
 {
     cl_mem xb = clf_test_buffer(ctx, rows * cols * 4, x), ob = clf_test_buffer(ctx, rows * 4, NULL);
     clf_reduce_desc d = {.layout = CLF_ROW_MAJOR, .m = rows, .n = cols, .axis = CLF_REDUCE_ROWS, .op = op,
-                         .x_type = CLF_F32, .x = xb, .ldx = cols, .out_type = CLF_F32, .out = ob};
+                         .post = post, .x_type = CLF_F32, .x = xb, .ldx = cols, .out_type = CLF_F32, .out = ob};
     ck_assert_msg(clf_reduce(ctx, &d, NULL, 0, NULL) == CLF_SUCCESS, "%s", clf_last_error());
     clf_test_read(ctx, ob, rows * 4, out);
     clReleaseMemObject(xb), clReleaseMemObject(ob);
@@ -184,14 +192,25 @@ START_TEST(nan_and_inf)
         for (int j = 0; j < C; j++) x[4 * C + j] = -INFINITY;
         x[5 * C + 200] = NAN, x[5 * C + 3] = INFINITY;
         float sum[R], mx[R], mn[R];
-        reduce_rows(ctxs[d], CLF_REDUCE_SUM, x, R, C, sum);
-        reduce_rows(ctxs[d], CLF_REDUCE_MAX, x, R, C, mx);
-        reduce_rows(ctxs[d], CLF_REDUCE_MIN, x, R, C, mn);
+        reduce_rows(ctxs[d], CLF_REDUCE_SUM, NULL, x, R, C, sum);
+        reduce_rows(ctxs[d], CLF_REDUCE_MAX, NULL, x, R, C, mx);
+        reduce_rows(ctxs[d], CLF_REDUCE_MIN, NULL, x, R, C, mn);
         for (int r = 0; r < 2; r++) ck_assert(isnan(sum[r]) && isnan(mx[r]) && isnan(mn[r]));
         ck_assert(isnan(sum[2]) && mx[2] == INFINITY && mn[2] == -INFINITY);
         ck_assert(sum[3] == INFINITY && mx[3] == INFINITY && mn[3] == -8);
         ck_assert(sum[4] == -INFINITY && mx[4] == -INFINITY && mn[4] == -INFINITY);
         ck_assert(isnan(sum[5]) && isnan(mx[5]) && isnan(mn[5]));
+        /* lse: NaN propagates; +inf gives +inf; all -inf gives -inf (an empty sum of exp). moments: a NaN or an
+         * infinity makes mean and var NaN. */
+        float lse[R], mean[R], var[R];
+        reduce_rows(ctxs[d], CLF_REDUCE_LSE, NULL, x, R, C, lse);
+        reduce_rows(ctxs[d], CLF_REDUCE_MOMENTS, NULL, x, R, C, mean);
+        reduce_rows(ctxs[d], CLF_REDUCE_MOMENTS, "var", x, R, C, var);
+        for (int r = 0; r < 6; r++)
+            ck_assert_msg(isnan(mean[r]) && isnan(var[r]), "row %d: mean %g var %g", r, mean[r], var[r]);
+        ck_assert(isnan(lse[0]) && isnan(lse[1]) && isnan(lse[5]));
+        ck_assert_msg(lse[2] == INFINITY && lse[3] == INFINITY && lse[4] == -INFINITY, "%g %g %g", lse[2], lse[3],
+                      lse[4]);
     }
     clf_test_contexts_free(ctxs, nc);
 }
@@ -271,11 +290,12 @@ typedef struct recipe_fix {
     double *gh, *bh;
 } recipe_fix;
 
-static void fix_init(recipe_fix *f, clf_context *ctx, clf_reduce_axis ax, size_t m, size_t n, uint64_t *rng)
+static void fix_init_at(recipe_fix *f, clf_context *ctx, clf_reduce_axis ax, size_t m, size_t n, uint64_t *rng,
+                        double scale, double shift)
 {
     memset(f, 0, sizeof *f);
     f->ctx = ctx, f->ax = ax;
-    mat_make(ctx, &f->a, CLF_ROW_MAJOR, m, n, CLF_F32, rng);
+    mat_make_at(ctx, &f->a, CLF_ROW_MAJOR, m, n, CLF_F32, rng, scale, shift);
     f->lines = ax == CLF_REDUCE_ROWS ? m : n, f->len = ax == CLF_REDUCE_ROWS ? n : m;
     size_t ysz = (f->a.off + m * f->a.ld + 2) * 4;
     f->y = clf_test_buffer(ctx, ysz, NULL);
@@ -288,6 +308,11 @@ static void fix_init(recipe_fix *f, clf_context *ctx, clf_reduce_axis ax, size_t
     }
     f->g = clf_test_buffer(ctx, f->len * 4, gb), f->b = clf_test_buffer(ctx, f->len * 4, gb + f->len);
     free(gb);
+}
+
+static void fix_init(recipe_fix *f, clf_context *ctx, clf_reduce_axis ax, size_t m, size_t n, uint64_t *rng)
+{
+    fix_init_at(f, ctx, ax, m, n, rng, 3, 0);
 }
 
 static void fix_free(recipe_fix *f)
@@ -386,6 +411,91 @@ START_TEST(recipes)
 }
 END_TEST
 
+/* The statistics of line l in double: maximum, sum of exp(x - max), mean, population variance. */
+static void line_stats(const recipe_fix *f, size_t l, double st[4])
+{
+    double mx = -INFINITY, s = 0, mu = 0, var = 0;
+    for (size_t j = 0; j < f->len; j++) mx = fmax(mx, line_at(&f->a, f->ax, l, j)), mu += line_at(&f->a, f->ax, l, j);
+    mu /= (double)f->len;
+    for (size_t j = 0; j < f->len; j++) {
+        double v = line_at(&f->a, f->ax, l, j);
+        s += exp(v - mx), var += (v - mu) * (v - mu);
+    }
+    st[0] = mx, st[1] = s, st[2] = mu, st[3] = var / (double)f->len;
+}
+
+/* One-call softmax (lse) and layer norm (moments) on values scale * [-1, 1) + shift: y, and the per-line
+ * results out (log-sum-exp; 1 / deviation), against double. A float mean of values near shift is off by up
+ * to half an ulp of shift, which moves (x - mean) / deviation by that over the deviation: the tolerance. */
+static void check_one_pass(recipe_fix *f, int kind)
+{
+    clf_arg_kind pos_kind = f->ax == CLF_REDUCE_ROWS ? CLF_ARG_COL : CLF_ARG_ROW;
+    double eps = 1e-5;
+    clf_reduce_desc d = fix_desc(f, kind ? CLF_REDUCE_MOMENTS : CLF_REDUCE_LSE, NULL, 0);
+    clf_reduce_desc o = fix_desc(f, kind ? CLF_REDUCE_MOMENTS : CLF_REDUCE_LSE, f->v1, 0);
+    clf_reduce_desc v = fix_desc(f, CLF_REDUCE_MOMENTS, f->v2, 0);
+    d.post = kind ? "rsqrt(var + eps)" : "1 / rsum";
+    d.write = kind ? "(x - mean) * r * g + b" : "exp(x - rmax) * r";
+    v.post = "var";
+    clf_map_arg la[3] = {{.name = "eps", .kind = CLF_ARG_SCALAR, .value = eps},
+                         {.name = "g", .kind = pos_kind, .dtype = CLF_F32, .buffer = f->g},
+                         {.name = "b", .kind = pos_kind, .dtype = CLF_F32, .buffer = f->b}};
+    ck_assert_msg(clf_reduce(f->ctx, &d, kind ? la : NULL, kind ? 3 : 0, NULL) == CLF_SUCCESS, "%s", clf_last_error());
+    ck_assert_msg(clf_reduce(f->ctx, &o, NULL, 0, NULL) == CLF_SUCCESS, "%s", clf_last_error());
+    ck_assert_msg(!kind || clf_reduce(f->ctx, &v, NULL, 0, NULL) == CLF_SUCCESS, "%s", clf_last_error());
+    size_t ysz = f->a.off + f->a.m * f->a.ld + 2;
+    float *y = malloc(ysz * 4), *r1 = malloc(f->lines * 4), *r2 = malloc(f->lines * 4);
+    clf_test_read(f->ctx, f->y, ysz * 4, y);
+    clf_test_read(f->ctx, f->v1, f->lines * 4, r1);
+    if (kind) clf_test_read(f->ctx, f->v2, f->lines * 4, r2);
+    for (size_t l = 0; l < f->lines; l++) {
+        double st[4];
+        line_stats(f, l, st);
+        double lse = st[0] + log(st[1]), sd = sqrt(st[3] + eps), mtol = fabs(st[2]) * 0x1p-24 + 1e-6 * sd;
+        if (kind) {
+            ck_assert_msg(fabs(r1[l] - st[2]) <= 2 * mtol, "line %zu: mean %.9g, expected %.9g", l, r1[l], st[2]);
+            ck_assert_msg(fabs(r2[l] - st[3]) <= 1e-5 * st[3] + 1e-6, "line %zu: var %.9g, expected %.9g", l, r2[l],
+                          st[3]);
+        } else {
+            ck_assert_msg(fabs(r1[l] - lse) <= 1e-6 * fabs(lse) + 1e-5, "line %zu: lse %.9g, expected %.9g", l, r1[l],
+                          lse);
+        }
+        for (size_t j = 0; j < f->len; j++) {
+            double xv = line_at(&f->a, f->ax, l, j);
+            double want = kind ? (xv - st[2]) / sd * f->gh[j] + f->bh[j] : exp(xv - st[0]) / st[1];
+            double tol = kind ? 2e-5 * (fabs(want) + 1) + 2 * mtol / sd * fabs(f->gh[j]) : 2e-5 * (fabs(want) + 0.01);
+            size_t i = f->ax == CLF_REDUCE_ROWS ? at(&f->a, l, j) : at(&f->a, j, l);
+            ck_assert_msg(fabs(y[i] - want) <= tol, "%s line %zu elem %zu: %.9g, expected %.9g",
+                          kind ? "layer norm" : "softmax", l, j, y[i], want);
+        }
+    }
+    free(y), free(r1), free(r2);
+}
+
+/* One call each for softmax (values near 1e4: exp of an unshifted value would overflow) and layer norm
+ * (values 1e6 +- 100: E[x^2] - E[x]^2 in float would lose every digit), rows and columns, lines short,
+ * odd, held in registers and longer than that. */
+START_TEST(one_pass)
+{
+    static const size_t sz[][2] = {{64, 1000}, {1, 3}, {1000, 5}, {7, 4099}, {3, 20011}, {5, 1}};
+    clf_context **ctxs;
+    int nc = clf_test_contexts(&ctxs);
+    uint64_t rng = 29;
+    for (int d = 0; d < nc; d++)
+        for (size_t k = 0; k < sizeof sz / sizeof sz[0]; k++)
+            for (int c = 0; c < 4; c++) {
+                recipe_fix f;
+                clf_reduce_axis a = c & 1 ? CLF_REDUCE_COLS : CLF_REDUCE_ROWS;
+                int kind = c >> 1;
+                fix_init_at(&f, ctxs[d], a, c & 1 ? sz[k][1] : sz[k][0], c & 1 ? sz[k][0] : sz[k][1], &rng,
+                            kind ? 100 : 3, kind ? 1e6 : 1e4);
+                check_one_pass(&f, kind);
+                fix_free(&f);
+            }
+    clf_test_contexts_free(ctxs, nc);
+}
+END_TEST
+
 /* Every bad input: the status, a message naming it, no event, out unchanged. */
 static void expect_fail(clf_context *ctx, const clf_reduce_desc *d, const clf_map_arg *args, size_t nargs, int status,
                         const char *msg, cl_mem out)
@@ -466,6 +576,13 @@ START_TEST(errors)
         d = ok, d.pre = "x - s";
         clf_map_arg a6[1] = {{.name = "s", .kind = CLF_ARG_ROW, .dtype = CLF_F32, .buffer = out, .offset = 4}};
         expect_fail(ctx, &d, a6, 1, CLF_ERR_INVALID_ARG, "argument 's' overlaps out", out);
+        d = ok, d.op = CLF_REDUCE_MOMENTS, d.pre = "x - mean";
+        clf_map_arg a7[1] = {{.name = "mean", .kind = CLF_ARG_SCALAR, .value = 2}};
+        expect_fail(ctx, &d, a7, 1, CLF_ERR_INVALID_ARG, "reserved name", out);
+        d = ok, d.op = CLF_REDUCE_LSE, d.pre = "x - rmax";
+        expect_fail(ctx, &d, NULL, 0, CLF_ERR_INVALID_ARG, "pre cannot read 'rmax'", out);
+        d = ok, d.post = "var";
+        expect_fail(ctx, &d, NULL, 0, CLF_ERR_INVALID_ARG, "no argument for 'var'", out);
         expect_fail(ctx, NULL, NULL, 0, CLF_ERR_INVALID_ARG, "must be non-NULL", out);
         /* No lines: nothing runs, an event when asked. */
         d = ok, d.m = 0;
@@ -490,6 +607,7 @@ int main(void)
     CLF_TEST_ALONE(s, nan_and_inf);
     CLF_TEST_ALONE(s, half_input);
     CLF_TEST_ALONE(s, recipes);
+    CLF_TEST_ALONE(s, one_pass);
     CLF_TEST_ALONE(s, errors);
     return clf_test_run(s);
 }

@@ -10,6 +10,24 @@
 static const char *part_name[RED_NPARTS] = {"pre", "post", "write"};
 #define HIDDEN "__clf_v"
 
+/* The two extra statistics of the two-statistic ops, readable in post and write (NULL: none). */
+static const char *extra_name(clf_reduce_op op, int k)
+{
+    if (op == CLF_REDUCE_LSE)
+        return k ? "rsum" : "rmax";
+    if (op == CLF_REDUCE_MOMENTS)
+        return k ? "var" : "mean";
+    return NULL;
+}
+
+static int reserved_name(clf_reduce_op op, const char *nm)
+{
+    for (int k = 0; k < 2; k++)
+        if (extra_name(op, k) && !strcmp(nm, extra_name(op, k)))
+            return 1;
+    return !strcmp(nm, "x") || !strcmp(nm, "r") || !strcmp(nm, "len");
+}
+
 static int dtype_ok(clf_dtype t) { return t == CLF_F32 || t == CLF_F64 || t == CLF_F16 || t == CLF_BF16; }
 
 /* Parses one expression as the program "__clf_v =\n<text>", so that positions in messages are the user's
@@ -71,8 +89,10 @@ static clf_status check_desc(clf_context *ctx, red_plan *pl)
                          (int)d->layout);
     if (d->axis != CLF_REDUCE_ROWS && d->axis != CLF_REDUCE_COLS)
         return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: axis %d is unknown", (int)d->axis);
-    if (d->op != CLF_REDUCE_SUM && d->op != CLF_REDUCE_MAX && d->op != CLF_REDUCE_MIN)
-        return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: op %d is unknown (sum, max or min)", (int)d->op);
+    if (d->op != CLF_REDUCE_SUM && d->op != CLF_REDUCE_MAX && d->op != CLF_REDUCE_MIN && d->op != CLF_REDUCE_LSE &&
+        d->op != CLF_REDUCE_MOMENTS)
+        return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: op %d is unknown (sum, max, min, lse or moments)",
+                         (int)d->op);
     if (!d->out && !d->write)
         return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: out is NULL and there is no write: nothing to compute");
     pl->lines = d->axis == CLF_REDUCE_ROWS ? d->m : d->n;
@@ -143,9 +163,9 @@ static clf_status bind_args(clf_context *ctx, red_plan *pl, const clf_map_arg *a
     for (size_t a = 0; a < nargs; a++) {
         if (!args[a].name)
             return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: argument %zu has no name", a);
-        if (!strcmp(args[a].name, "x") || !strcmp(args[a].name, "r") || !strcmp(args[a].name, "len"))
-            return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: argument '%s' has a reserved name (x, r, len)",
-                             args[a].name);
+        if (reserved_name(pl->d.op, args[a].name))
+            return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: argument '%s' has a reserved name (x, r, len; rmax, "
+                             "rsum with lse; mean, var with moments)", args[a].name);
         for (size_t b = 0; b < a; b++)
             if (strcmp(args[a].name, args[b].name) == 0)
                 return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: argument '%s' is given twice", args[a].name);
@@ -157,7 +177,8 @@ static clf_status bind_args(clf_context *ctx, red_plan *pl, const clf_map_arg *a
     return CLF_SUCCESS;
 }
 
-/* What name k of part p refers to: -1 x, -2 r, -3 len, -4 the hidden output, else an argument index. */
+/* What name k of part p refers to: -1 x, -2 r, -3 len, -4 the hidden output, -6 / -7 the op's first / second
+ * extra statistic, else an argument index. */
 static int resolve(const red_plan *pl, int p, int k)
 {
     const char *nm = pl->ex[p].name[k];
@@ -165,6 +186,9 @@ static int resolve(const red_plan *pl, int p, int k)
     if (!strcmp(nm, "x")) return -1;
     if (!strcmp(nm, "r")) return -2;
     if (!strcmp(nm, "len")) return -3;
+    for (int e = 0; e < 2; e++)
+        if (extra_name(pl->d.op, e) && !strcmp(nm, extra_name(pl->d.op, e)))
+            return -6 - e;
     for (int a = 0; a < pl->nargs; a++)
         if (!strcmp(pl->arg[a].name, nm))
             return a;
@@ -180,9 +204,9 @@ static clf_status check_names(red_plan *pl)
             const char *nm = pl->ex[p].name[k];
             if (w == -5)
                 return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: %s: no argument for '%s'", part_name[p], nm);
-            if ((w == -1 && p == RED_POST) || (w == -2 && p == RED_PRE))
-                return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: %s cannot read '%s' (pre reads x, post reads r, "
-                                 "write reads both)", part_name[p], nm);
+            if ((w == -1 && p == RED_POST) || ((w == -2 || w <= -6) && p == RED_PRE))
+                return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: %s cannot read '%s' (pre reads x, post reads r "
+                                 "and the op's statistics, write reads all)", part_name[p], nm);
             if (w >= 0 && p == RED_POST && !pl->arg[w].scalar && !pl->arg[w].per_line)
                 return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: post cannot read '%s', a vector along the line "
                                  "(post runs once per line)", nm);
@@ -206,6 +230,7 @@ static void red_load(void *user, int k, clf__sbuf *b)
     if (w == -1) clf__sb_add(b, "xv");
     else if (w == -2) clf__sb_add(b, "rv");
     else if (w == -3) clf__sb_add(b, "lenv");
+    else if (w <= -6) clf__sb_add(b, "e%dv", -5 - w);
     else if (lc->pl->arg[w].scalar) clf__sb_add(b, "K(s%d)", w);
     else clf__sb_add(b, "LD_%s(b%d, o%d + %s)", clf__ex_dt_macro(lc->pl->arg[w].dt), w, w,
                      lc->pl->arg[w].per_line ? "line" : "j");

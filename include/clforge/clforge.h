@@ -296,8 +296,13 @@ CLF_API clf_status clf_map(clf_context *ctx, const char *expr, size_t n, const c
  * write set, also y = write(x, r) over the whole line (softmax, layer and RMS norm: recipes in the docs).
  * pre, post and write are expressions in the clf_map language (NULL: x, r, none); names they read: x (the
  * element; pre and write), r (post's input, then post's result in write), len (the line's length), and
- * args: scalars and CLF_ARG_ROW / CLF_ARG_COL vectors. max and min propagate NaN. */
-typedef enum clf_reduce_op { CLF_REDUCE_SUM, CLF_REDUCE_MAX, CLF_REDUCE_MIN } clf_reduce_op;
+ * args: scalars and CLF_ARG_ROW / CLF_ARG_COL vectors. max and min propagate NaN. Two ops compute two
+ * statistics in one pass, readable in post and write: LSE (r = log of the sum of exp(pre), also rmax and
+ * rsum = sum of exp(pre - rmax): softmax in one call) and MOMENTS (r = mean of pre, also mean and var, the
+ * population variance, by Welford's method: layer norm in one call). */
+typedef enum clf_reduce_op {
+    CLF_REDUCE_SUM, CLF_REDUCE_MAX, CLF_REDUCE_MIN, CLF_REDUCE_LSE, CLF_REDUCE_MOMENTS
+} clf_reduce_op;
 typedef enum clf_reduce_axis { CLF_REDUCE_ROWS, CLF_REDUCE_COLS } clf_reduce_axis;
 typedef struct clf_reduce_desc {
     clf_layout layout;                    /* storage order of x (and y) */
