@@ -28,18 +28,25 @@ typedef struct warm_run {
     char *message;             /* its clf_last_error text */
 } warm_run;
 
-/* Representative shapes of each bucket (named in `intended`), one aligned to every tile size and one not
- * (edge strips, packs): m, n, k, batch. A shape that lands in another bucket on this device (thin on a CPU)
- * is skipped. */
-static const size_t shapes[][4] = {
-    {64, 64, 64, 1},       {61, 45, 37, 1},        /* small */
-    {1024, 1024, 1024, 1}, {1000, 999, 1001, 1},   /* medium */
-    {4096, 4096, 4096, 1}, {4000, 3999, 4001, 1},  /* large */
-    {256, 4096, 4096, 1},  {250, 4001, 4095, 1},   /* thin (GPUs) */
-    {64, 4096, 4096, 1},   {63, 4001, 4095, 1},    /* skinny */
-    {64, 64, 64, 4096},    {61, 45, 37, 16384},    /* batched */
+/* Representative shapes of each bucket: one aligned to every tile size and one not (edge strips, packs),
+ * and on CPUs short-K ones (products up to about 320^3 read their operands in place there). A shape that
+ * lands in another bucket on this device (thin on a CPU; short K on a GPU, where it is small) is skipped. */
+typedef struct warm_shape {
+    size_t m, n, k, batch;
+    const char *bucket;
+} warm_shape;
+static const warm_shape shapes[] = {
+    {64, 64, 64, 1, "small"},        {61, 45, 37, 1, "small"},
+    {1024, 1024, 1024, 1, "medium"}, {1000, 999, 1001, 1, "medium"},
+    {512, 512, 64, 1, "medium"},     {700, 530, 90, 1, "medium"},
+    {4096, 4096, 4096, 1, "large"},  {4000, 3999, 4001, 1, "large"},
+    {2048, 2048, 8, 1, "large"},     {2001, 1999, 7, 1, "large"},
+    {256, 4096, 4096, 1, "thin"},    {250, 4001, 4095, 1, "thin"},
+    {64, 4096, 4096, 1, "skinny"},   {63, 4001, 4095, 1, "skinny"},
+    {256, 256, 256, 1, "skinny"},    {250, 251, 255, 1, "skinny"},
+    {64, 64, 64, 4096, "batched"},   {61, 45, 37, 16384, "batched"},
 };
-static const char *const intended[] = {"small", "medium", "large", "thin", "skinny", "batched"};
+#define LARGE_PAIR 6   /* shapes[6..7]: the large bucket's aligned and odd shapes (matrix units) */
 
 /* 1 when name is in the comma-separated list (NULL: every name). */
 static int listed(const char *list, const char *name)
@@ -115,9 +122,9 @@ static void add_transposes(warm_run *r, const clf__gemm_call *base)
 }
 
 /* The row-major call of shape sh, leading dimensions as stored; no buffers (build_only). */
-static clf__gemm_call shape_call(const size_t *sh, clf_dtype dt)
+static clf__gemm_call shape_call(const warm_shape *sh, clf_dtype dt)
 {
-    size_t m = sh[0], n = sh[1], k = sh[2], bt = sh[3];
+    size_t m = sh->m, n = sh->n, k = sh->k, bt = sh->batch;
     return (clf__gemm_call){.dtype = dt, .layout = CLF_ROW_MAJOR, .m = m, .n = n, .k = k, .alpha = 1.0,
                             .lda = m > k ? m : k, .ldb = n > k ? n : k, .ldc = n, .batch = bt,
                             .stride_a = m * k, .stride_b = k * n, .stride_c = m * n, .build_only = 1};
@@ -128,20 +135,28 @@ static clf__gemm_call shape_call(const size_t *sh, clf_dtype dt)
 static clf_status plan_gemm(warm_run *r, const clf_warmup_options *o)
 {
     const clf_device_info *dev = &r->ctx->info;
-    int present[sizeof intended / sizeof intended[0]] = {0};
     const clf_dtype dts[4] = {CLF_F32, CLF_F64, CLF_F16, CLF_BF16};
     const char *const names[4] = {"f32", "f64", "f16", "bf16"};
+    const clf__family *g = &clf__family_gemm;
+    int present[8] = {0};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        for (int b = 0; b < g->nbuckets && b < 8; b++)
+            present[b] |= strcmp(g->buckets[b], shapes[i].bucket) == 0 &&
+                          strcmp(clf__gemm_bucket_for(dev, shapes[i].m, shapes[i].n, shapes[i].k, shapes[i].batch),
+                                 shapes[i].bucket) == 0;
+    for (int b = 0; o->buckets && b < g->nbuckets && b < 8; b++)
+        if (!present[b] && listed(o->buckets, g->buckets[b]))
+            return clf__fail(CLF_ERR_INVALID_ARG, "clf_warmup: \"%s\" has no %s bucket (%s devices do not use it)",
+                             dev->name, g->buckets[b], dev->type & CL_DEVICE_TYPE_CPU ? "CPU" : "such");
     for (int p = 0; p < 4; p++) {
         int want = o->precisions ? listed(o->precisions, names[p]) : p < 2;
         if (!want || (dts[p] == CLF_F64 && !dev->fp64))
             continue;
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-            const size_t *sh = shapes[i];
-            const char *b = clf__gemm_bucket_for(dev, sh[0], sh[1], sh[2], sh[3]);
-            if (strcmp(b, intended[i / 2]) != 0)
+            const warm_shape *sh = &shapes[i];
+            if (strcmp(clf__gemm_bucket_for(dev, sh->m, sh->n, sh->k, sh->batch), sh->bucket) != 0)
                 continue;
-            present[i / 2] = 1;
-            if (!listed(o->buckets, b))
+            if (!listed(o->buckets, sh->bucket))
                 continue;
             clf__gemm_call c = shape_call(sh, p < 2 ? dts[p] : CLF_F32);
             if (p >= 2)
@@ -149,10 +164,6 @@ static clf_status plan_gemm(warm_run *r, const clf_warmup_options *o)
             add_transposes(r, &c);
         }
     }
-    for (size_t i = 0; o->buckets && i < sizeof intended / sizeof intended[0]; i++)
-        if (!present[i] && listed(o->buckets, intended[i]))
-            return clf__fail(CLF_ERR_INVALID_ARG, "clf_warmup: \"%s\" has no %s bucket (%s devices do not use it)",
-                             dev->name, intended[i], dev->type & CL_DEVICE_TYPE_CPU ? "CPU" : "such");
     return CLF_SUCCESS;
 }
 
@@ -168,8 +179,8 @@ static void plan_mma(warm_run *r, const clf_warmup_options *o)
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
         if (!listed(o->precisions, modes[i].prec) || !clf__mma_usable(r->ctx, modes[i].mode))
             continue;
-        for (int s = 4; s < 6; s++) {   /* the large bucket's pair */
-            clf__gemm_call c = shape_call(shapes[s], modes[i].in == CLF_F64 ? CLF_F64 : CLF_F32);
+        for (int s = LARGE_PAIR; s < LARGE_PAIR + 2; s++) {
+            clf__gemm_call c = shape_call(&shapes[s], modes[i].in == CLF_F64 ? CLF_F64 : CLF_F32);
             if (modes[i].in != CLF_F64)
                 c.typed = 1, c.a_type = c.b_type = modes[i].in, c.c_type = CLF_F32, c.compute = modes[i].compute;
             c.mma = 1;
