@@ -15,7 +15,7 @@ h=$CLFORGE_SOURCE_DIR/include/clforge/clforge.h
 ver=$(sed -n 's/^#define CLFORGE_VERSION_STRING "\(.*\)"$/\1/p' "$h")
 parts=$(sed -n 's/^#define CLFORGE_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$/\2/p' "$h" | paste -sd.)
 [ -n "$ver" ] && [ "$ver" = "$parts" ] || fail "clforge.h: CLFORGE_VERSION_STRING \"$ver\" is not MAJOR.MINOR.PATCH ($parts)"
-top=$(sed -n 's/^## \[\{0,1\}\([0-9][0-9.]*\)\]\{0,1\}.*/\1/p' "$CLFORGE_SOURCE_DIR/CHANGELOG.md" | head -1)
+top=$(awk '/^## \[?[0-9]/ { v = $2; gsub(/[][]/, "", v); print v; exit }' "$CLFORGE_SOURCE_DIR/CHANGELOG.md")
 [ "$top" = "$ver" ] || fail "CHANGELOG.md's newest entry is \"$top\", the header says $ver"
 
 cpack -G DEB --config "$CLFORGE_BUILD_DIR/CPackConfig.cmake" -B "$PWD/out" >cpack.log 2>&1 || { cat cpack.log; fail "cpack failed"; }
@@ -31,7 +31,7 @@ echo "$(basename "$deb"): Depends: $deps"
 
 dpkg-deb -x "$deb" root
 prefix=$PWD/root/usr
-lib=$(dirname "$(find "$prefix" -name 'libclforge.so.*' -type f | head -1)")
+lib=$(dirname "$(find "$prefix" -name 'libclforge.so.*' -type f -print -quit)")
 [ -d "$lib" ] || fail "no libclforge.so.* in the package"
 
 # Every NEEDED library of the packaged ELF files is the package's own or belongs to a declared dependency
@@ -41,7 +41,8 @@ owner() {   # owner FILE SONAME: the Debian package of the library the loader pi
   local path; path=$(LD_LIBRARY_PATH=$lib ldd "$1" | sed -n "s|^[[:space:]]*$2 => \([^ ]*\) .*|\1|p")
   [ -n "$path" ] || path=$(ldd "$1" | awk -v so="$2" '$1 ~ so {print $1}')
   path=$(readlink -f "$path")
-  { dpkg -S "$path" 2>/dev/null || dpkg -S "${path#/usr}" 2>/dev/null || dpkg -S "/usr$path" 2>/dev/null; } | head -1 | cut -d: -f1
+  { dpkg -S "$path" 2>/dev/null || dpkg -S "${path#/usr}" 2>/dev/null || dpkg -S "/usr$path" 2>/dev/null; } |
+    awk -F: 'NR == 1 { print $1 }'   # reads everything: no SIGPIPE under pipefail
 }
 for f in "$prefix"/bin/* "$lib"/libclforge.so.*.*; do
   [ -L "$f" ] && continue
@@ -57,7 +58,7 @@ done
 if [ "$(id -u)" -eq 0 ]; then dpkg --simulate --install "$deb" >/dev/null || fail "dpkg --simulate --install refused $deb"; fi
 
 export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-"$prefix/bin/clforge" --version | grep -qx "clforge $ver" || fail "the packaged CLI does not say clforge $ver"
+[ "$("$prefix/bin/clforge" --version)" = "clforge $ver" ] || fail "the packaged CLI does not say clforge $ver"
 flags=""; [ "${CLFORGE_SANITIZE:-OFF}" = ON ] && flags="-fsanitize=address,undefined"
 for mode in find_package pkgconfig static; do
   b=$PWD/consumer-$mode
@@ -70,9 +71,11 @@ for mode in find_package pkgconfig static; do
     { cat "$b.log"; fail "configuring the consumer ($mode) failed"; }
   cmake --build "$b" >>"$b.log" 2>&1 || { cat "$b.log"; fail "building the consumer ($mode) failed"; }
   if [ $mode = static ]; then
-    readelf -d "$b/consumer" | grep -q 'NEEDED.*libclforge' && fail "the static consumer loads libclforge.so"
+    dyn=$(readelf -d "$b/consumer")
+    ! grep -q 'NEEDED.*libclforge' <<<"$dyn" || fail "the static consumer loads libclforge.so"
   else
-    ldd "$b/consumer" | grep -q "$lib/libclforge.so" || fail "the $mode consumer does not load the packaged library"
+    libs=$(ldd "$b/consumer")   # not piped into grep -q: pipefail would count ldd's SIGPIPE as a failure
+    grep -q "$lib/libclforge.so" <<<"$libs" || fail "the $mode consumer does not load the packaged library"
   fi
   echo "$mode: $("$b/consumer")"
 done
