@@ -165,7 +165,36 @@ static size_t verify_bf16(half_bench *h, const float *hx)
     return bad;
 }
 
-/* The 16-bit maps as fractions of copy_gbs, by the bytes each moves; a small sweep of the f16 map. */
+/* Times run (and run2, the other cast direction, when given) under each configuration of the map family
+ * (CLFORGE_MAP_CONFIG): [{config, gbs[, gbs2]}]. Mixed maps (the casts) and all-16-bit ones share the
+ * f16 key, so both sweeps say what that key's entry should be. */
+static json_t *sweep_half(half_bench *h, int (*run)(void *), int (*run2)(void *), double bytes, int reps,
+                          double copy_gbs)
+{
+    static const char *cfgs[] = {"VW=2 EPT=1 WG=256", "VW=2 EPT=1 WG=1024", "VW=4 EPT=1 WG=128", "VW=4 EPT=1 WG=256",
+                                 "VW=4 EPT=1 WG=512", "VW=4 EPT=2 WG=256", "VW=8 EPT=1 WG=256", "VW=8 EPT=2 WG=256",
+                                 "VW=8 EPT=4 WG=256", "VW=16 EPT=1 WG=256"};
+    json_t *sw = json_array();
+    for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
+        setenv("CLFORGE_MAP_CONFIG", cfgs[c], 1);
+        double t = clf_bench_time(h->ctx, run, h, reps < 5 ? reps : 5, 500), g = t > 0 ? bytes / t / 1e9 : 0;
+        double t2 = run2 ? clf_bench_time(h->ctx, run2, h, reps < 5 ? reps : 5, 500) : 0;
+        double g2 = t2 > 0 ? bytes / t2 / 1e9 : 0;
+        json_t *e = json_pack("{s:s, s:f}", "config", cfgs[c], "gbs", g);
+        if (run2) {
+            json_object_set_new(e, "gbs2", json_real(g2));
+            printf("  casts %-20s f32->bf16 %8.1f GB/s (%.3f of copy)  bf16->f32 %8.1f GB/s (%.3f)\n", cfgs[c], g,
+                   g / copy_gbs, g2, g2 / copy_gbs);
+        } else {
+            printf("  f16 map %-20s %8.1f GB/s (%.3f of copy)\n", cfgs[c], g, g / copy_gbs);
+        }
+        json_array_append_new(sw, e);
+    }
+    unsetenv("CLFORGE_MAP_CONFIG");
+    return sw;
+}
+
+/* The 16-bit maps as fractions of copy_gbs, by the bytes each moves; sweeps of the f16 map and the casts. */
 static json_t *half_maps(clf_context *ctx, const float *hx, size_t n, int reps, double copy_gbs)
 {
     half_bench h = {.ctx = ctx, .n = n};
@@ -186,20 +215,11 @@ static json_t *half_maps(clf_context *ctx, const float *hx, size_t n, int reps, 
     size_t bad = verify_bf16(&h, hx);
     printf("bf16 round trip: %zu elements differ from round-to-nearest-even\n", bad);
     json_object_set_new(res, "bf16_mismatches", json_integer((json_int_t)bad));
-    static const char *cfgs[] = {"VW=4 EPT=1 WG=256", "VW=4 EPT=2 WG=256", "VW=8 EPT=1 WG=256", "VW=8 EPT=2 WG=256",
-                                 "VW=8 EPT=4 WG=256", "VW=16 EPT=1 WG=256", "VW=16 EPT=2 WG=128", "VW=8 EPT=2 WG=512"};
-    json_t *sw = json_array();
-    for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
-        setenv("CLFORGE_MAP_CONFIG", cfgs[c], 1);
-        double t = clf_bench_time(ctx, run_f16_relu, &h, reps < 5 ? reps : 5, 500);
-        double g = t > 0 ? 8.0 * (double)n / t / 1e9 : 0;
-        printf("  f16 map %-20s %8.1f GB/s (%.3f of copy)\n", cfgs[c], g, g / copy_gbs);
-        json_array_append_new(sw, json_pack("{s:s, s:f}", "config", cfgs[c], "gbs", g));
-    }
-    unsetenv("CLFORGE_MAP_CONFIG");
+    json_object_set_new(res, "f16_sweep", sweep_half(&h, run_f16_relu, NULL, 8.0 * (double)n, reps, copy_gbs));
+    json_object_set_new(res, "cast_sweep", sweep_half(&h, run_to_bf16, run_from_bf16, 6.0 * (double)n, reps,
+                                                      copy_gbs));
     char cfg[256] = "", org[32] = "";
     clf_config_in_use(ctx, "map", "f16", "default", cfg, sizeof cfg, org, sizeof org);
-    json_object_set_new(res, "f16_sweep", sw);
     json_object_set_new(res, "f16_config", json_pack("{s:s, s:s}", "config", cfg, "origin", org));
     clReleaseMemObject(h.x32), clReleaseMemObject(h.y32);
     for (int i = 0; i < 4; i++) clReleaseMemObject(h.h[i]);

@@ -253,7 +253,7 @@ static clf_status bind(clf_context *ctx, map_plan *pl, size_t n, const clf_map_a
         }
     }
     size_t maxend = n;
-    pl->half = 1;
+    pl->half = 0;
     for (int k = 0; k < e->nnames; k++) {
         map_param *p = &pl->p[k];
         p->in = e->is_input[k];
@@ -267,7 +267,7 @@ static clf_status bind(clf_context *ctx, map_plan *pl, size_t n, const clf_map_a
             continue;
         size_t es = clf__dtype_size(p->dt);
         pl->f64 |= p->dt == CLF_F64;
-        pl->half &= es == 2;
+        pl->half |= es == 2;
         clf_status s = clf__check_buffer(p->mem, p->name, p->off, n, es);
         if (s != CLF_SUCCESS)
             return s;

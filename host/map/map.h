@@ -23,7 +23,7 @@ typedef struct map_plan {
     clf__expr ex;
     char *src;           /* generated source: parameter and body macros + cl/map.cl */
     int f64;             /* compute in double (some buffer is f64) */
-    int half;            /* every buffer is 16-bit (f16 or bf16): tuned under the f16 key */
+    int half;            /* some buffer is 16-bit (f16 or bf16): tuned under the f16 key (unless f64) */
     int idx64;           /* indices need 64 bits */
     size_t n;
     int first_out;       /* name whose offset decides the aligned head */
