@@ -331,7 +331,7 @@ CLF_INLINE void store_c(__global real *C, const idx_t ldc, const int M, const in
                         const int tid_m, const int tid_n, const real alpha, const real beta, const int c_vec_ok,
                         __private real acc[MWI][NWI], const ulong bat CLF_EPI_DECL)
 {
-    const int whole = !CLF_EPI && c_vec_ok && m0 + MWG <= M && n0 + NWG <= N;
+    const int whole = c_vec_ok && m0 + MWG <= M && n0 + NWG <= N;
     const int read_c = beta != ZERO;
 #pragma unroll
     for (int mv = 0; mv < MWI / VWM; mv++) {
@@ -347,7 +347,16 @@ CLF_INLINE void store_c(__global real *C, const idx_t ldc, const int M, const in
                     realN v = alpha * pack_n(acc[mi] + nv * VWN);
                     if (read_c)
                         v += beta * *cp;
+#if CLF_EPI
+                    /* the epilogue stores element by element, without the edge checks */
+                    real vs[VWN];
+                    unpack_n(vs, v);
+#pragma unroll
+                    for (int w = 0; w < VWN; w++)
+                        clf_epilogue((__global real *)cp + w, bat, row, col + w, vs[w] CLF_EPI_PASS);
+#else
                     *cp = v;
+#endif
                 } else if (row < M) {
 #pragma unroll
                     for (int w = 0; w < VWN; w++) {
