@@ -65,8 +65,9 @@ typedef CLF_IDX idx_t;
 #define ST_16(p, i, v) vstore_half_rte((CT)(v), (i), (p))
 #define ST_BF(p, i, v) ((p)[i] = CLF_TO_BF16((CT)(v)))
 
-/* The state of a line's reduction (st_t), ST_ADD(a, ok, v) folding one pre value v in when ok, ST_COMB
- * merging two states, ST_FIN(a, rv, e1v, e2v) giving r and the op's two extra names. max and min propagate
+/* The state of a line's reduction (st_t), ST_BLOCK(a, v, OK, N) folding in the pre values v[q] for which
+ * the macro OK(q) holds, of a block of N a work-item holds in registers, ST_COMB merging two states, ST_FIN(a, rv, e1v, e2v)
+ * giving r and the op's two extra names. max and min propagate
  * NaN (fmax/fmin would drop it); sum is IEEE addition. */
 #if CLF_OP <= 2
 #if CLF_OP == 0
@@ -81,26 +82,17 @@ typedef CLF_IDX idx_t;
 #endif
 typedef CT st_t;
 #define ST_INIT(a) ((a) = IDENT)
-#define ST_ADD(a, ok, v) ((a) = COMBINE((a), (ok) ? (v) : IDENT))
+#define ST_BLOCK(a, v, OK, N) for (int q_ = 0; q_ < (N); q_++) (a) = COMBINE((a), OK(q_) ? (v)[q_] : IDENT)
 #define ST_COMB(a, b) COMBINE(a, b)
 #define ST_FIN(a, rv, e1v, e2v) ((rv) = (a), (e1v) = K(0), (e2v) = K(0))
 #define NEEDS_SHIFT 0
 #elif CLF_OP == 3
-/* lse (online softmax): running maximum m and s = sum of exp(v - m), rescaled when m grows; equal maxima
- * scale by 1 (exp(inf - inf) would be NaN). A NaN never becomes m (comparisons fail) but makes s NaN. */
+/* lse (online softmax): maximum m and s = sum of exp(v - m); a block takes its own maximum first (one exp
+ * per value), states merge by rescaling to the larger maximum; equal maxima scale by 1 (exp(inf - inf)
+ * would be NaN). A NaN never becomes m (comparisons fail) but makes s NaN. */
 typedef struct { CT m, s; } st_t;
 #define ST_INIT(a) ((a).m = K(-INFINITY), (a).s = K(0))
 #define SCALE(mi, m) ((mi) == (m) ? K(1) : exp((mi) - (m)))
-inline st_t st_add(st_t a, CT v)
-{
-    if (v > a.m) {
-        a.s = a.s * exp(a.m - v) + K(1);
-        a.m = v;
-    } else {
-        a.s += SCALE(v, a.m);
-    }
-    return a;
-}
 inline st_t st_comb(st_t a, st_t b)
 {
     st_t r;
@@ -108,24 +100,21 @@ inline st_t st_comb(st_t a, st_t b)
     r.s = a.s * SCALE(a.m, r.m) + b.s * SCALE(b.m, r.m);
     return r;
 }
-#define ST_ADD(a, ok, v) if (ok) (a) = st_add((a), (v))
+#define ST_BLOCK(a, v, OK, N) { \
+    st_t b_; \
+    ST_INIT(b_); \
+    for (int q_ = 0; q_ < (N); q_++) if (OK(q_) && (v)[q_] > b_.m) b_.m = (v)[q_]; \
+    for (int q_ = 0; q_ < (N); q_++) if (OK(q_)) b_.s += SCALE((v)[q_], b_.m); \
+    (a) = st_comb((a), b_); }
 #define ST_COMB(a, b) st_comb(a, b)
 #define ST_FIN(a, rv, e1v, e2v) ((e1v) = (a).m, (e2v) = (a).s, (rv) = (a).m + log((a).s))
 #define NEEDS_SHIFT 0
 #else
-/* moments (Welford): count, mean and M2 of v - shift (shift: the line's first pre value, so that a large
- * common offset cancels before any rounding), merged pairwise (Chan et al.). A NaN or an infinity makes
- * M2 NaN; the mean is then reported NaN too. */
+/* moments: count, mean and M2 of v - shift (shift: the line's first pre value, so that a large common
+ * offset cancels before any rounding); a block's by two passes over its registers, states merged pairwise
+ * (Welford / Chan et al.). A NaN or an infinity makes M2 NaN; the mean is then reported NaN too. */
 typedef struct { idx_t n; CT mean, m2; } st_t;
 #define ST_INIT(a) ((a).n = 0, (a).mean = K(0), (a).m2 = K(0))
-inline st_t st_add(st_t a, CT v)
-{
-    a.n += 1;
-    const CT d = v - a.mean;
-    a.mean += d / (CT)a.n;
-    a.m2 += d * (v - a.mean);
-    return a;
-}
 inline st_t st_comb(st_t a, st_t b)
 {
     if (b.n == 0)
@@ -139,7 +128,14 @@ inline st_t st_comb(st_t a, st_t b)
     r.m2 = a.m2 + b.m2 + d * d * (CT)a.n * fb;
     return r;
 }
-#define ST_ADD(a, ok, v) if (ok) (a) = st_add((a), (v) - shift)
+#define ST_BLOCK(a, v, OK, N) { \
+    st_t b_; \
+    ST_INIT(b_); \
+    CT t_ = K(0); \
+    for (int q_ = 0; q_ < (N); q_++) if (OK(q_)) b_.n += 1, t_ += (v)[q_] - shift; \
+    b_.mean = b_.n ? t_ / (CT)b_.n : K(0); \
+    for (int q_ = 0; q_ < (N); q_++) if (OK(q_)) { const CT d_ = (v)[q_] - shift - b_.mean; b_.m2 += d_ * d_; } \
+    (a) = st_comb((a), b_); }
 #define ST_COMB(a, b) st_comb(a, b)
 #define ST_FIN(a, rv, e1v, e2v) \
     ((e2v) = (a).m2 / (CT)(a).n, (e1v) = (e2v) != (e2v) ? K(NAN) : shift + (a).mean, (rv) = (e1v))
@@ -150,12 +146,12 @@ inline st_t st_comb(st_t a, st_t b)
 #define ELEM(o, ld, line, j) ((o) + (j) * (ld) + (line))
 #define SUB (lid % (WG / LPL))
 #define LANE (lid / (WG / LPL))
-#define PARTNER(s) (lid + (s) * (WG / LPL))
+#define STEP (WG / LPL)   /* distance in red[] between neighbouring lanes of a line */
 #else
 #define ELEM(o, ld, line, j) ((o) + (line) * (ld) + (j))
 #define SUB (lid / LPL)
 #define LANE (lid % LPL)
-#define PARTNER(s) (lid + (s))
+#define STEP 1
 #endif
 
 #ifndef CLF_RED_PARAMS
@@ -190,7 +186,7 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
     }
 #endif
 #if CLF_CACHE
-    CT keep[CLF_CACHE];
+    CT keep[CLF_CACHE], pvs[CLF_CACHE];
 #pragma unroll
     for (int k = 0; k < CLF_CACHE; k++) {
         const idx_t j = (idx_t)lane + (idx_t)(k * LPL);
@@ -199,8 +195,10 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
         keep[k] = xv;
         CT pv = K(0);
         if (ok) { CLF_RED_PRE }
-        ST_ADD(acc, ok, pv);
+        pvs[k] = pv;
     }
+#define OK_CACHE(q) (live && (idx_t)lane + (idx_t)((q) * LPL) < len)
+    ST_BLOCK(acc, pvs, OK_CACHE, CLF_CACHE);
 #else
     if (live) {
         for (idx_t j0 = (idx_t)lane; j0 < len; j0 += (idx_t)(LPL * UNR)) {
@@ -213,10 +211,8 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
                 if (j < len) { CLF_RED_PRE }
                 part[u] = pv;
             }
-#pragma unroll
-            for (int u = 0; u < UNR; u++) {
-                ST_ADD(acc, j0 + (idx_t)(u * LPL) < len, part[u]);
-            }
+#define OK_UNR(q) (j0 + (idx_t)((q) * LPL) < len)
+            ST_BLOCK(acc, part, OK_UNR, UNR);
         }
     }
 #endif
@@ -224,10 +220,17 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
     __local CT res[WG / LPL], res1[WG / LPL], res2[WG / LPL];
     red[lid] = acc;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int s = LPL / 2; s > 0; s >>= 1) {
-        if (lane < s)
-            red[lid] = ST_COMB(red[lid], red[PARTNER(s)]);
+    /* A tree of fan-in 8 (3 barriers for 256 lanes, not 8): lanes below nw fold in lanes lane + q*nw. */
+    for (int w = LPL; w > 1;) {
+        const int nw = w >= 8 ? w / 8 : 1;
+        if (lane < nw) {
+            st_t a = red[lid];
+            for (int q = 1; q < w / nw; q++)
+                a = ST_COMB(a, red[lid + q * nw * STEP]);
+            red[lid] = a;
+        }
         barrier(CLK_LOCAL_MEM_FENCE);
+        w = nw;
     }
     if (lane == 0 && live) {
         const st_t fin = red[lid];
