@@ -18,7 +18,7 @@ static void usage(FILE *out)
             "--family: gemm, gemm_mma, copy (default: all; map kernels depend on each expression and are\n"
             "not built); --precision: f32, f64, f16, bf16 (default: f32, and f64 where the device has it;\n"
             "gemm_mma: every mode its matrix units run); --bucket: GEMM shape buckets (default: all the\n"
-            "device has); --threads: programs compiled at once (default: one per core).\n"
+            "device has); --threads: programs compiled at once (default: one per core; at most 16).\n"
             "--quiet prints nothing but errors.\n");
 }
 
