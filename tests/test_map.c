@@ -7,6 +7,7 @@
 
 #include "expr.h"
 #include "internal.h"
+#include "map.h"
 #include "testutil.h"
 
 /* Reference formulas. v = {x, y, z, w} per element (x, y, z in [-1, 1), w in [0.1, 2.1)); a, b are
@@ -699,6 +700,40 @@ START_TEST(half_relu_axpb)
 }
 END_TEST
 
+/* Which precision key a map is tuned under (a 16-bit buffer and no f64: f16, casts included), and the
+ * f16 key's heuristic: VW=4 EPT=1 WG=256 on GPUs (8-byte 16-bit accesses), twice f32's width on CPUs. */
+START_TEST(half_key)
+{
+    clf_context **ctxs;
+    int nc = clf_test_contexts(&ctxs);
+    for (int d = 0; d < nc; d++) {
+        cl_mem a = clf_test_buffer(ctxs[d], 64 * 8, NULL), b = clf_test_buffer(ctxs[d], 64 * 8, NULL);
+        struct { clf_dtype y, x; clf_dtype key; } k[] = {{CLF_BF16, CLF_F32, CLF_F16}, {CLF_F32, CLF_F16, CLF_F16},
+                                                         {CLF_F16, CLF_BF16, CLF_F16}, {CLF_F32, CLF_F32, CLF_F32}};
+        for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+            clf_map_arg args[2] = {{.name = "y", .kind = CLF_ARG_BUFFER, .dtype = k[i].y, .buffer = a},
+                                   {.name = "x", .kind = CLF_ARG_BUFFER, .dtype = k[i].x, .buffer = b}};
+            map_plan pl;
+            ck_assert_int_eq(clf__map_plan_make(ctxs[d], "y = x", 64, args, 2, &pl), CLF_SUCCESS);
+            ck_assert_int_eq(clf__map_key(&pl), k[i].key);
+            clf__map_plan_free(&pl);
+        }
+        clf_device_info dev = *clf_context_device(ctxs[d]);
+        clf__config c;
+        dev.type = CL_DEVICE_TYPE_GPU, dev.max_work_group = 1024;
+        clf__family_map.default_config(&dev, CLF_F16, "default", &c);
+        ck_assert(c.v[CLF__P_VW] == 4 && c.v[CLF__P_EPT] == 1 && c.v[CLF__P_WG] == 256);
+        clf__family_map.default_config(&dev, CLF_F32, "default", &c);
+        ck_assert(c.v[CLF__P_VW] == 4 && c.v[CLF__P_EPT] == 2);
+        dev.type = CL_DEVICE_TYPE_CPU;
+        clf__family_map.default_config(&dev, CLF_F16, "default", &c);
+        ck_assert(c.v[CLF__P_VW] == 16 && c.v[CLF__P_EPT] == 1);
+        clReleaseMemObject(a), clReleaseMemObject(b);
+    }
+    clf_test_contexts_free(ctxs, nc);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("map");
@@ -711,6 +746,7 @@ int main(void)
     tcase_add_test(th, half_conversions_exact);
     tcase_add_test(th, half_compute_exact);
     tcase_add_test(th, half_relu_axpb);
+    tcase_add_test(th, half_key);
     suite_add_tcase(s, th);
     TCase *te = clf_test_tcase("errors");
     tcase_add_test(te, errors);
