@@ -35,7 +35,8 @@ static int red_valid(const clf__config *cfg, const clf_device_info *dev, clf_dty
     int wg = cfg->v[CLF__R_WG], lpl = cfg->v[CLF__R_LPL];
     if (lpl > wg || (dev->max_work_group && (size_t)wg > dev->max_work_group))
         return 0;
-    size_t local = (size_t)(wg + wg / lpl) * (dt == CLF_F64 ? 8 : 4);
+    /* Partial states (up to 3 words each: moments' count, mean, M2) and 3 results per line. */
+    size_t local = (size_t)(3 * wg + 3 * (wg / lpl)) * (dt == CLF_F64 ? 8 : 4);
     return dev->local_mem == 0 || local <= dev->local_mem;
 }
 
