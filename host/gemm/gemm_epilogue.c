@@ -375,13 +375,14 @@ clf_status clf__epi_args(cl_kernel k, cl_uint first, const clf__epi *e, size_t r
     return s;
 }
 
-double clf__epi_bytes_per_elem(const clf__epi *e)
+void clf__epi_work(const clf__epi *e, double elems, clf__work *w)
 {
-    double bytes = 0;
+    double bytes = 0;   /* vectors are re-read from cache: only matrices count */
     for (int k = 0; k < e->ex.nnames; k++) {
         const clf__epi_param *p = &e->p[k];
         if (p->role == CLF__EPI_ARG && p->kind == CLF_EPI_MATRIX)
             bytes += (double)clf__dtype_size(p->dt);
     }
-    return bytes;
+    w->flops += elems * (double)e->ex.nops;
+    w->bytes += elems * bytes;
 }

@@ -44,7 +44,7 @@ clf_status clf__epi_source(const clf__epi *e, clf_dtype c_type, char **out);
 /* Sets the kernel arguments of CLF_EPI_DECL from index first: the origin (r0, c0) of the kernel's C within
  * the whole row-major C, the batch index of its first matrix, then the bound names. */
 clf_status clf__epi_args(cl_kernel k, cl_uint first, const clf__epi *e, size_t r0, size_t c0, size_t bat0);
-/* Bytes moved and operations per element of C, for the profiler. */
-double clf__epi_bytes_per_elem(const clf__epi *e);
+/* Adds to w (a launch's profiler record) the epilogue's operations and matrix bytes over elems elements of C. */
+void clf__epi_work(const clf__epi *e, double elems, clf__work *w);
 
 #endif

@@ -103,7 +103,7 @@ static clf_status step_kernel(clf_context *ctx, const clf__gemm_plan *plan, cons
         s = clf__source(file, &src);
     clf_dtype ct;
     if (s != CLF_SUCCESS || !step_epi(plan, st, &ct))
-        return s == CLF_SUCCESS ? clf__kernel(ctx, src, opts, name, k) : s;
+        return s == CLF_SUCCESS ? clf__kernel_take(ctx, src, opts, name, k) : s;
     char *pre = NULL, *all = NULL;
     s = clf__epi_source(plan->epi, ct, &pre);
     if (s == CLF_SUCCESS && !(all = malloc(strlen(pre) + strlen(src) + 1)))
@@ -111,7 +111,7 @@ static clf_status step_kernel(clf_context *ctx, const clf__gemm_plan *plan, cons
     if (s == CLF_SUCCESS) {
         strcpy(all, pre);
         strcat(all, src);
-        s = clf__kernel(ctx, all, opts, name, k);
+        s = clf__kernel_take(ctx, all, opts, name, k);
     }
     free(pre);
     free(all);
@@ -188,6 +188,8 @@ static clf_status enqueue_main(clf_context *ctx, const clf__gemm_plan *plan, con
         clf__problem pr = {.dtype = plan->dtype, .m = m->m, .n = m->n, .k = m->k_flops, .batch = nb, .beta = m->beta};
         clf__work w = {plan->dtype == CLF_F64 ? "dgemm" : "sgemm", clf__family_gemm.flops(&pr),
                        clf__family_gemm.bytes(&pr)};
+        if (m->epi)
+            clf__epi_work(plan->epi, (double)m->m * (double)m->n * (double)nb, &w);
         s = clf__enqueue(ctx, k, 3, global, local, &w, b0 + nb >= m->batch ? done : NULL);
     }
     return s;
@@ -214,6 +216,8 @@ static clf_status enqueue_reduce(clf_context *ctx, const clf__gemm_plan *plan, c
     size_t global = round_up(r->m * r->n, 64), local = 64;
     clf__work w = {plan->dtype == CLF_F64 ? "dgemm_reduce" : "sgemm_reduce", (double)r->planes * (double)plane,
                    ((double)r->planes + (r->beta != 0.0 ? 2.0 : 1.0)) * (double)plane * (double)esz};
+    if (r->epi)
+        clf__epi_work(plan->epi, (double)r->m * (double)r->n, &w);
     return clf__enqueue(ctx, k, 1, &global, &local, &w, done);
 }
 
@@ -271,6 +275,8 @@ static clf_status enqueue_mma(clf_context *ctx, const clf__gemm_plan *plan, cons
                            .k = m->kw * 4 / clf__dtype_size(clf__mma_input_type((clf__mma_mode)m->mode)), .batch = nb,
                            .beta = m->beta};
         clf__work w = {"gemm_mma", clf__family_gemm_mma.flops(&pr), clf__family_gemm_mma.bytes(&pr)};
+        if (m->epi)
+            clf__epi_work(plan->epi, (double)m->m * (double)m->n * (double)nb, &w);
         s = clf__enqueue(ctx, k, 2, global, local, &w, b0 + nb >= m->batch ? done : NULL);
     }
     return s;
@@ -357,7 +363,6 @@ clf_status clf__gemm_exec(clf_context *ctx, const clf__gemm_plan *plan, int buil
     if (s == CLF_SUCCESS && !build_only)
         s = enqueue_all(ctx, plan, k, done);
     for (int i = 0; i < plan->nsteps; i++)
-        if (k[i])
-            clReleaseKernel(k[i]);
+        clf__kernel_give(ctx, k[i]);
     return s;
 }
