@@ -39,9 +39,9 @@ echo "== ThreadSanitizer: the suites with threads (program cache, tuning databas
 # default device, which rusticl's llvmpipe (a "GPU") would be, and its own queue threads race inside the
 # driver (TSan reports with only libRusticlOpenCL frames), which says nothing about clforge.
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DCLFORGE_TSAN=ON -DCLFORGE_BENCH=OFF -DCLFORGE_WERROR=ON -DCLFORGE_TESTS=ON -DBUILD_TESTING=ON >/dev/null
-cmake --build build-tsan -j"$jobs" --target clforge_cli test_runtime test_hostile test_transfer test_warmup >/dev/null
+cmake --build build-tsan -j"$jobs" --target clforge_cli test_runtime test_hostile test_transfer test_kernelpool test_warmup >/dev/null
 env -u RUSTICL_ENABLE CLFORGE_TEST_DEVICES=0:0 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-  ctest --test-dir build-tsan --no-tests=error --output-on-failure -j"$jobs" -R '^test_(runtime|hostile|transfer|warmup)$'
+  ctest --test-dir build-tsan --no-tests=error --output-on-failure -j"$jobs" -R '^test_(runtime|hostile|transfer|kernelpool|warmup)$'
 
 echo "== Python package: pip install . into a virtual environment (as a user would), pytest on PoCL"
 # The wheel builds the library and the CLI in its own Release folder (scikit-build-core); the tests import

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "testutil.h"
 
 #define BUF 70000
@@ -263,6 +264,107 @@ START_TEST(errors)
 }
 END_TEST
 
+/* Pinned allocations: round trips (blocking and asynchronous, at interior offsets) with the staging path
+ * armed for small sizes, which pinned memory must skip (no staging slot is ever made); then every bad free. */
+START_TEST(pinned_memory)
+{
+    small_staging();
+    clf_context **ctxs;
+    int nc = clf_test_contexts(&ctxs);
+    uint64_t rng = 7;
+    for (int d = 0; d < nc; d++) {
+        clf_context *ctx = ctxs[d];
+        clf_context_options opt = {.device = clf_context_device(ctx)->name, .no_disk_cache = 1};
+        clf_context *fresh;
+        ck_assert_int_eq(clf_context_create(&opt, &fresh), CLF_SUCCESS);
+        const size_t n = 100003;   /* many staging chunks, not a multiple of one */
+        unsigned char *a, *b, *ref = malloc(n);
+        ck_assert_int_eq(clf_host_alloc(fresh, n, (void **)&a), CLF_SUCCESS);
+        ck_assert_int_eq(clf_host_alloc(fresh, n, (void **)&b), CLF_SUCCESS);
+        fill_random(a, n, &rng);
+        memcpy(ref, a, n);
+        cl_mem buf = clf_test_buffer(fresh, n, NULL);
+        ck_assert_int_eq(clf_upload(fresh, buf, 0, a, n), CLF_SUCCESS);
+        memset(b, 0, n);
+        ck_assert_int_eq(clf_download(fresh, buf, 0, b, n), CLF_SUCCESS);
+        ck_assert(memcmp(b, ref, n) == 0);
+        ck_assert_int_eq(fresh->staging.count, 0);
+        /* Interior ranges, asynchronously, then a pageable copy of the same range for comparison. */
+        memset(b, 0, n);
+        cl_event up, down;
+        ck_assert_int_eq(clf_upload_async(fresh, buf, 17, a + 5, 60000, &up), CLF_SUCCESS);
+        ck_assert_int_eq(clf_download_async(fresh, buf, 17, b + 3, 60000, &down), CLF_SUCCESS);
+        ck_assert_int_eq(clWaitForEvents(1, &down), CL_SUCCESS);
+        clReleaseEvent(up), clReleaseEvent(down);
+        ck_assert(memcmp(b + 3, ref + 5, 60000) == 0);
+        /* A range reaching past an allocation's end is not pinned: it stages (and is still right). */
+        ck_assert_int_eq(clf_download(fresh, buf, 0, ref, n), CLF_SUCCESS);
+        ck_assert(memcmp(ref + 17, a + 5, 60000) == 0);
+        /* Bad frees change nothing: the allocation still works afterwards. */
+        ck_assert_int_eq(clf_host_free(fresh, a + 1), CLF_ERR_INVALID_ARG);
+        ck_assert_ptr_nonnull(strstr(clf_last_error(), "not a pinned allocation"));
+        ck_assert_int_eq(clf_host_free(fresh, ref), CLF_ERR_INVALID_ARG);
+        ck_assert_int_eq(clf_host_free(ctx, a), CLF_ERR_INVALID_ARG);   /* another context's */
+        ck_assert_int_eq(clf_host_free(NULL, a), CLF_ERR_INVALID_ARG);
+        ck_assert_int_eq(clf_host_free(fresh, NULL), CLF_SUCCESS);
+        void *none = (void *)1;
+        ck_assert_int_eq(clf_host_alloc(fresh, 0, &none), CLF_ERR_INVALID_ARG);
+        ck_assert_ptr_null(none);
+        ck_assert_int_eq(clf_host_alloc(fresh, SIZE_MAX, &none), CLF_ERR_INVALID_ARG);
+        ck_assert_ptr_nonnull(strstr(clf_last_error(), "largest allocation"));
+        ck_assert_int_eq(clf_host_alloc(NULL, 8, &none), CLF_ERR_INVALID_ARG);
+        ck_assert_int_eq(clf_host_alloc(fresh, 8, NULL), CLF_ERR_INVALID_ARG);
+        ck_assert_int_eq(clf_upload(fresh, buf, 0, a, n), CLF_SUCCESS);
+        ck_assert_int_eq(clf_host_free(fresh, a), CLF_SUCCESS);
+        ck_assert_int_eq(clf_host_free(fresh, a), CLF_ERR_INVALID_ARG);   /* twice */
+        clReleaseMemObject(buf);
+        free(ref);
+        clf_context_destroy(fresh);   /* frees b */
+    }
+    clf_test_contexts_free(ctxs, nc);
+}
+END_TEST
+
+/* Threads allocating, using and freeing pinned memory on one context at once. */
+static void *pinned_thread(void *arg)
+{
+    clf_context *ctx = arg;
+    long bad = 0;
+    for (int r = 0; r < 20; r++) {
+        unsigned char *p;
+        cl_mem buf;
+        size_t n = 4096 + (size_t)r * 777;
+        if (clf_host_alloc(ctx, n, (void **)&p) != CLF_SUCCESS) return (void *)1;
+        if (clf_buffer_create(ctx, n, &buf) != CLF_SUCCESS) return (void *)1;
+        for (size_t i = 0; i < n; i++) p[i] = (unsigned char)(i * 31 + (size_t)r);
+        bad += clf_upload(ctx, buf, 0, p, n) != CLF_SUCCESS;
+        memset(p, 0, n);
+        bad += clf_download(ctx, buf, 0, p, n) != CLF_SUCCESS;
+        for (size_t i = 0; i < n; i++) bad += p[i] != (unsigned char)(i * 31 + (size_t)r);
+        bad += clf_host_free(ctx, p) != CLF_SUCCESS;
+        clReleaseMemObject(buf);
+    }
+    return (void *)bad;
+}
+
+START_TEST(pinned_threads)
+{
+    small_staging();
+    clf_context **ctxs;
+    int nc = clf_test_contexts(&ctxs);
+    for (int d = 0; d < nc; d++) {
+        pthread_t t[4];
+        for (int i = 0; i < 4; i++) ck_assert_int_eq(pthread_create(&t[i], NULL, pinned_thread, ctxs[d]), 0);
+        for (int i = 0; i < 4; i++) {
+            void *bad;
+            pthread_join(t[i], &bad);
+            ck_assert_msg(bad == NULL, "thread %d: %ld failures", i, (long)bad);
+        }
+    }
+    clf_test_contexts_free(ctxs, nc);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("transfer");
@@ -272,5 +374,7 @@ int main(void)
     CLF_TEST_ALONE(s, async_events);
     CLF_TEST_ALONE(s, concurrent_threads);
     CLF_TEST_ALONE(s, errors);
+    CLF_TEST_ALONE(s, pinned_memory);
+    CLF_TEST_ALONE(s, pinned_threads);
     return clf_test_run(s);
 }

@@ -43,7 +43,7 @@ CLF_API clf_status clf_convert(clf_context *ctx, clf_dtype src_type, cl_mem src,
     const char *text;
     cl_kernel k = NULL;
     if ((s = clf__source("gemm_convert.cl", &text)) != CLF_SUCCESS ||
-        (s = clf__kernel(ctx, text, opts, "convert_elems", &k)) != CLF_SUCCESS)
+        (s = clf__kernel_take(ctx, text, opts, "convert_elems", &k)) != CLF_SUCCESS)
         return s;
     cl_ulong cn = n, so = src_off, dof = dst_off;
     cl_int e = clSetKernelArg(k, 0, 8, &cn);
@@ -52,7 +52,7 @@ CLF_API clf_status clf_convert(clf_context *ctx, clf_dtype src_type, cl_mem src,
     if (e == CL_SUCCESS) e = clSetKernelArg(k, 3, sizeof dst, &dst);
     if (e == CL_SUCCESS) e = clSetKernelArg(k, 4, 8, &dof);
     if (e != CL_SUCCESS) {
-        clReleaseKernel(k);
+        clf__kernel_give(ctx, k);
         return clf__fail_cl(e, "clSetKernelArg", "clf_convert");
     }
     /* A grid-stride loop: enough work-groups to fill any device, each item converting a few elements. */
@@ -61,6 +61,6 @@ CLF_API clf_status clf_convert(clf_context *ctx, clf_dtype src_type, cl_mem src,
     size_t global = (groups < cap ? groups : cap) * local;
     clf__work w = {"convert", 0.0, (double)n * (double)(clf__dtype_size(src_type) + clf__dtype_size(dst_type))};
     s = clf__enqueue(ctx, k, 1, &global, &local, &w, done);
-    clReleaseKernel(k);
+    clf__kernel_give(ctx, k);
     return s;
 }

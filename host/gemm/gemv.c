@@ -212,9 +212,9 @@ static clf_status plan_kernels(clf_context *ctx, const clf__gemv_params *p, cons
             src = strcat(strcpy(all, pre), src);
     }
     if (s == CLF_SUCCESS && pl->kind != K_SCALE)
-        s = clf__kernel(ctx, src, opts, pl->kind == K_ROWS ? "gemv_rows" : "gemv_cols", main_k);
+        s = clf__kernel_take(ctx, src, opts, pl->kind == K_ROWS ? "gemv_rows" : "gemv_cols", main_k);
     if (s == CLF_SUCCESS && (pl->kind == K_SCALE || pl->nsplit > 1))
-        s = clf__kernel(ctx, src, opts, "gemv_reduce", reduce_k);
+        s = clf__kernel_take(ctx, src, opts, "gemv_reduce", reduce_k);
     free(pre);
     free(all);
     return s;
@@ -313,10 +313,8 @@ static clf_status plan_run(clf_context *ctx, const clf__gemv_params *p, const ge
         if (split)
             clf__scratch_give(&ctx->partial);
     }
-    if (mk)
-        clReleaseKernel(mk);
-    if (rk)
-        clReleaseKernel(rk);
+    clf__kernel_give(ctx, mk);
+    clf__kernel_give(ctx, rk);
     return s;
 }
 

@@ -57,7 +57,7 @@ clf_status clf__ew_build(clf_context *ctx, const clf__family *f, const clf__conf
         size_t len = strlen(opts);
         snprintf(opts + len, sizeof opts - len, "%s -DCLF_IDX=%s -DCLF_ALIGNED=%d", extra,
                  g->idx64 ? "ulong" : "uint", g->aligned);
-        s = clf__kernel(ctx, src, opts, name, k);
+        s = clf__kernel_take(ctx, src, opts, name, k);
         if (s != CLF_SUCCESS)
             return s;
         /* A large kernel (a long map expression) may not fit the configured work-group: halve it rather
@@ -66,7 +66,7 @@ clf_status clf__ew_build(clf_context *ctx, const clf__family *f, const clf__conf
         clGetKernelWorkGroupInfo(*k, ctx->dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL);
         if (kmax == 0 || kmax >= (size_t)c.v[CLF__P_WG] || c.v[CLF__P_WG] <= 32)
             break;
-        clReleaseKernel(*k);
+        clf__kernel_give(ctx, *k);
         *k = NULL;
         c.v[CLF__P_WG] /= 2;
     }
@@ -106,7 +106,7 @@ clf_status clf__ew_enqueue(clf_context *ctx, clf_status s, cl_kernel k, const cl
 {
     if (s == CLF_SUCCESS)
         s = clf__enqueue(ctx, k, 1, &g->global, &g->local, work, done);
-    clReleaseKernel(k);
+    clf__kernel_give(ctx, k);
     return s;
 }
 

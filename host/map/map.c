@@ -304,8 +304,8 @@ clf_status clf__map_plan_make(clf_context *ctx, const char *expr, size_t n, cons
         s = clf__fail(CLF_ERR_PARSE, "%s", pl->ex.err);
     if (s == CLF_SUCCESS)
         s = bind(ctx, pl, n, args, nargs);
-    if (s == CLF_SUCCESS)
-        s = gen_source(pl);
+    if (s == CLF_SUCCESS && !clf__map_memo_find(expr, pl) && (s = gen_source(pl)) == CLF_SUCCESS)
+        clf__map_memo_keep(expr, pl);
     if (s != CLF_SUCCESS)
         clf__map_plan_free(pl);
     return s;

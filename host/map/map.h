@@ -51,6 +51,11 @@ clf_status clf__map_plan_make(clf_context *ctx, const char *expr, size_t n, cons
 /* Builds (through the program cache) and enqueues the plan with one configuration. */
 clf_status clf__map_plan_launch(clf_context *ctx, const map_plan *pl, const clf__config *cfg, cl_event *done);
 void clf__map_plan_free(map_plan *pl);
+/* The process-wide memo of generated sources (map_memo.c), keyed by expr and what pl's source depends on
+ * besides it (bind done): find sets pl->src to a copy and returns 1 when it holds one; keep remembers
+ * pl->src. */
+int clf__map_memo_find(const char *expr, map_plan *pl);
+void clf__map_memo_keep(const char *expr, const map_plan *pl);
 /* The precision a plan's configuration is tuned under: f64 when it computes in double, f16 when every
  * buffer is 16-bit (f16 or bf16: twice the elements per byte moved), else f32. */
 clf_dtype clf__map_key(const map_plan *pl);

@@ -370,14 +370,14 @@ static clf_status red_build(clf_context *ctx, const red_plan *pl, clf__config *c
         snprintf(opts + len, sizeof opts - len, " -DCLF_F64=%d -DCLF_STRIDED=%d -DCLF_OP=%d -DCLF_HAS_OUT=%d "
                  "-DCLF_HAS_Y=%d -DCLF_CACHE=%d -DCLF_IDX=%s", pl->f64, pl->strided, (int)pl->d.op,
                  pl->d.out != NULL, pl->d.write != NULL, cache, pl->idx64 ? "ulong" : "uint");
-        s = clf__kernel(ctx, pl->src, opts, "clf_reduce", k);
+        s = clf__kernel_take(ctx, pl->src, opts, "clf_reduce", k);
         if (s != CLF_SUCCESS)
             return s;
         size_t kmax = 0;
         clGetKernelWorkGroupInfo(*k, ctx->dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL);
         if (kmax == 0 || kmax >= (size_t)c->v[CLF__R_WG] || c->v[CLF__R_WG] <= 32)
             return CLF_SUCCESS;
-        clReleaseKernel(*k);
+        clf__kernel_give(ctx, *k);
         *k = NULL;
         c->v[CLF__R_WG] /= 2;
     }
@@ -425,7 +425,7 @@ clf_status clf__red_plan_launch(clf_context *ctx, const red_plan *pl, const clf_
     clf__work w = {"reduce", pl->flops, pl->bytes};
     if (s == CLF_SUCCESS)
         s = clf__enqueue(ctx, k, 1, &global, &local, &w, done);
-    clReleaseKernel(k);
+    clf__kernel_give(ctx, k);
     return s;
 }
 

@@ -84,7 +84,10 @@ static clf_status clf__context_finish_setup(clf_context *ctx, const clf_context_
     const char *prof = getenv("CLFORGE_PROFILE");
     if (prof && *prof && strcmp(prof, "0") != 0) ctx->profile = clf__profile_create();
     ctx->progs = clf__progcache_create();
-    if (!ctx->progs) {
+    ctx->kernels = clf__kernelpool_create();
+    if (!ctx->progs || !ctx->kernels) {
+        clf__progcache_destroy(ctx->progs);
+        clf__kernelpool_destroy(ctx->kernels);
         clf__profile_destroy(ctx->profile);   /* the caller frees only ctx itself */
         ctx->profile = NULL;
         return clf__fail(CLF_ERR_OUT_OF_MEMORY, "program cache");
@@ -94,6 +97,7 @@ static clf_status clf__context_finish_setup(clf_context *ctx, const clf_context_
     pthread_mutex_init(&ctx->partial.lock, NULL);
     pthread_mutex_init(&ctx->convert.lock, NULL);
     pthread_mutex_init(&ctx->staging.lock, NULL);
+    pthread_mutex_init(&ctx->pinned_lock, NULL);
     return CLF_SUCCESS;
 }
 
@@ -197,6 +201,7 @@ void clf__context_free(clf_context *ctx)
     clf__profile_destroy(ctx->profile);
     if (ctx->tuning_free) ctx->tuning_free(ctx->tuning);
     if (ctx->configs_free) ctx->configs_free(ctx->configs);
+    clf__kernelpool_destroy(ctx->kernels);
     clf__progcache_destroy(ctx->progs);
     clf__staging_free(ctx);
     clf__scratch *sc[] = {&ctx->pack, &ctx->partial, &ctx->convert};

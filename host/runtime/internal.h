@@ -14,6 +14,7 @@
 #endif
 
 struct clf__progcache;  /* program.c */
+struct clf__kernelpool; /* kernelpool.c */
 struct clf__profile;    /* profile.c */
 
 /* A device buffer grown on demand and reused by every call of a context: allocating per call cost
@@ -37,6 +38,15 @@ typedef struct clf__staging {
     void *host[CLF__STAGING_SLOTS];      /* buf[i] mapped */
 } clf__staging;
 
+/* Pinned host memory handed to the user (clf_host_alloc): one mapped CL_MEM_ALLOC_HOST_PTR buffer per
+ * allocation, listed so that transfers from or to it go direct and the context frees leftovers. */
+typedef struct clf__pinned {
+    cl_mem buf;
+    void *host;
+    size_t bytes;
+    struct clf__pinned *next;
+} clf__pinned;
+
 struct clf_context {
     cl_context cl;
     cl_device_id dev;
@@ -48,12 +58,15 @@ struct clf_context {
     int no_tuning;
     char cache_dir[1024];        /* "" when the disk cache is off */
     struct clf__progcache *progs;
+    struct clf__kernelpool *kernels;  /* kernel objects reused by the ops (kernelpool.c) */
     struct clf__profile *profile;  /* NULL unless CLFORGE_PROFILE=1 */
     pthread_mutex_t lock;        /* guards lazily loaded state below */
     clf__scratch pack;           /* GEMM: packed operands */
     clf__scratch partial;        /* GEMM: split-K partial products (taken before `pack` when both are) */
     clf__scratch convert;        /* GEMM: operands converted between storage types (taken first of the three) */
     clf__staging staging;        /* transfers: pinned staging buffers */
+    pthread_mutex_t pinned_lock; /* guards pinned */
+    clf__pinned *pinned;         /* transfers: the user's pinned allocations */
     /* State of the layers above, owned by them and freed through their hook at destruction. */
     void *tuning;                /* config layer: the tuning database view (tunedb.c) */
     void (*tuning_free)(void *);
@@ -73,7 +86,8 @@ clf_status clf__scratch_take(clf_context *ctx, clf__scratch *sc, size_t bytes, c
 void clf__scratch_give(clf__scratch *sc);
 
 /* ---- transfers (transfer.c) ---------------------------------------------------------------- */
-/* Unmaps and releases the staging buffers (context destruction, with the queue still alive). */
+/* Unmaps and releases the staging buffers and the pinned allocations left (context destruction, with the
+ * queue still alive). */
 void clf__staging_free(clf_context *ctx);
 
 /* ---- errors (error.c) ---------------------------------------------------------------------- */
@@ -115,6 +129,18 @@ clf_status clf__program(clf_context *ctx, const char *source, const char *option
 clf_status clf__kernel(clf_context *ctx, const char *source, const char *options, const char *name,
                        cl_kernel *out);
 void clf__cache_stats(const clf_context *ctx, clf_cache_stats *out);
+
+/* ---- the kernel pool (kernelpool.c) --------------------------------------------------------- */
+struct clf__kernelpool *clf__kernelpool_create(void);
+void clf__kernelpool_destroy(struct clf__kernelpool *p);
+/* Borrows a kernel of the program built from (source, options): a pooled one when free, else a new one.
+ * The caller sets every argument, enqueues, and hands it back with clf__kernel_give (never releases it). */
+clf_status clf__kernel_take(clf_context *ctx, const char *source, const char *options, const char *name,
+                            cl_kernel *out);
+/* Returns a borrowed kernel to the pool (k may be NULL). */
+void clf__kernel_give(clf_context *ctx, cl_kernel k);
+/* Kernels held by the pool (tests). */
+int clf__kernelpool_size(const clf_context *ctx);
 
 /* ---- launching and timing (launch.c) ------------------------------------------------------- */
 /* What one launch does, for the profiler's roofline columns. */

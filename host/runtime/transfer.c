@@ -4,6 +4,7 @@
 #include "internal.h"
 
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -123,6 +124,13 @@ static clf_status staging_grow(clf_context *ctx, int want)
 void clf__staging_free(clf_context *ctx)
 {
     clf__staging *st = &ctx->staging;
+    for (clf__pinned *p = ctx->pinned, *next; p; p = next) {
+        next = p->next;
+        clEnqueueUnmapMemObject(ctx->queue, p->buf, p->host, 0, NULL, NULL);
+        clReleaseMemObject(p->buf);   /* freed once the unmap has run */
+        free(p);
+    }
+    ctx->pinned = NULL;
     for (int i = 0; i < st->count; i++) clEnqueueUnmapMemObject(ctx->queue, st->buf[i], st->host[i], 0, NULL, NULL);
     clFinish(ctx->queue);   /* unmapped before released */
     for (int i = 0; i < st->count; i++) {
@@ -214,13 +222,81 @@ static clf_status staged(clf_context *ctx, const char *fn, int upload, cl_mem bu
     return CLF_SUCCESS;
 }
 
+clf_status clf_host_alloc(clf_context *ctx, size_t bytes, void **out)
+{
+    if (!ctx || !out) return clf__fail(CLF_ERR_INVALID_ARG, "clf_host_alloc: ctx and out must be non-NULL");
+    *out = NULL;
+    if (bytes == 0) return clf__fail(CLF_ERR_INVALID_ARG, "clf_host_alloc: bytes is 0");
+    if (bytes > ctx->info.max_alloc)
+        return clf__fail(CLF_ERR_INVALID_ARG, "clf_host_alloc: %zu bytes exceed the device's largest allocation "
+                         "(%llu bytes)", bytes, (unsigned long long)ctx->info.max_alloc);
+    clf__pinned *p = calloc(1, sizeof *p);
+    if (!p) return clf__fail(CLF_ERR_OUT_OF_MEMORY, "clf_host_alloc: %zu bytes", bytes);
+    cl_int e;
+    p->buf = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &e);
+    p->host = p->buf ? clEnqueueMapBuffer(ctx->queue, p->buf, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, NULL,
+                                          NULL, &e)
+                     : NULL;
+    if (!p->host) {
+        if (p->buf) clReleaseMemObject(p->buf);
+        free(p);
+        return clf__fail_cl(e, "clf_host_alloc", "pinned host buffer of %zu bytes", bytes);
+    }
+    p->bytes = bytes;
+    pthread_mutex_lock(&ctx->pinned_lock);
+    p->next = ctx->pinned;
+    ctx->pinned = p;
+    pthread_mutex_unlock(&ctx->pinned_lock);
+    *out = p->host;
+    return CLF_SUCCESS;
+}
+
+clf_status clf_host_free(clf_context *ctx, void *ptr)
+{
+    if (!ctx) return clf__fail(CLF_ERR_INVALID_ARG, "clf_host_free: ctx is NULL");
+    if (!ptr) return CLF_SUCCESS;
+    clf__pinned *p = NULL;
+    pthread_mutex_lock(&ctx->pinned_lock);
+    for (clf__pinned **at = &ctx->pinned; *at; at = &(*at)->next)
+        if ((*at)->host == ptr) {
+            p = *at;
+            *at = p->next;
+            break;
+        }
+    pthread_mutex_unlock(&ctx->pinned_lock);
+    if (!p)
+        return clf__fail(CLF_ERR_INVALID_ARG, "clf_host_free: ptr %p is not a pinned allocation of this context "
+                         "(from clf_host_alloc, not freed yet)", ptr);
+    /* The in-order queue runs the unmap after every transfer enqueued from this memory before. */
+    cl_int e = clEnqueueUnmapMemObject(ctx->queue, p->buf, p->host, 0, NULL, NULL);
+    clReleaseMemObject(p->buf);
+    free(p);
+    return e == CL_SUCCESS ? CLF_SUCCESS : clf__fail_cl(e, "clEnqueueUnmapMemObject", "clf_host_free");
+}
+
+/* 1 when host bytes [host, host + bytes) lie inside one of ctx's pinned allocations. */
+static int in_pinned(clf_context *ctx, const void *host, size_t bytes)
+{
+    uintptr_t lo = (uintptr_t)host;
+    int found = 0;
+    pthread_mutex_lock(&ctx->pinned_lock);
+    for (const clf__pinned *p = ctx->pinned; p && !found; p = p->next) {
+        uintptr_t b = (uintptr_t)p->host;
+        found = lo >= b && lo - b <= p->bytes && bytes <= p->bytes - (lo - b);
+    }
+    pthread_mutex_unlock(&ctx->pinned_lock);
+    return found;
+}
+
 static clf_status transfer(clf_context *ctx, const char *fn, int upload, cl_mem buf, size_t off, void *host,
                            size_t bytes)
 {
     clf_status s = check_transfer(ctx, fn, upload, buf, off, host, bytes);
     if (s != CLF_SUCCESS) return s;
     if (bytes == 0) return CLF_SUCCESS;
-    if (bytes >= staging_threshold(ctx)) return staged(ctx, fn, upload, buf, off, host, bytes);
+    /* From pinned memory the driver's DMA reads the user's bytes directly: staging would only add a copy. */
+    if (bytes >= staging_threshold(ctx) && !in_pinned(ctx, host, bytes))
+        return staged(ctx, fn, upload, buf, off, host, bytes);
     return direct(ctx, fn, upload, buf, off, host, bytes, CL_TRUE, NULL);
 }
 

@@ -351,6 +351,14 @@ CLF_API clf_status clf_upload_async(clf_context *ctx, cl_mem dst, size_t dst_off
                                     cl_event *done);
 CLF_API clf_status clf_download_async(clf_context *ctx, cl_mem src, size_t src_off, void *dst, size_t bytes,
                                       cl_event *done);
+/* Pinned (page-locked) host memory of bytes (> 0, at most the device's max_alloc) that ctx's device reads
+ * and writes by DMA at link speed: a mapped CL_MEM_ALLOC_HOST_PTR buffer. clf_upload and clf_download from
+ * or to memory inside such an allocation skip the staging copy, and the asynchronous forms run truly in
+ * the background. Free with clf_host_free; clf_context_destroy frees what is left. Thread-safe. */
+CLF_API clf_status clf_host_alloc(clf_context *ctx, size_t bytes, void **out);
+/* Frees an allocation of clf_host_alloc on ctx (after the transfers enqueued from it before); ptr NULL does
+ * nothing. Any other pointer (interior, freed, foreign) is CLF_ERR_INVALID_ARG and changes nothing. */
+CLF_API clf_status clf_host_free(clf_context *ctx, void *ptr);
 
 /* ---------------------------------------------------------------------------------------------
  * Autotuning (see docs/tuning.md).

@@ -8,7 +8,7 @@
 
 The bindings call libclforge through ctypes; the C library is the one implementation. See docs/python.md.
 """
-from ._core import Array, Context, Device, asarray, bfloat16, devices, empty, zeros
+from ._core import Array, Context, Device, asarray, bfloat16, devices, empty, pinned_empty, zeros
 from ._errors import (BuildError, Error, InternalError, InterruptedError_, InvalidArgError, IOError_, NoDeviceError,
                       OpenCLError, OutOfMemoryError, ParseError, UnsupportedError, VerifyError)
 from ._interop import context_from_pyopencl, from_pyopencl, to_pyopencl
@@ -20,8 +20,8 @@ __version__: str = _clib.clf_version().decode()
 del _clib
 
 __all__ = [
-    "Array", "Context", "Device", "asarray", "bfloat16", "devices", "empty", "zeros", "matmul", "copy", "fill",
-    "convert", "tune", "bench", "context_from_pyopencl", "from_pyopencl", "to_pyopencl", "Error", "InvalidArgError",
+    "Array", "Context", "Device", "asarray", "bfloat16", "devices", "empty", "pinned_empty", "zeros", "matmul", "copy",
+    "fill", "convert", "tune", "bench", "context_from_pyopencl", "from_pyopencl", "to_pyopencl", "Error", "InvalidArgError",
     "UnsupportedError", "BuildError", "ParseError", "NoDeviceError", "IOError_", "OutOfMemoryError", "VerifyError",
     "InterruptedError_", "InternalError", "OpenCLError", "__version__",
 ]

@@ -102,6 +102,8 @@ class Context:
                  no_tuning: bool = False, *, _handle: Optional[int] = None, _keep: Any = None) -> None:
         self._h: Optional[int] = None
         self._keep = _keep   # objects the handle depends on (a wrapped PyOpenCL queue)
+        self._pinned = 0     # live pinned_empty blocks: the C context outlives them (close() waits for them)
+        self._closed = False
         if _handle is not None:
             self._h = _handle
             return
@@ -127,7 +129,7 @@ class Context:
     @property
     def handle(self) -> int:
         """The clf_context pointer (for C code called from Python)."""
-        if not self._h:
+        if not self._h or self._closed:
             raise invalid("the context is closed")
         return self._h
 
@@ -160,10 +162,18 @@ class Context:
         check(lib.clf_finish(self.handle))
 
     def close(self) -> None:
-        """Waits for the queue and frees the context (arrays keep their buffers alive on their own)."""
-        if self._h:
+        """Waits for the queue and frees the context (arrays keep their buffers alive on their own; the pinned
+        memory of live ``pinned_empty`` arrays is freed with the last of them)."""
+        self._closed = True
+        if self._h and self._pinned == 0:
             lib.clf_context_destroy(self._h)
             self._h = None
+
+    def _pinned_free(self, ptr: int) -> None:
+        check(lib.clf_host_free(self._h, ptr))
+        self._pinned -= 1
+        if self._closed:
+            self.close()
 
     def __enter__(self) -> "Context":
         return self
@@ -330,10 +340,15 @@ class Array:
         if self.offset % self.itemsize:
             raise invalid(f"{what}: offset {self.offset} bytes is not a multiple of the element size {self.itemsize}")
 
-    def numpy(self) -> np.ndarray:
-        """Copies the array to a new NumPy array (waits for what is enqueued before)."""
+    def numpy(self, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """Copies the array to a new NumPy array, or into ``out`` (C-contiguous, same shape and dtype; e.g. from
+        ``pinned_empty``, which the device writes directly), and returns it. Waits for what is enqueued before."""
         self.require_contiguous("numpy")
-        out = np.empty(self.shape, self.dtype)
+        if out is None:
+            out = np.empty(self.shape, self.dtype)
+        elif (not isinstance(out, np.ndarray) or out.shape != self.shape or out.dtype != self.dtype
+              or not out.flags.c_contiguous or not out.flags.writeable):
+            raise invalid(f"numpy: out must be a writeable C-contiguous {self.dtype} array of shape {self.shape}")
         if out.nbytes:
             check(lib.clf_download(self.ctx.handle, self.mem, self.offset, out.ctypes.data, out.nbytes))
         return out
@@ -418,6 +433,41 @@ def empty(shape: Union[int, Sequence[int]], dtype: DTypeLike = np.float32, ctx: 
     mem = ctypes.c_void_p()
     check(lib.clf_buffer_create(ctx.handle, max(nbytes, 16), ctypes.byref(mem)))
     return Array(ctx, mem.value, shape, _NAMES[code])
+
+
+class _PinnedBlock:
+    """Owns one clf_host_alloc allocation; the NumPy arrays over it keep it alive (through their base)."""
+
+    def __init__(self, ctx: Context, nbytes: int) -> None:
+        ptr = ctypes.c_void_p()
+        check(lib.clf_host_alloc(ctx.handle, nbytes, ctypes.byref(ptr)))
+        self.ctx, self.ptr = ctx, ptr.value
+        ctx._pinned += 1
+
+    def __del__(self) -> None:
+        try:
+            self.ctx._pinned_free(self.ptr)
+        except Exception:
+            pass
+
+
+def pinned_empty(shape: Union[int, Sequence[int]], dtype: DTypeLike = np.float32,
+                 ctx: Optional[Context] = None) -> np.ndarray:
+    """A new uninitialised NumPy array in pinned (page-locked) host memory of ctx: ``asarray`` from it and
+    ``Array.numpy(out=...)`` into it move data by the device's DMA directly, without the staging copy that
+    pageable memory takes, which is the fastest host transfer there is. The memory is freed with the last
+    array (or view) over it."""
+    if not isinstance(ctx, Context):
+        raise invalid("pinned_empty: ctx must be a clforge.Context")
+    shape = _normalize_shape(shape)
+    if any(s < 0 for s in shape):
+        raise invalid(f"pinned_empty: negative dimension in shape {shape}")
+    dt = _np_dtype(_code(dtype))
+    nbytes = math.prod(shape) * dt.itemsize
+    block = _PinnedBlock(ctx, max(nbytes, 16))
+    raw = (ctypes.c_uint8 * nbytes).from_address(block.ptr)
+    raw._clforge_block = block   # the ctypes array, the base of every view, holds the allocation
+    return np.frombuffer(raw, dtype=np.uint8).view(dt).reshape(shape)
 
 
 def zeros(shape: Union[int, Sequence[int]], dtype: DTypeLike = np.float32, ctx: Optional[Context] = None) -> Array:

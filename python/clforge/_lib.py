@@ -119,6 +119,8 @@ _PROTOS = {
     "clf_buffer_create": (status, [_P, _S, POINTER(cl_mem)]),
     "clf_upload": (status, [_P, cl_mem, _S, _P, _S]),
     "clf_download": (status, [_P, cl_mem, _S, _P, _S]),
+    "clf_host_alloc": (status, [_P, _S, POINTER(_P)]),
+    "clf_host_free": (status, [_P, _P]),
     "clf_sgemm": (status, [_P, c_int, c_int, c_int, _S, _S, _S, c_float, cl_mem, _S, _S, cl_mem, _S, _S, c_float,
                            cl_mem, _S, _S, POINTER(cl_event)]),
     "clf_dgemm": (status, [_P, c_int, c_int, c_int, _S, _S, _S, c_double, cl_mem, _S, _S, cl_mem, _S, _S, c_double,
