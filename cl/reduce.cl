@@ -93,7 +93,7 @@ typedef CT st_t;
 typedef struct { CT m, s; } st_t;
 #define ST_INIT(a) ((a).m = K(-INFINITY), (a).s = K(0))
 #define SCALE(mi, m) ((mi) == (m) ? K(1) : exp((mi) - (m)))
-inline st_t st_comb(st_t a, st_t b)
+static inline st_t st_comb(st_t a, st_t b)
 {
     st_t r;
     r.m = a.m > b.m ? a.m : b.m;
@@ -115,7 +115,7 @@ inline st_t st_comb(st_t a, st_t b)
  * (Welford / Chan et al.). A NaN or an infinity makes M2 NaN; the mean is then reported NaN too. */
 typedef struct { idx_t n; CT mean, m2; } st_t;
 #define ST_INIT(a) ((a).n = 0, (a).mean = K(0), (a).m2 = K(0))
-inline st_t st_comb(st_t a, st_t b)
+static inline st_t st_comb(st_t a, st_t b)
 {
     if (b.n == 0)
         return a;
