@@ -1,8 +1,9 @@
-/* bench_transfer.c — host <-> device bandwidth on one device, 1 MiB to 4 GiB (or --max-mib): clforge's
- * blocking clf_upload/clf_download from ordinary (pageable) memory, direct (one clEnqueueWrite/ReadBuffer)
- * and through the pinned staging path, and the driver's direct transfer from pinned host memory (a mapped
- * CL_MEM_ALLOC_HOST_PTR buffer, what a CUDA user gets from pin_memory()). Verifies every transfer's bytes,
- * prints a table and writes JSON (--json). */
+/* bench_transfer.c — host <-> device bandwidth on one device, 1 MiB to 4 GiB (or --min-mib/--max-mib):
+ * clforge's blocking clf_upload/clf_download from ordinary (pageable) memory, direct (one
+ * clEnqueueWrite/ReadBuffer) and through the pinned staging path; clf_upload/clf_download from clforge's own
+ * pinned memory (clf_host_alloc, what a CUDA user gets from pin_memory()); and the driver's direct transfer
+ * from a mapped CL_MEM_ALLOC_HOST_PTR buffer of the bench's own. Verifies every transfer's bytes up to
+ * 256 MiB, prints a table and writes JSON (--json). --method NAME measures one method only (staging sweeps). */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,8 +11,8 @@
 
 #include "internal.h"
 
-typedef enum { M_DIRECT, M_STAGED, M_PINNED } method;
-static const char *const method_names[] = {"pageable-direct", "pageable-staged", "pinned-direct"};
+typedef enum { M_DIRECT, M_STAGED, M_PINNED, M_CLF_PINNED } method;
+static const char *const method_names[] = {"pageable-direct", "pageable-staged", "pinned-direct", "clforge-pinned"};
 
 typedef struct bench {
     clf_context *ctx;
@@ -19,6 +20,7 @@ typedef struct bench {
     unsigned char *pageable;   /* malloc'd and touched */
     unsigned char *pinned;     /* mapped ALLOC_HOST_PTR buffer, NULL when the driver refused one */
     cl_mem pinned_buf;
+    unsigned char *clf_pinned; /* clf_host_alloc, NULL when it failed */
 } bench;
 
 /* One blocking transfer of bytes in direction up (1: host to device) by method m. */
@@ -30,9 +32,11 @@ static clf_status transfer(bench *b, method m, int up, size_t bytes)
                       : clEnqueueReadBuffer(q, b->dev, CL_TRUE, 0, bytes, b->pinned, 0, NULL, NULL);
         return e == CL_SUCCESS ? CLF_SUCCESS : clf__fail_cl(e, "pinned transfer", "%zu bytes", bytes);
     }
-    /* The threshold is read on every call: 1 byte forces staging, SIZE_MAX turns it off. */
-    setenv("CLFORGE_STAGING_THRESHOLD", m == M_STAGED ? "1" : "18446744073709551615", 1);
-    return up ? clf_upload(b->ctx, b->dev, 0, b->pageable, bytes) : clf_download(b->ctx, b->dev, 0, b->pageable, bytes);
+    /* The threshold is read on every call: 1 byte forces staging, SIZE_MAX turns it off. clforge-pinned runs
+     * with staging forced too: memory from clf_host_alloc must (and does) skip it. */
+    setenv("CLFORGE_STAGING_THRESHOLD", m == M_DIRECT ? "18446744073709551615" : "1", 1);
+    unsigned char *host = m == M_CLF_PINNED ? b->clf_pinned : b->pageable;
+    return up ? clf_upload(b->ctx, b->dev, 0, host, bytes) : clf_download(b->ctx, b->dev, 0, host, bytes);
 }
 
 static int cmp_double(const void *x, const void *y)
@@ -61,7 +65,7 @@ static double time_transfer(bench *b, method m, int up, size_t bytes, double bud
  * downloads); returns 1 when every byte arrived. */
 static int verify(bench *b, method m, int up, size_t bytes, unsigned char seed)
 {
-    unsigned char *src = m == M_PINNED ? b->pinned : b->pageable;
+    unsigned char *src = m == M_PINNED ? b->pinned : m == M_CLF_PINNED ? b->clf_pinned : b->pageable;
     for (size_t i = 0; i < bytes; i++) src[i] = (unsigned char)(i * 131u + seed);
     cl_command_queue q = clf_context_queue(b->ctx);
     if (up) {
@@ -90,6 +94,8 @@ static int setup(bench *b, size_t bytes)
         b->pinned = clEnqueueMapBuffer(clf_context_queue(b->ctx), b->pinned_buf, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
                                        bytes, 0, NULL, NULL, &e);
     if (b->pinned) memset(b->pinned, 1, bytes);
+    if (clf_host_alloc(b->ctx, bytes, (void **)&b->clf_pinned) == CLF_SUCCESS) memset(b->clf_pinned, 1, bytes);
+    else b->clf_pinned = NULL;
     return 1;
 }
 
@@ -98,22 +104,24 @@ static void teardown(bench *b)
     if (b->pinned) clEnqueueUnmapMemObject(clf_context_queue(b->ctx), b->pinned_buf, b->pinned, 0, NULL, NULL);
     clFinish(clf_context_queue(b->ctx));
     if (b->pinned_buf) clReleaseMemObject(b->pinned_buf);
+    if (b->clf_pinned) clf_host_free(b->ctx, b->clf_pinned);
     if (b->dev) clReleaseMemObject(b->dev);
     free(b->pageable);
-    b->pinned = NULL, b->pinned_buf = b->dev = NULL, b->pageable = NULL;
+    b->pinned = NULL, b->pinned_buf = b->dev = NULL, b->pageable = NULL, b->clf_pinned = NULL;
 }
 
-static void measure_size(clf_context *ctx, size_t bytes, json_t *rows)
+static void measure_size(clf_context *ctx, size_t bytes, int only, json_t *rows)
 {
-    bench b = {ctx, NULL, NULL, NULL, NULL};
+    bench b = {ctx, NULL, NULL, NULL, NULL, NULL};
     if (!setup(&b, bytes)) {
         printf("%10zu MiB  skipped: cannot allocate\n", bytes >> 20);
         teardown(&b);
         return;
     }
     for (int up = 1; up >= 0; up--)
-        for (method m = M_DIRECT; m <= M_PINNED; m++) {
-            if (m == M_PINNED && !b.pinned) continue;
+        for (method m = M_DIRECT; m <= M_CLF_PINNED; m++) {
+            if ((m == M_PINNED && !b.pinned) || (m == M_CLF_PINNED && !b.clf_pinned) || (only >= 0 && (int)m != only))
+                continue;
             int ok = bytes > ((size_t)256 << 20) || verify(&b, m, up, bytes, (unsigned char)((int)m * 7 + up));
             double s = ok ? time_transfer(&b, m, up, bytes, 0.5) : -1;
             double gbs = s > 0 ? (double)bytes / s / 1e9 : 0;
@@ -129,13 +137,24 @@ static void measure_size(clf_context *ctx, size_t bytes, json_t *rows)
 int main(int argc, char **argv)
 {
     const char *device = NULL, *json = NULL;
-    size_t max_mib = 4096;
+    size_t max_mib = 4096, min_mib = 1;
+    int only = -1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--device") && i + 1 < argc) device = argv[++i];
         else if (!strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
         else if (!strcmp(argv[i], "--max-mib") && i + 1 < argc) max_mib = strtoull(argv[++i], NULL, 10);
-        else {
-            fprintf(stderr, "usage: bench_transfer [--device SEL] [--max-mib N (4096)] [--json FILE]\n");
+        else if (!strcmp(argv[i], "--min-mib") && i + 1 < argc) min_mib = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--method") && i + 1 < argc) {
+            const char *name = argv[++i];
+            for (int m = 0; m <= M_CLF_PINNED; m++)
+                if (!strcmp(name, method_names[m])) only = m;
+            if (only < 0) {
+                fprintf(stderr, "bench_transfer: unknown method %s\n", name);
+                return 2;
+            }
+        } else {
+            fprintf(stderr, "usage: bench_transfer [--device SEL] [--min-mib N (1)] [--max-mib N (4096)] "
+                            "[--method pageable-direct|pageable-staged|pinned-direct|clforge-pinned] [--json FILE]\n");
             return 2;
         }
     }
@@ -149,7 +168,7 @@ int main(int argc, char **argv)
     printf("%s (%s, driver %s)\n", d->name, d->platform, d->driver);
     json_t *rows = json_array();
     for (size_t mib = 1; mib <= max_mib; mib *= 4)
-        if (((cl_ulong)mib << 20) <= d->max_alloc) measure_size(ctx, mib << 20, rows);
+        if (mib >= min_mib && ((cl_ulong)mib << 20) <= d->max_alloc) measure_size(ctx, mib << 20, only, rows);
     json_t *root = json_pack("{s:s, s:s, s:s, s:o}", "device", d->name, "driver", d->driver, "clforge", clf_version(),
                              "rows", rows);
     int rc = 0;

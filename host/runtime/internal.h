@@ -29,7 +29,7 @@ typedef struct clf__scratch {
 /* Pinned staging of large host transfers (transfer.c): mapped CL_MEM_ALLOC_HOST_PTR buffers, one per
  * copying thread, created on the first staged transfer and mapped until the context is destroyed. The
  * lock is held for a whole staged transfer (they share one link to the device anyway). */
-#define CLF__STAGING_SLOTS 8
+#define CLF__STAGING_SLOTS 16                 /* most copying threads $CLFORGE_STAGING_THREADS may ask for */
 typedef struct clf__staging {
     pthread_mutex_t lock;
     size_t chunk;                        /* bytes per slot; 0 until the first slot is created */

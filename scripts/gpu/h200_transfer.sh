@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # h200_transfer.sh — on the GPU host: host <-> device bandwidth, clforge (bench/bench_transfer: pageable
-# direct, pageable staged, pinned direct) against PyTorch (bench/torch_transfer.py: pin_memory().cuda(
-# non_blocking=True), pageable .cuda(), and the device-to-host counterparts), 1 MiB to $CLF_TRANSFER_MAX_MIB
-# (4096); the ratio of clforge's default path to pinned PyTorch per size; then the Python tutorial
-# (docs/python.md) on the NVIDIA device from the build folder. JSON in $r. Locally (no CUDA):
-#   CLF_TRANSFER_MAX_MIB=16 CLFORGE_DEVICE=0:0 bash scripts/gpu/h200_transfer.sh
+# direct, pageable staged, clf_host_alloc pinned memory through clf_upload/clf_download, the driver from its
+# own mapped buffer) against PyTorch (bench/torch_transfer.py: pin_memory().cuda(non_blocking=True), pageable
+# .cuda(), and the device-to-host counterparts), 1 MiB to $CLF_TRANSFER_MAX_MIB (4096); a sweep of the
+# staging knobs (copying threads x chunk size) at $CLF_TRANSFER_SWEEP_MIB (1024) that decides the defaults;
+# a summary: clforge-pinned / torch pinned (target >= 0.9 from 64 MiB) and staged / torch pageable; then the
+# Python tutorial (docs/python.md) on the NVIDIA device from the build folder. JSON in $r. Locally (no CUDA):
+#   CLF_TRANSFER_MAX_MIB=16 CLF_TRANSFER_SWEEP_MIB=16 CLFORGE_DEVICE=0:0 bash scripts/gpu/h200_transfer.sh
 . scripts/gpu/common.sh
 gpu_results
 b=${CLF_GPU_BUILD:-build-gpu}   # locally another build folder may be given
@@ -21,10 +23,14 @@ max=${CLF_TRANSFER_MAX_MIB:-4096}
 dev=${CLFORGE_DEVICE:-nvidia}
 echo "== clforge (bench_transfer --device $dev)"
 timeout 400 bench/bench_transfer --device "$dev" --max-mib "$max" --json $r/transfer-clforge.json | tee $r/transfer-clforge.txt
-echo "== clforge staged with 2 and 4 copying threads (the default is half the CPUs, at most 8)"
-for t in 2 4; do
-  CLFORGE_STAGING_THREADS=$t timeout 300 bench/bench_transfer --device "$dev" --max-mib "$max" \
-    --json $r/transfer-clforge-${t}t.json | grep staged | sed "s/staged/staged-${t}t/"
+sweep=${CLF_TRANSFER_SWEEP_MIB:-1024}
+echo "== staging sweep at $sweep MiB: copying threads x chunk MiB (default: half the CPUs up to 8, 8 MiB)"
+for t in 4 8 12 16; do
+  for c in 2 8 32; do
+    CLFORGE_STAGING_THREADS=$t CLFORGE_STAGING_CHUNK=$((c << 20)) timeout 60 bench/bench_transfer --device "$dev" \
+      --min-mib "$sweep" --max-mib "$sweep" --method pageable-staged --json $r/transfer-sweep-${t}t-${c}m.json \
+      | grep staged | sed "s/pageable-staged/staged ${t}t ${c}MiB/"
+  done
 done
 echo "== PyTorch"
 timeout 150 python3 ../bench/torch_transfer.py --max-mib "$max" --json $r/transfer-torch.json 2>&1 | tee $r/transfer-torch.txt
@@ -37,22 +43,43 @@ try:
 except (OSError, ValueError) as e:
     sys.exit(f"no comparison: {e}")
 torch = {(x["dir"], x["method"], x["bytes"]): x["gbs"] for x in t["rows"]}
+mine = {(x["dir"], x["method"], x["bytes"]): x["gbs"] for x in c["rows"]}
 rows = []
-print(f"{'size':>10} dir  {'staged':>8} {'direct':>8} {'pinned':>8} {'torch pin':>9} {'torch pg':>8}  staged/pin")
-for x in c["rows"]:
-    if x["method"] != "pageable-staged":
-        continue
-    key = lambda m: next((y["gbs"] for y in c["rows"] if y["dir"] == x["dir"] and y["bytes"] == x["bytes"] and y["method"] == m), 0)
-    tp, tg = torch.get((x["dir"], "pinned", x["bytes"]), 0), torch.get((x["dir"], "pageable", x["bytes"]), 0)
-    ratio = x["gbs"] / tp if tp else None
-    rows.append({"dir": x["dir"], "bytes": x["bytes"], "staged_gbs": x["gbs"], "direct_gbs": key("pageable-direct"),
-                 "pinned_gbs": key("pinned-direct"), "torch_pinned_gbs": tp, "torch_pageable_gbs": tg, "ratio": ratio})
-    print(f"{x['bytes'] >> 20:7d} MiB {x['dir']} {x['gbs']:8.2f} {key('pageable-direct'):8.2f} {key('pinned-direct'):8.2f}"
-          f" {tp:9.2f} {tg:8.2f}  {ratio if ratio is not None else float('nan'):.2f}")
-big = [x["ratio"] for x in rows if x["bytes"] >= 64 << 20 and x["ratio"] is not None]
-verdict = {"target": "staged >= 0.9x torch pinned from 64 MiB", "min_ratio_from_64mib": min(big) if big else None}
-print(verdict)
-json.dump({"rows": rows, "verdict": verdict}, open(os.path.join(r, "transfer-summary.json"), "w"), indent=1)
+print(f"{'size':>10} dir  {'clf-pin':>8} {'drv-pin':>8} {'torch pin':>9} {'pin/pin':>7}   {'staged':>8} {'direct':>8} "
+      f"{'torch pg':>8} {'stg/pg':>6}")
+for d, m, size in sorted({(k[0], k[1], k[2]) for k in mine if k[1] == "clforge-pinned"}, key=lambda k: (k[0], k[2])):
+    g = lambda meth: mine.get((d, meth, size), 0)
+    tp, tg = torch.get((d, "pinned", size), 0), torch.get((d, "pageable", size), 0)
+    row = {"dir": d, "bytes": size, "clforge_pinned_gbs": g("clforge-pinned"), "driver_pinned_gbs": g("pinned-direct"),
+           "staged_gbs": g("pageable-staged"), "direct_gbs": g("pageable-direct"), "torch_pinned_gbs": tp,
+           "torch_pageable_gbs": tg, "pinned_ratio": g("clforge-pinned") / tp if tp else None,
+           "staged_vs_torch_pageable": g("pageable-staged") / tg if tg else None,
+           "staged_vs_torch_pinned": g("pageable-staged") / tp if tp else None}
+    rows.append(row)
+    f = lambda v: f"{v:.2f}" if v is not None else "  -"
+    print(f"{size >> 20:7d} MiB {d} {row['clforge_pinned_gbs']:8.2f} {row['driver_pinned_gbs']:8.2f} {tp:9.2f} "
+          f"{f(row['pinned_ratio']):>7}   {row['staged_gbs']:8.2f} {row['direct_gbs']:8.2f} {tg:8.2f} "
+          f"{f(row['staged_vs_torch_pageable']):>6}")
+big = lambda key: [x[key] for x in rows if x["bytes"] >= 64 << 20 and x[key] is not None]
+sweep = []
+for name in sorted(os.listdir(r)):
+    if name.startswith("transfer-sweep-") and name.endswith(".json"):
+        t_, c_ = name[len("transfer-sweep-"):-len(".json")].split("-")
+        for x in json.load(open(os.path.join(r, name)))["rows"]:
+            sweep.append({"threads": int(t_[:-1]), "chunk_mib": int(c_[:-1]), "dir": x["dir"], "gbs": x["gbs"]})
+both = {}
+for x in sweep:
+    both.setdefault((x["threads"], x["chunk_mib"]), []).append(x["gbs"])
+best = max(both.items(), key=lambda kv: min(kv[1]), default=None)
+verdict = {"target": "clforge-pinned >= 0.9x torch pinned from 64 MiB",
+           "min_pinned_ratio_from_64mib": min(big("pinned_ratio"), default=None),
+           "min_staged_vs_torch_pageable_from_64mib": min(big("staged_vs_torch_pageable"), default=None),
+           "min_staged_vs_torch_pinned_from_64mib": min(big("staged_vs_torch_pinned"), default=None),
+           "best_staging": {"threads": best[0][0], "chunk_mib": best[0][1], "min_gbs_both_dirs": min(best[1])}
+           if best else None}
+print(json.dumps(verdict, indent=1))
+json.dump({"rows": rows, "sweep": sweep, "verdict": verdict}, open(os.path.join(r, "transfer-summary.json"), "w"),
+          indent=1)
 PY
 echo "== Python tutorial (docs/python.md) on $dev"
 ( cd .. && CLFORGE_DEVICE=$dev CLFORGE_LIBRARY=$PWD/$b/libclforge.so PYTHONPATH=$PWD/python \
