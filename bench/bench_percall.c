@@ -97,7 +97,10 @@ int main(int argc, char **argv)
     }
     if (calls < 1) calls = 1;
     op o = {0};
-    if (clf_context_create(NULL, &o.ctx) != CLF_SUCCESS) { fprintf(stderr, "bench_percall: %s\n", clf_last_error()); return 1; }
+    if (clf_context_create(NULL, &o.ctx) != CLF_SUCCESS) {
+        fprintf(stderr, "bench_percall: %s\n", clf_last_error());
+        return 1;
+    }
     float *h = calloc(32 * 32, sizeof *h);
     for (int i = 0; i < 32 * 32; i++) h[i] = (float)(i % 7) * 0.25f;
     if (!h || clf_buffer_create(o.ctx, 32 * 32 * 4, &o.a) || clf_buffer_create(o.ctx, 32 * 32 * 4, &o.b) ||

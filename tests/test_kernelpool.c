@@ -1,6 +1,7 @@
 /* test_kernelpool.c — the per-context kernel pool: repeated ops reuse one kernel object, threads sharing a
  * context never share a borrowed kernel (each thread's map and GEMM results are checked against the CPU),
- * the pool stays bounded, and kernels outside it are released when given back. */
+ * the pool stays bounded (free entries replaced when full), and kernels outside it are released when given
+ * back. */
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -124,10 +125,55 @@ START_TEST(reuse_and_foreign)
 }
 END_TEST
 
+/* More distinct kernels than the pool holds: free entries are replaced, borrowed ones never are, and a kernel
+ * that finds every entry borrowed is released when given back. */
+START_TEST(full_pool)
+{
+    clf_context **ctxs;
+    int nc = clf_test_contexts(&ctxs);
+    enum { K = 300 };
+    char *src = malloc((size_t)K * 64), name[16];
+    size_t len = 0;
+    for (int i = 0; i < K; i++)
+        len += (size_t)snprintf(src + len, 64, "__kernel void k%d(__global int *x) { x[0] = %d; }\n", i, i);
+    for (int d = 0; d < nc; d++) {
+        clf_context *ctx = ctxs[d];
+        static cl_kernel held[K];
+        for (int i = 0; i < K; i++) {
+            snprintf(name, sizeof name, "k%d", i);
+            ck_assert_int_eq(clf__kernel_take(ctx, src, "", name, &held[i]), CLF_SUCCESS);
+        }
+        for (int i = 0; i < K; i++)
+            for (int j = 0; j < i; j++) ck_assert_ptr_ne(held[i], held[j]);
+        ck_assert_int_le(clf__kernelpool_size(ctx), 256);
+        for (int i = 0; i < K; i++) clf__kernel_give(ctx, held[i]);
+        /* Cycling through all of them again replaces free entries; each kernel still runs. */
+        cl_mem out = clf_test_buffer(ctx, sizeof(cl_int), NULL);
+        for (int i = K - 1; i >= 0; i -= 7) {
+            snprintf(name, sizeof name, "k%d", i);
+            cl_kernel k;
+            ck_assert_int_eq(clf__kernel_take(ctx, src, "", name, &k), CLF_SUCCESS);
+            ck_assert_int_eq(clSetKernelArg(k, 0, sizeof out, &out), CL_SUCCESS);
+            size_t one = 1;
+            ck_assert_int_eq(clf__enqueue(ctx, k, 1, &one, NULL, NULL, NULL), CLF_SUCCESS);
+            clf__kernel_give(ctx, k);
+            cl_int got = -1;
+            clf_test_read(ctx, out, sizeof got, &got);
+            ck_assert_int_eq(got, i);
+        }
+        ck_assert_int_le(clf__kernelpool_size(ctx), 256);
+        clReleaseMemObject(out);
+    }
+    free(src);
+    clf_test_contexts_free(ctxs, nc);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("kernelpool");
     CLF_TEST_ALONE(s, reuse_and_foreign);
     CLF_TEST_ALONE(s, threads_share_a_context);
+    CLF_TEST_ALONE(s, full_pool);
     return clf_test_run(s);
 }

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Enough for every kernel a context's ops use at once across a few threads; beyond it kernels are
- * created and released per call as before. */
+/* Enough for the kernels a context's ops use repeatedly across a few threads. When it is full (a tuner
+ * trying hundreds of configurations), a new kernel replaces a free one in turn. */
 #define CLF__KPOOL_MAX 256
 
 typedef struct clf__kentry {
@@ -22,6 +22,7 @@ typedef struct clf__kentry {
 struct clf__kernelpool {
     pthread_mutex_t lock;
     int n;
+    int victim;        /* where the search for a free entry to replace starts */
     clf__kentry e[CLF__KPOOL_MAX];
 };
 
@@ -59,19 +60,31 @@ static cl_kernel borrow(struct clf__kernelpool *p, cl_program prog, const char *
     return k;
 }
 
-/* Remembers a new kernel as borrowed; when the table is full (or out of memory) it stays untracked and
- * clf__kernel_give releases it. */
+/* Remembers a new kernel as borrowed, in a new entry or in place of a free one when the table is full;
+ * when every entry is borrowed (or memory ran out) it stays untracked and clf__kernel_give releases it. */
 static void adopt(struct clf__kernelpool *p, cl_program prog, const char *name, cl_kernel k)
 {
     char *copy = strdup(name);
     if (!copy) return;
+    cl_kernel old = NULL;
     pthread_mutex_lock(&p->lock);
-    if (p->n < CLF__KPOOL_MAX) {
-        p->e[p->n++] = (clf__kentry){.prog = prog, .name = copy, .k = k, .busy = 1};
+    int at = p->n < CLF__KPOOL_MAX ? p->n++ : -1;
+    for (int i = 0; at < 0 && i < CLF__KPOOL_MAX; i++) {
+        int j = (p->victim + i) % CLF__KPOOL_MAX;
+        if (!p->e[j].busy) {
+            at = j;
+            p->victim = (j + 1) % CLF__KPOOL_MAX;
+            old = p->e[j].k;
+            free(p->e[j].name);
+        }
+    }
+    if (at >= 0) {
+        p->e[at] = (clf__kentry){.prog = prog, .name = copy, .k = k, .busy = 1};
         copy = NULL;
     }
     pthread_mutex_unlock(&p->lock);
     free(copy);
+    if (old) clReleaseKernel(old);
 }
 
 clf_status clf__kernel_take(clf_context *ctx, const char *source, const char *options, const char *name,
