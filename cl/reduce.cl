@@ -65,10 +65,11 @@ typedef CLF_IDX idx_t;
 #define ST_16(p, i, v) vstore_half_rte((CT)(v), (i), (p))
 #define ST_BF(p, i, v) ((p)[i] = CLF_TO_BF16((CT)(v)))
 
-/* The state of a line's reduction (st_t), ST_BLOCK(a, v, OK, N) folding in the pre values v[q] for which
- * the macro OK(q) holds, of a block of N a work-item holds in registers, ST_COMB merging two states, ST_FIN(a, rv, e1v, e2v)
- * giving r and the op's two extra names. max and min propagate
- * NaN (fmax/fmin would drop it); sum is IEEE addition. */
+/* The state of a line's reduction (st_t); a block of pre values v that a work-item holds in registers is
+ * folded into a fresh state b by ST_P1(b, t, v) over the block, ST_MID(b, t), ST_P2(b, v) over the block
+ * (t: a CT scratch), then merged into the running one; ST_COMB merges two states, ST_FIN(a, rv, e1v, e2v)
+ * gives r and the op's two extra names. max and min propagate NaN (fmax/fmin would drop it); sum is IEEE
+ * addition. */
 #if CLF_OP <= 2
 #if CLF_OP == 0
 #define IDENT K(0)
@@ -82,7 +83,9 @@ typedef CLF_IDX idx_t;
 #endif
 typedef CT st_t;
 #define ST_INIT(a) ((a) = IDENT)
-#define ST_BLOCK(a, v, OK, N) for (int q_ = 0; q_ < (N); q_++) (a) = COMBINE((a), OK(q_) ? (v)[q_] : IDENT)
+#define ST_P1(b, t, v) ((b) = COMBINE((b), (v)))
+#define ST_MID(b, t)
+#define ST_P2(b, v)
 #define ST_COMB(a, b) COMBINE(a, b)
 #define ST_FIN(a, rv, e1v, e2v) ((rv) = (a), (e1v) = K(0), (e2v) = K(0))
 #define NEEDS_SHIFT 0
@@ -100,12 +103,9 @@ static inline st_t st_comb(st_t a, st_t b)
     r.s = a.s * SCALE(a.m, r.m) + b.s * SCALE(b.m, r.m);
     return r;
 }
-#define ST_BLOCK(a, v, OK, N) { \
-    st_t b_; \
-    ST_INIT(b_); \
-    for (int q_ = 0; q_ < (N); q_++) if (OK(q_) && (v)[q_] > b_.m) b_.m = (v)[q_]; \
-    for (int q_ = 0; q_ < (N); q_++) if (OK(q_)) b_.s += SCALE((v)[q_], b_.m); \
-    (a) = st_comb((a), b_); }
+#define ST_P1(b, t, v) if ((v) > (b).m) (b).m = (v)
+#define ST_MID(b, t)
+#define ST_P2(b, v) ((b).s += SCALE((v), (b).m))
 #define ST_COMB(a, b) st_comb(a, b)
 #define ST_FIN(a, rv, e1v, e2v) ((e1v) = (a).m, (e2v) = (a).s, (rv) = (a).m + log((a).s))
 #define NEEDS_SHIFT 0
@@ -128,14 +128,9 @@ static inline st_t st_comb(st_t a, st_t b)
     r.m2 = a.m2 + b.m2 + d * d * (CT)a.n * fb;
     return r;
 }
-#define ST_BLOCK(a, v, OK, N) { \
-    st_t b_; \
-    ST_INIT(b_); \
-    CT t_ = K(0); \
-    for (int q_ = 0; q_ < (N); q_++) if (OK(q_)) b_.n += 1, t_ += (v)[q_] - shift; \
-    b_.mean = b_.n ? t_ / (CT)b_.n : K(0); \
-    for (int q_ = 0; q_ < (N); q_++) if (OK(q_)) { const CT d_ = (v)[q_] - shift - b_.mean; b_.m2 += d_ * d_; } \
-    (a) = st_comb((a), b_); }
+#define ST_P1(b, t, v) ((b).n += 1, (t) += (v) - shift)
+#define ST_MID(b, t) (b).mean = (b).n ? (t) / (CT)(b).n : K(0);
+#define ST_P2(b, v) ((b).m2 += ((v) - shift - (b).mean) * ((v) - shift - (b).mean))
 #define ST_COMB(a, b) st_comb(a, b)
 #define ST_FIN(a, rv, e1v, e2v) \
     ((e2v) = (a).m2 / (CT)(a).n, (e1v) = (e2v) != (e2v) ? K(NAN) : shift + (a).mean, (rv) = (e1v))
@@ -197,8 +192,19 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
         if (ok) { CLF_RED_PRE }
         pvs[k] = pv;
     }
-#define OK_CACHE(q) (live && (idx_t)lane + (idx_t)((q) * LPL) < len)
-    ST_BLOCK(acc, pvs, OK_CACHE, CLF_CACHE);
+    {
+        st_t b;
+        ST_INIT(b);
+        CT t = K(0);
+#pragma unroll
+        for (int k = 0; k < CLF_CACHE; k++)
+            if (live && (idx_t)lane + (idx_t)(k * LPL) < len) { ST_P1(b, t, pvs[k]); }
+        ST_MID(b, t)
+#pragma unroll
+        for (int k = 0; k < CLF_CACHE; k++)
+            if (live && (idx_t)lane + (idx_t)(k * LPL) < len) { ST_P2(b, pvs[k]); }
+        acc = ST_COMB(acc, b);
+    }
 #else
     if (live) {
         for (idx_t j0 = (idx_t)lane; j0 < len; j0 += (idx_t)(LPL * UNR)) {
@@ -211,8 +217,17 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
                 if (j < len) { CLF_RED_PRE }
                 part[u] = pv;
             }
-#define OK_UNR(q) (j0 + (idx_t)((q) * LPL) < len)
-            ST_BLOCK(acc, part, OK_UNR, UNR);
+            st_t b;
+            ST_INIT(b);
+            CT t = K(0);
+#pragma unroll
+            for (int u = 0; u < UNR; u++)
+                if (j0 + (idx_t)(u * LPL) < len) { ST_P1(b, t, part[u]); }
+            ST_MID(b, t)
+#pragma unroll
+            for (int u = 0; u < UNR; u++)
+                if (j0 + (idx_t)(u * LPL) < len) { ST_P2(b, part[u]); }
+            acc = ST_COMB(acc, b);
         }
     }
 #endif
