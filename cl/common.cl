@@ -1,5 +1,6 @@
 /* common.cl — the preamble shared by the gemm family's kernels (gemm.cl, gemm_pack.cl,
- * gemm_reduce.cl): precision types, multiply-add, index type and the inline-function qualifier.
+ * gemm_reduce.cl): precision types, multiply-add, index type, the inline-function qualifier and the
+ * epilogue's store hook.
  * Kernel files take it with a line `#include "common.cl"`, which host/runtime/sources.c expands
  * textually when the source is fetched (one level, files of cl/ only); the OpenCL compiler never
  * sees the directive. */
@@ -50,4 +51,20 @@ typedef int idx_t;
  * linkage (OpenCL C 1.2), so a compiler that declines to inline still links. */
 #ifndef CLF_INLINE
 #define CLF_INLINE static inline __attribute__((always_inline))
+#endif
+
+/* ---- the store hook of the GEMM kernels (gemm.cl, gemm_reduce.cl; gemm_mma.cl and gemv.cl repeat these
+ * defaults, since they do not include this file). With an epilogue, host/gemm/gemm_epilogue.c puts before
+ * the kernel file:
+ *   CLF_EPI 1, CLF_EPI_CT (C's pointer type),
+ *   CLF_EPI_DECL / CLF_EPI_PASS: the epilogue's kernel parameters, appended to the kernel's and to every
+ *     helper's parameter list between the kernel and the store (", const long er0, ...", ", er0, ..."),
+ *   clf_epilogue(cp, bat, row, col, v CLF_EPI_PASS): stores element (row, col) of batch item bat, whose
+ *     plain GEMM value is v, at cp (and the program's other outputs).
+ * A kernel calls clf_epilogue where it would write *cp = v; row and col count from its own C's origin.
+ * Without an epilogue the hook is empty and the kernel is unchanged. */
+#ifndef CLF_EPI
+#define CLF_EPI 0
+#define CLF_EPI_DECL
+#define CLF_EPI_PASS
 #endif

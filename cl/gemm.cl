@@ -16,7 +16,6 @@
  * registers. */
 
 #include "common.cl"
-#include "gemm_epilogue.cl"
 
 /* ---- tunable parameters (the host's -D options) ---------------------------------------------- */
 

@@ -323,9 +323,14 @@ static inline void stash(__local uint *S, const uint8 *r, int nvec, int pieces)
 }
 
 #include "bf16.cl"
-#include "gemm_epilogue.cl"
+/* The GEMM epilogue's store hook (cl/common.cl explains it): empty without an epilogue. */
+#ifndef CLF_EPI
+#define CLF_EPI 0
+#define CLF_EPI_DECL
+#define CLF_EPI_PASS
+#endif
 
-/* With an epilogue, element (row, col) of batch item bat is stored by it (cl/gemm_epilogue.cl). */
+/* With an epilogue, element (row, col) of batch item bat is stored by it (cl/common.cl explains the hook). */
 #if CLF_EPI
 #define STORE(p, plain) clf_epilogue(p, bat, row, col, v CLF_EPI_PASS)
 #else

@@ -4,7 +4,6 @@
  * every work-group full; with beta == 0, C is never read (NaN in C must not leak into the result). */
 
 #include "common.cl"
-#include "gemm_epilogue.cl"
 
 __kernel void gemm_reduce(const long M, const long N, const int planes, const real alpha, const real beta,
                           const __global real *restrict P, const ulong plane,

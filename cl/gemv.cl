@@ -15,7 +15,12 @@
  * adds the slices and applies alpha and beta (two passes, no atomics). With one slice (P unused, may be
  * NULL) the kernels apply alpha and beta themselves. beta == 0 never reads y, so NaN there cannot leak. */
 
-#include "gemm_epilogue.cl"
+/* The GEMM epilogue's store hook (cl/common.cl explains it): empty without an epilogue. */
+#ifndef CLF_EPI
+#define CLF_EPI 0
+#define CLF_EPI_DECL
+#define CLF_EPI_PASS
+#endif
 #ifndef EPI_ROWS
 #define EPI_ROWS 1    /* with a GEMM's epilogue: y is a column of C (element i is row i), else a row */
 #endif

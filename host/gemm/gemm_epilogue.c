@@ -1,6 +1,6 @@
 /* gemm_epilogue.c — a clf_map program as a GEMM epilogue: binding its names to the call (acc, c and the
  * arguments), checking every binding before anything is built, and generating the store function that
- * the GEMM kernels call for each element of C (cl/gemm_epilogue.cl says how a kernel takes it). */
+ * the GEMM kernels call for each element of C (cl/common.cl says how a kernel takes it). */
 #include "gemm_epilogue.h"
 #include "map.h"
 
