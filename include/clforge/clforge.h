@@ -337,7 +337,7 @@ CLF_API clf_status clf_buffer_create(clf_context *ctx, size_t bytes, cl_mem *out
  * is on the device). Transfers of at least the staging threshold (CLFORGE_STAGING_THRESHOLD bytes; by
  * default 8 MiB on devices with memory of their own, never on host-memory devices) go through the
  * context's pinned staging buffers: chunks copied into mapped CL_MEM_ALLOC_HOST_PTR buffers by several host
- * threads (CLFORGE_STAGING_THREADS; default half the CPUs, 2 to 8), each chunk's DMA overlapping the copies
+ * threads (CLFORGE_STAGING_THREADS; default all the CPUs, 2 to 16), each chunk's DMA overlapping the copies
  * of the next ones. Below it, one direct write. */
 CLF_API clf_status clf_upload(clf_context *ctx, cl_mem dst, size_t dst_off, const void *src, size_t bytes);
 /* Blocking: copy bytes of src at src_off into host memory dst; returns when dst holds them. Staged as
