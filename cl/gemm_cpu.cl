@@ -62,9 +62,27 @@ typedef CLF_CAT(RBASE, VW) rvec;
 #define VSTORE CLF_CAT(vstore, VW)
 
 /* Every final value of C goes through these two (a scalar at an edge, a vector inside), so that an
- * epilogue can be applied in one place. */
-CLF_INLINE void store_c(__global real *c, long i, real v) { c[i] = v; }
-CLF_INLINE void store_cv(__global real *c, long i, rvec v) { VSTORE(v, 0, c + i); }
+ * epilogue (clf_epilogue, common.cl) is applied in one place; row and col locate element i (the vector's
+ * first) in this batch item's C. */
+CLF_INLINE void store_c(__global real *c, long i, ulong bat, long row, long col, real v CLF_EPI_DECL)
+{
+#if CLF_EPI
+    clf_epilogue(c + i, bat, row, col, v CLF_EPI_PASS);
+#else
+    c[i] = v;
+#endif
+}
+CLF_INLINE void store_cv(__global real *c, long i, ulong bat, long row, long col, rvec v CLF_EPI_DECL)
+{
+#if CLF_EPI
+    real t[VW];
+    VSTORE(v, 0, t);
+    for (int e = 0; e < VW; e++)
+        clf_epilogue(c + i + e, bat, row, col + e, t[e] CLF_EPI_PASS);
+#else
+    VSTORE(v, 0, c + i);
+#endif
+}
 
 /* One micro-tile's partial sum acc (not yet scaled) into C at row i0, column j0: the first K block scales
  * by alpha and adds beta*C (C is not read when beta is 0), later blocks add to the partial sum there, and
@@ -79,7 +97,7 @@ CLF_INLINE void store_cv(__global real *c, long i, rvec v) { VSTORE(v, 0, c + i)
             else if (beta != ZERO)                                                                  \
                 x += beta * VLOAD(0, c + at);                                                       \
             if (last)                                                                               \
-                store_cv(c, at, x);                                                                 \
+                store_cv(c, at, (ulong)batch, i0 + (r), j0 + (v) * VW, x CLF_EPI_PASS);             \
             else                                                                                    \
                 VSTORE(x, 0, c + at);                                                               \
         } else {                                                                                    \
@@ -95,7 +113,7 @@ CLF_INLINE void store_cv(__global real *c, long i, rvec v) { VSTORE(v, 0, c + i)
                 else if (beta != ZERO)                                                              \
                     y += beta * c[at + e];                                                          \
                 if (last)                                                                           \
-                    store_c(c, at + e, y);                                                          \
+                    store_c(c, at + e, (ulong)batch, i0 + (r), col, y CLF_EPI_PASS);                \
                 else                                                                                \
                     c[at + e] = y;                                                                  \
             }                                                                                       \
@@ -135,7 +153,7 @@ void gemm_cpu(const int M, const int N, const int K, const real alpha, const rea
               const __global real *restrict ap, const ulong a_off, const ulong a_stride,
               const __global real *restrict bp, const ulong b_off, const ulong b_stride,
               __global real *restrict c, const ulong c_off, const long ldc, const ulong c_stride,
-              const long a_rs, const long a_ks, const long ldb)
+              const long a_rs, const long a_ks, const long ldb CLF_EPI_DECL)
 {
 #if ORDER == 0
     const int i_blk = (int)get_global_id(1), j_blk = (int)get_global_id(0);

@@ -51,7 +51,7 @@ static void check_one(clf_context *ctx, clf_dtype dt, const prob *p, const clf__
     plan.dtype = dt;
     clf__cpu_product cp = {p->m, p->n, p->k, p->batch, p->a_kmajor, p->b_kmajor, p->alpha, p->beta,
                            {CLF__BUF_USER, a, p->offa, p->lda, sa}, {CLF__BUF_USER, b, p->offb, p->ldb, sb},
-                           {CLF__BUF_USER, c, p->offc, p->ldc, sc}, p->pack};
+                           {CLF__BUF_USER, c, p->offc, p->ldc, sc}, p->pack, 0, 0, 0};
     int planned = 0;
     ck_assert_msg(clf__gemm_cpu_plan(ctx, &plan, &cp, cfg, &planned) == CLF_SUCCESS, "%s", clf_last_error());
     /* Packs and the kernel, or the kernel alone on operands read in place (the planner's choice up to 2^25). */
@@ -249,7 +249,7 @@ START_TEST(defaults_valid_and_bad_config_refused)
         memset(&plan, 0, sizeof plan);
         plan.dtype = CLF_F32;
         clf__cpu_product cp = {8, 8, 8, 1, 0, 1, 1.0, 0.0, {CLF__BUF_USER, NULL, 0, 8, 0},
-                               {CLF__BUF_USER, NULL, 0, 8, 0}, {CLF__BUF_USER, NULL, 0, 8, 0}, -1};
+                               {CLF__BUF_USER, NULL, 0, 8, 0}, {CLF__BUF_USER, NULL, 0, 8, 0}, -1, 0, 0, 0};
         int planned = 1;
         ck_assert_int_eq(clf__gemm_cpu_plan(ctxs[d], &plan, &cp, &bad, &planned), CLF_ERR_INVALID_ARG);
         ck_assert(!planned && plan.nsteps == 0);

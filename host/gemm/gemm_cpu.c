@@ -2,6 +2,7 @@
  * cl/gemm_cpu.cl), and how the executor builds and enqueues them. The family descriptor and the tuner's
  * hooks are in gemm_cpu_family.c. */
 #include "gemm_cpu.h"
+#include "gemm_epilogue.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -156,7 +157,7 @@ clf_status clf__gemm_cpu_plan(clf_context *ctx, clf__gemm_plan *plan, const clf_
         clf__gemm_step *st = &plan->steps[plan->nsteps++];
         st->kind = CLF__STEP_CPU;
         st->u.cpu = (clf__cpu_step){&plan->cfg_cpu, 0, p->a_kmajor ? 1 : p->a.ld, p->a_kmajor ? p->a.ld : 1, p->m,
-                                    p->n, p->k, p->batch, p->alpha, p->beta, p->a, p->b, p->c};
+                                    p->n, p->k, p->batch, p->alpha, p->beta, p->a, p->b, p->c, p->epi, p->r0, p->c0};
         plan->path = "cpu";
         plan->bucket = clf__bucket_name(&clf__family_gemm_cpu, NULL);
         *planned = 1;
@@ -178,7 +179,8 @@ clf_status clf__gemm_cpu_plan(clf_context *ctx, clf__gemm_plan *plan, const clf_
     clf__gemm_step *st = &plan->steps[plan->nsteps++];
     st->kind = CLF__STEP_CPU;
     st->u.cpu = (clf__cpu_step){&plan->cfg_cpu, 1, 0, 0, p->m, p->n, p->k, p->batch, p->alpha, p->beta,
-                                {CLF__BUF_PACK, NULL, a_at, 0, a_one}, {CLF__BUF_PACK, NULL, b_at, 0, b_one}, p->c};
+                                {CLF__BUF_PACK, NULL, a_at, 0, a_one}, {CLF__BUF_PACK, NULL, b_at, 0, b_one}, p->c,
+                                p->epi, p->r0, p->c0};
     plan->pack_bytes = bytes;
     plan->path = "cpu";
     plan->bucket = clf__bucket_name(&clf__family_gemm_cpu, NULL);
@@ -239,8 +241,8 @@ static clf_status enqueue_pack(clf_context *ctx, clf_dtype dt, const clf__cpu_pa
     return s;
 }
 
-static clf_status enqueue_cpu(clf_context *ctx, clf_dtype dt, const clf__cpu_step *m, cl_kernel k, cl_mem a,
-                              cl_mem b, cl_mem c, cl_event *done)
+static clf_status enqueue_cpu(clf_context *ctx, clf_dtype dt, const clf__cpu_step *m, const clf__epi *epi,
+                              cl_kernel k, cl_mem a, cl_mem b, cl_mem c, cl_event *done)
 {
     const int *v = m->cfg->v;
     size_t esz = clf__dtype_size(dt);
@@ -259,21 +261,24 @@ static clf_status enqueue_cpu(clf_context *ctx, clf_dtype dt, const clf__cpu_ste
         const void *vals[] = {&mm, &nn, &kk, pa, pb, &a, &aoff, &ast, &b, &boff, &bst, &c, &coff, &ldc, &cst,
                               &a_rs, &a_ks, &ldb};
         size_t z[] = {4, 4, 4, esz, esz, sizeof(cl_mem), 8, 8, sizeof(cl_mem), 8, 8, sizeof(cl_mem), 8, 8, 8, 8, 8, 8};
-        if ((s = set_args(k, vals, z, 18)) != CLF_SUCCESS)
+        if ((s = set_args(k, vals, z, 18)) != CLF_SUCCESS ||
+            (m->epi && (s = clf__epi_args(k, 18, epi, m->r0, m->c0, b0)) != CLF_SUCCESS))
             break;
         size_t global[3] = {v[CLF__CPU_ORDER] ? bm : bn, v[CLF__CPU_ORDER] ? bn : bm, nb}, local[3] = {1, 1, 1};
         clf__problem pr = {.dtype = dt, .m = m->m, .n = m->n, .k = m->k, .batch = nb, .beta = m->beta};
         clf__work w = {dt == CLF_F64 ? "dgemm_cpu" : "sgemm_cpu", clf__family_gemm_cpu.flops(&pr),
                        clf__family_gemm_cpu.bytes(&pr)};
+        if (m->epi)
+            clf__epi_work(epi, (double)m->m * (double)m->n * (double)nb, &w);
         s = clf__enqueue(ctx, k, 3, global, local, &w, b0 + nb >= m->batch ? done : NULL);
     }
     return s;
 }
 
-clf_status clf__gemm_cpu_enqueue(clf_context *ctx, clf_dtype dt, const clf__gemm_step *st, cl_kernel k, cl_mem x,
-                                 cl_mem y, cl_mem z, cl_event *done)
+clf_status clf__gemm_cpu_enqueue(clf_context *ctx, clf_dtype dt, const clf__gemm_step *st, const struct clf__epi *epi,
+                                 cl_kernel k, cl_mem x, cl_mem y, cl_mem z, cl_event *done)
 {
     if (st->kind == CLF__STEP_CPU_PACK)
         return enqueue_pack(ctx, dt, &st->u.cpu_pack, k, x, y, done);
-    return enqueue_cpu(ctx, dt, &st->u.cpu, k, x, y, z, done);
+    return enqueue_cpu(ctx, dt, &st->u.cpu, st->u.cpu.epi ? epi : NULL, k, x, y, z, done);
 }

@@ -22,6 +22,8 @@ typedef struct clf__cpu_product {
     clf__gemm_operand a, b, c;
     int pack;                    /* 1: pack A and B; 0: read them in place (needs b_kmajor); -1: as the planner
                                   * decides (in place for small products, $CLFORGE_GEMM_CPU_PACK=0/1 forces) */
+    int epi;                     /* store C through the plan's epilogue; r0, c0: this C's origin in the whole */
+    size_t r0, c0;
 } clf__cpu_product;
 
 /* 1 when products on ctx's device run on gemm_cpu by default: a CPU device whose driver asks for explicit
@@ -43,8 +45,9 @@ clf_status clf__gemm_cpu_plan(clf_context *ctx, clf__gemm_plan *plan, const clf_
 clf_status clf__gemm_cpu_options(clf_dtype dt, const clf__gemm_step *st, char *opts, size_t cap, const char **file,
                                  const char **name);
 
-/* Enqueues a CPU step with its operands bound: x, y (pack: src, dst) and z (kernel: a, b, c). */
-clf_status clf__gemm_cpu_enqueue(clf_context *ctx, clf_dtype dt, const clf__gemm_step *st, cl_kernel k, cl_mem x,
-                                 cl_mem y, cl_mem z, cl_event *done);
+/* Enqueues a CPU step with its operands bound: x, y (pack: src, dst) and z (kernel: a, b, c); epi: the plan's
+ * epilogue, whose arguments follow the kernel's when the step stores through it. */
+clf_status clf__gemm_cpu_enqueue(clf_context *ctx, clf_dtype dt, const clf__gemm_step *st, const struct clf__epi *epi,
+                                 cl_kernel k, cl_mem x, cl_mem y, cl_mem z, cl_event *done);
 
 #endif

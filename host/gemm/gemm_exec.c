@@ -87,7 +87,7 @@ static int step_epi(const clf__gemm_plan *plan, const clf__gemm_step *st, clf_dt
 {
     *c_type = st->kind == CLF__STEP_MMA ? st->u.mma.c_type : plan->dtype;
     return plan->epi && ((st->kind == CLF__STEP_MAIN && st->u.main.epi) ||
-                         (st->kind == CLF__STEP_REDUCE && st->u.reduce.epi) || (st->kind == CLF__STEP_MMA && st->u.mma.epi));
+                         (st->kind == CLF__STEP_REDUCE && st->u.reduce.epi) || (st->kind == CLF__STEP_MMA && st->u.mma.epi) || (st->kind == CLF__STEP_CPU && st->u.cpu.epi));
 }
 
 /* The kernel file, preceded by the epilogue's store function when the step has one (the program cache
@@ -292,10 +292,10 @@ static clf_status enqueue_step(clf_context *ctx, const clf__gemm_plan *plan, con
     case CLF__STEP_CONVERT: return enqueue_convert(ctx, &st->u.convert, k, sb, done);
     case CLF__STEP_MMA: return enqueue_mma(ctx, plan, &st->u.mma, k, sb, done);
     case CLF__STEP_CPU_PACK:
-        return clf__gemm_cpu_enqueue(ctx, plan->dtype, st, k, bind(&st->u.cpu_pack.src, sb),
+        return clf__gemm_cpu_enqueue(ctx, plan->dtype, st, NULL, k, bind(&st->u.cpu_pack.src, sb),
                                      bind(&st->u.cpu_pack.dst, sb), NULL, done);
     case CLF__STEP_CPU:
-        return clf__gemm_cpu_enqueue(ctx, plan->dtype, st, k, bind(&st->u.cpu.a, sb), bind(&st->u.cpu.b, sb),
+        return clf__gemm_cpu_enqueue(ctx, plan->dtype, st, plan->epi, k, bind(&st->u.cpu.a, sb), bind(&st->u.cpu.b, sb),
                                      bind(&st->u.cpu.c, sb), done);
     case CLF__STEP_GEMV: {
         const clf__gemv_step *g = &st->u.gemv;

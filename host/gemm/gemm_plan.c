@@ -371,10 +371,11 @@ static int plan_cpu(planner *pl, const product *p, clf__gemm_path path, clf_stat
 {
     if (pl->cfg_in || path != CLF__GEMM_AUTO || p->alpha == 0.0 || p->k == 0 ||
         strcmp(clf__gemm_bucket_for(&pl->ctx->info, p->m, p->n, p->k, p->batch), "small") == 0 ||
+        (p->epi && pl->plan->epi->reads_c) ||   /* C holds partial sums between K blocks, not the old C */
         !clf__gemm_cpu_wanted(pl->ctx))
         return 0;
     clf__cpu_product cp = {p->m, p->n, p->k, p->batch, p->a_kmajor, p->b_kmajor, p->alpha, p->beta, p->a, p->b, p->c,
-                           -1};
+                           -1, p->epi, p->r0, p->c0};
     int planned = 0;
     *s = clf__gemm_cpu_plan(pl->ctx, pl->plan, &cp, NULL, &planned);
     return *s != CLF_SUCCESS || planned;
@@ -386,7 +387,7 @@ static clf_status plan_real(planner *pl, product p, clf__gemm_path path, int no_
 {
     clf__gemm_plan *plan = pl->plan;
     clf_status cs;
-    if (!p.epi && plan_cpu(pl, &p, path, &cs))   /* the CPU kernel has no epilogue hook yet */
+    if (plan_cpu(pl, &p, path, &cs))
         return cs;
     int scale_only = p.alpha == 0.0 || p.k == 0;   /* C = beta*C: A and B are not referenced */
     if (scale_only) {

@@ -105,6 +105,8 @@ typedef struct clf__cpu_step {
     size_t m, n, k, batch;
     double alpha, beta;
     clf__gemm_operand a, b, c;
+    int epi;                     /* C is stored through the epilogue; r0, c0: where this C starts in the whole */
+    size_t r0, c0;
 } clf__cpu_step;
 
 typedef struct clf__gemm_step {
