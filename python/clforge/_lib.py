@@ -45,6 +45,14 @@ class MapArg(Structure):
                 ("value", c_double)]
 
 
+class ReduceDesc(Structure):
+    _fields_ = [("layout", c_int), ("m", c_size_t), ("n", c_size_t), ("axis", c_int), ("op", c_int),
+                ("pre", c_char_p), ("post", c_char_p), ("write", c_char_p),
+                ("x_type", c_int), ("x", cl_mem), ("x_off", c_size_t), ("ldx", c_size_t),
+                ("out_type", c_int), ("out", cl_mem), ("out_off", c_size_t),
+                ("y_type", c_int), ("y", cl_mem), ("y_off", c_size_t), ("ldy", c_size_t)]
+
+
 class TuneOptions(Structure):
     _fields_ = [("families", c_char_p), ("budget_seconds", c_double), ("exhaustive", c_int), ("quiet", c_int),
                 ("stop", POINTER(c_int))]
@@ -136,6 +144,7 @@ _PROTOS = {
                                           POINTER(cl_event)]),
     "clf_convert": (status, [_P, c_int, cl_mem, _S, c_int, cl_mem, _S, _S, POINTER(cl_event)]),
     "clf_map": (status, [_P, c_char_p, _S, POINTER(MapArg), _S, POINTER(cl_event)]),
+    "clf_reduce": (status, [_P, POINTER(ReduceDesc), POINTER(MapArg), _S, POINTER(cl_event)]),
     "clf_copy": (status, [_P, cl_mem, _S, cl_mem, _S, _S, POINTER(cl_event)]),
     "clf_fill": (status, [_P, cl_mem, _S, _P, _S, _S, POINTER(cl_event)]),
     "clf_tune": (status, [_P, POINTER(TuneOptions), POINTER(TuneReport)]),

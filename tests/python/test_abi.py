@@ -14,13 +14,14 @@ MIRRORS = {
     "clf_device_info": _lib.DeviceInfo, "clf_context_options": _lib.ContextOptions, "clf_gemm_types": _lib.GemmTypes,
     "clf_map_arg": _lib.MapArg, "clf_tune_options": _lib.TuneOptions, "clf_tune_entry": _lib.TuneEntry,
     "clf_tune_report": _lib.TuneReport, "clf_cache_stats": _lib.CacheStats, "clf_roofline": _lib.Roofline,
+    "clf_reduce_desc": _lib.ReduceDesc,
 }
 
 
 # Element sizes of the header's field types on this platform (pointers and handles: a pointer).
 SIZES = {"char": 1, "int": 4, "float": 4, "double": 8, "size_t": ctypes.sizeof(ctypes.c_size_t), "cl_uint": 4,
          "cl_ulong": 8, "cl_device_type": 8, "unsigned long": ctypes.sizeof(ctypes.c_ulong), "clf_dtype": 4,
-         "clf_arg_kind": 4, "clf_compute": 4, "cl_mem": ctypes.sizeof(ctypes.c_void_p),
+         "clf_arg_kind": 4, "clf_compute": 4, "clf_layout": 4, "clf_reduce_axis": 4, "clf_reduce_op": 4, "cl_mem": ctypes.sizeof(ctypes.c_void_p),
          "clf_tune_entry": ctypes.sizeof(_lib.TuneEntry)}
 
 
@@ -76,3 +77,8 @@ def test_constants_match_header():
     assert compute == _ops._COMPUTE
     assert re.search(r"CLF_ROW_MAJOR = 101", text) and _ops.ROW_MAJOR == 101
     assert re.search(r"CLF_NO_TRANS = 111, CLF_TRANS = 112", text) and (_ops.NO_TRANS, _ops.TRANS) == (111, 112)
+    from clforge import _reduce
+
+    ops = re.search(r"CLF_REDUCE_SUM, CLF_REDUCE_MAX, CLF_REDUCE_MIN, CLF_REDUCE_LSE, CLF_REDUCE_MOMENTS", text)
+    assert ops and _reduce._OPS == {"sum": 0, "max": 1, "min": 2, "lse": 3, "moments": 4}
+    assert re.search(r"typedef enum clf_reduce_axis \{ CLF_REDUCE_ROWS, CLF_REDUCE_COLS \}", text)
