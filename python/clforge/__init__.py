@@ -14,7 +14,7 @@ from ._errors import (BuildError, Error, InternalError, InterruptedError_, Inval
 from ._interop import context_from_pyopencl, from_pyopencl, to_pyopencl
 from ._lib import lib as _clib
 from ._ops import convert, copy, fill, matmul
-from ._reduce import reduce, softmax
+from ._reduce import col, layer_norm, reduce, rms_norm, row, softmax
 from ._tune import bench, tune
 
 __version__: str = _clib.clf_version().decode()
@@ -22,7 +22,7 @@ del _clib
 
 __all__ = [
     "Array", "Context", "Device", "asarray", "bfloat16", "devices", "empty", "pinned_empty", "zeros", "matmul", "copy",
-    "fill", "convert", "reduce", "softmax", "tune", "bench", "context_from_pyopencl", "from_pyopencl", "to_pyopencl", "Error", "InvalidArgError",
+    "fill", "convert", "reduce", "softmax", "layer_norm", "rms_norm", "row", "col", "tune", "bench", "context_from_pyopencl", "from_pyopencl", "to_pyopencl", "Error", "InvalidArgError",
     "UnsupportedError", "BuildError", "ParseError", "NoDeviceError", "IOError_", "OutOfMemoryError", "VerifyError",
     "InterruptedError_", "InternalError", "OpenCLError", "__version__",
 ]

@@ -13,6 +13,48 @@ from ._ops import ROW_MAJOR, _map_args_type
 _OPS = {"sum": 0, "max": 1, "min": 2, "lse": 3, "moments": 4}
 
 
+class _Vector:
+    """A 1-D array bound as one value per row (kind 2) or per column (kind 3) of the matrix."""
+
+    def __init__(self, a: Array, kind: int) -> None:
+        if not isinstance(a, Array) or a.ndim != 1:
+            raise invalid("row/col: the argument must be a 1-D clforge.Array")
+        a.require_contiguous("row/col")
+        self.array, self.kind = a, kind
+
+
+def row(a: Array) -> _Vector:
+    """Binds a 1-D array as one value per row of the matrix (needed only when the matrix is square)."""
+    return _Vector(a, 2)
+
+
+def col(a: Array) -> _Vector:
+    """Binds a 1-D array as one value per column of the matrix (needed only when the matrix is square)."""
+    return _Vector(a, 3)
+
+
+def _bind(name: str, v: Any, x: Array) -> tuple:
+    """A clf_map_arg tuple for a keyword argument of reduce: a number, row(a), col(a), or a 1-D array whose
+    length says which (m: per row, n: per column)."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return (name.encode(), 1, F32, None, 0, float(v))
+    if isinstance(v, Array):
+        m, n = x.shape
+        if v.ndim != 1 or v.size not in (m, n):
+            raise invalid(f"reduce: argument {name} (shape {v.shape}) is not a vector of {m} or {n} elements")
+        if m == n:
+            raise invalid(f"reduce: argument {name}: x is square; say clforge.row({name}) or clforge.col({name})")
+        v = _Vector(v, 2 if v.size == m else 3)
+    if not isinstance(v, _Vector):
+        raise invalid(f"reduce: argument {name} must be a number or a clforge.Array, got {type(v).__name__}")
+    a = v.array
+    if a.ctx is not x.ctx:
+        raise invalid(f"reduce: argument {name} belongs to another context")
+    if a.size != x.shape[0 if v.kind == 2 else 1]:
+        raise invalid(f"reduce: argument {name} has {a.size} elements, x {x.shape}")
+    return (name.encode(), v.kind, a.code, a.mem, a.offset // a.itemsize, 0.0)
+
+
 def _matrix(what: str, a: Array) -> int:
     """The leading dimension (elements) of a 2-D array whose rows are contiguous."""
     if not isinstance(a, Array):
@@ -26,12 +68,12 @@ def _matrix(what: str, a: Array) -> int:
 
 def reduce(x: Array, op: str = "sum", axis: int = -1, pre: Optional[str] = None, post: Optional[str] = None,
            write: Optional[str] = None, out: Optional[Array] = None, y: Optional[Array] = None,
-           **scalars: Any) -> Optional[Array]:
+           **args: Any) -> Optional[Array]:
     """For every line of the 2-D array x (a row with axis -1 or 1, a column with axis 0): r = post(op over
     the line of pre(x)); returns it as a 1-D array (out, or a new fp32 one) unless only write is given.
     With write, y (default: a new array like x; x itself for in place) = write(x, r) over each line. op is
     sum, max, min, lse or moments; expressions and names are those of docs/reduce.md; keyword arguments
-    bind scalars by name."""
+    bind names: numbers, 1-D arrays of m (one value per row) or n elements (per column), or row(a)/col(a)."""
     ldx = _matrix("reduce: x", x)
     if op not in _OPS:
         raise invalid(f"reduce: op must be one of {sorted(_OPS)}, got {op!r}")
@@ -59,11 +101,7 @@ def reduce(x: Array, op: str = "sum", axis: int = -1, pre: Optional[str] = None,
         ldy = _matrix("reduce: y", y)
     elif y is not None:
         raise invalid("reduce: y is written only with a write expression")
-    items = []
-    for name, v in scalars.items():
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise invalid(f"reduce: argument {name} must be a number, got {type(v).__name__}")
-        items.append((name.encode(), 1, F32, None, 0, float(v)))
+    items = [_bind(name, v, x) for name, v in args.items()]
     d = _lib.ReduceDesc(
         ROW_MAJOR, m, n, 1 if axis == 0 else 0, _OPS[op],
         pre.encode() if pre else None, post.encode() if post else None, write.encode() if write else None,
@@ -83,4 +121,26 @@ def softmax(x: Array, axis: int = -1, out: Optional[Array] = None) -> Array:
         _matrix("softmax: x", x)
         out = empty(x.shape, x.dtype_name, x.ctx)
     reduce(x, "lse", axis, write="exp(x - rmax) / rsum", y=out)
+    return out
+
+
+def layer_norm(x: Array, weight: Array, bias: Array, eps: float = 1e-5, out: Optional[Array] = None) -> Array:
+    """Layer norm of each row of the 2-D array x, in one pass: (x - mean) / sqrt(var + eps) * weight + bias,
+    weight and bias having one value per column (out: default a new array like x; x itself for in place)."""
+    if out is None:
+        _matrix("layer_norm: x", x)
+        out = empty(x.shape, x.dtype_name, x.ctx)
+    reduce(x, "moments", -1, post="rsqrt(var + eps)", write="(x - mean) * r * g + b", y=out,
+           eps=float(eps), g=col(weight), b=col(bias))
+    return out
+
+
+def rms_norm(x: Array, weight: Array, eps: float = 1e-6, out: Optional[Array] = None) -> Array:
+    """RMS norm of each row of the 2-D array x, in one pass: x / sqrt(mean(x^2) + eps) * weight, weight
+    having one value per column (out: default a new array like x; x itself for in place)."""
+    if out is None:
+        _matrix("rms_norm: x", x)
+        out = empty(x.shape, x.dtype_name, x.ctx)
+    reduce(x, "sum", -1, pre="x * x", post="rsqrt(r / len + eps)", write="x * r * g", y=out,
+           eps=float(eps), g=col(weight))
     return out

@@ -52,3 +52,36 @@ def test_reduce_errors(ctx):
         clforge.softmax(a.T)
     with pytest.raises(clforge.ParseError):
         clforge.reduce(a, pre="x +")
+
+
+@pytest.mark.parametrize("shape", [(1, 3), (13, 77)])
+def test_layer_norm_and_rms_norm(ctx, rng, shape):
+    x = (rng.standard_normal(shape) * 3 + 100).astype(np.float32)
+    g = rng.standard_normal(shape[1]).astype(np.float32)
+    b = rng.standard_normal(shape[1]).astype(np.float32)
+    a, ga, ba = (clforge.asarray(v, ctx) for v in (x, g, b))
+    xd = x.astype(np.float64)
+    mean, var = xd.mean(axis=1, keepdims=True), xd.var(axis=1, keepdims=True)
+    want = (xd - mean) / np.sqrt(var + 1e-5) * g + b
+    np.testing.assert_allclose(clforge.layer_norm(a, ga, ba).numpy(), want, rtol=1e-4, atol=1e-4)
+    want = xd / np.sqrt((xd * xd).mean(axis=1, keepdims=True) + 1e-6) * g
+    np.testing.assert_allclose(clforge.rms_norm(a, ga).numpy(), want, rtol=1e-4, atol=1e-4)
+
+
+def test_reduce_vector_binding(ctx, rng):
+    x = rng.standard_normal((6, 9)).astype(np.float32)
+    w = rng.standard_normal(9).astype(np.float32)
+    s = rng.standard_normal(6).astype(np.float32)
+    y = clforge.empty(x.shape, "float32", ctx)
+    got = clforge.reduce(clforge.asarray(x, ctx), "sum", write="x * w + s + r", y=y,
+                         w=clforge.asarray(w, ctx), s=clforge.asarray(s, ctx))
+    assert got is None
+    want = x * w + s[:, None] + x.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(y.numpy(), want, rtol=1e-5, atol=1e-5)
+    sq = clforge.asarray(np.eye(4, dtype=np.float32), ctx)
+    v = clforge.asarray(np.arange(4, dtype=np.float32), ctx)
+    with pytest.raises(clforge.InvalidArgError, match="square"):
+        clforge.reduce(sq, pre="x * v", v=v)
+    np.testing.assert_allclose(clforge.reduce(sq, pre="x * v", v=clforge.col(v)).numpy(), np.arange(4))
+    with pytest.raises(clforge.InvalidArgError, match="vector of"):
+        clforge.reduce(clforge.asarray(x, ctx), pre="x * v", v=v)
