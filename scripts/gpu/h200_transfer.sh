@@ -24,7 +24,7 @@ dev=${CLFORGE_DEVICE:-nvidia}
 echo "== clforge (bench_transfer --device $dev)"
 timeout 400 bench/bench_transfer --device "$dev" --max-mib "$max" --json $r/transfer-clforge.json | tee $r/transfer-clforge.txt
 sweep=${CLF_TRANSFER_SWEEP_MIB:-1024}
-echo "== staging sweep at $sweep MiB: copying threads x chunk MiB (default: half the CPUs up to 8, 8 MiB)"
+echo "== staging sweep at $sweep MiB: copying threads x chunk MiB (default: one per CPU, 2 to 16, 8 MiB)"
 for t in 4 8 12 16; do
   for c in 2 8 32; do
     CLFORGE_STAGING_THREADS=$t CLFORGE_STAGING_CHUNK=$((c << 20)) timeout 60 bench/bench_transfer --device "$dev" \
