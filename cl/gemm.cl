@@ -347,12 +347,13 @@ CLF_INLINE void store_c(__global real *C, const idx_t ldc, const int M, const in
                     if (read_c)
                         v += beta * *cp;
 #if CLF_EPI
-                    /* the epilogue stores element by element, without the edge checks */
+                    /* the epilogue computes C's values element by element; the store stays a vector */
                     real vs[VWN];
                     unpack_n(vs, v);
 #pragma unroll
                     for (int w = 0; w < VWN; w++)
-                        clf_epilogue((__global real *)cp + w, bat, row, col + w, vs[w] CLF_EPI_PASS);
+                        vs[w] = (real)clf_epilogue_v((__global real *)cp + w, bat, row, col + w, vs[w] CLF_EPI_PASS);
+                    *cp = pack_n(vs);
 #else
                     *cp = v;
 #endif

@@ -306,6 +306,34 @@ static const char bf16_fn[] =
     "    if ((u & 0x7fffffffu) > 0x7f800000u)\n        return (ushort)((u >> 16) | 0x40u);\n"
     "    return (ushort)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);\n}\n";
 
+/* One store function: clf_epilogue stores C through cp; clf_epilogue_v (value != 0) stores the other
+ * outputs but returns C's new value, so a kernel can keep its vector stores of whole tiles. Old C is
+ * read before any store either way. */
+static void gen_fn(clf__sbuf *b, const clf__epi *e, clf_dtype c_type, const char *ct, int value)
+{
+    clf__sb_add(b, "static inline %s %s(__global %s *cp, const ulong bat, const long lr, const long lc, "
+                   "const %s acc CLF_EPI_DECL)\n{\n    const long er = er0 + lr, ec = ec0 + lc;\n    const ulong eb = eb0 + bat;\n",
+                value ? ct : "void", value ? "clf_epilogue_v" : "clf_epilogue", clf__ex_dt_ctype(c_type), ct);
+    clf__sb_add(b, "#define V %s\n#define B int\n#define K(x) ((V)(x))\n#define SEL(q, t, f) ((q) ? (t) : (f))", ct);
+    gen_ctx g = {e, c_type};
+    clf__ex_emit(b, &e->ex, e->f64, "\n    ", epi_load, &g);
+    int last = -1;
+    for (int i = 0; i < e->ex.nstmts; i++) {
+        int k = e->ex.stmt[i].name, is_c = e->p[k].role == CLF__EPI_OLD_C;
+        char ptr[16];
+        snprintf(ptr, sizeof ptr, "ep%d", k);
+        if (is_c && value) {
+            last = e->ex.stmt[i].root;   /* the last assignment of c is what C holds */
+            continue;
+        }
+        clf__sb_add(b, "\n    ");
+        store_code(b, is_c ? c_type : e->p[k].dt, is_c ? "cp" : ptr, k, is_c ? NULL : &e->p[k], e->ex.stmt[i].root);
+    }
+    if (value)
+        clf__sb_add(b, "\n    return (%s)t%d;", ct, last);
+    clf__sb_add(b, "\n#undef V\n#undef B\n#undef K\n#undef SEL\n}\n");
+}
+
 clf_status clf__epi_source(const clf__epi *e, clf_dtype c_type, char **out)
 {
     const char *ct = e->f64 ? "double" : "float";
@@ -315,20 +343,8 @@ clf_status clf__epi_source(const clf__epi *e, clf_dtype c_type, char **out)
     clf__sb_add(&b, "#define CLF_EPI 1\n#define CLF_EPI_CT %s\n", clf__ex_dt_ctype(c_type));
     gen_params(&b, e, ct);
     clf__sb_add(&b, "%s", bf16_fn);
-    clf__sb_add(&b, "static inline void clf_epilogue(__global %s *cp, const ulong bat, const long lr, const long lc, "
-                    "const %s acc CLF_EPI_DECL)\n{\n    const long er = er0 + lr, ec = ec0 + lc;\n    const ulong eb = eb0 + bat;\n",
-                clf__ex_dt_ctype(c_type), ct);
-    clf__sb_add(&b, "#define V %s\n#define B int\n#define K(x) ((V)(x))\n#define SEL(q, t, f) ((q) ? (t) : (f))", ct);
-    gen_ctx g = {e, c_type};
-    clf__ex_emit(&b, &e->ex, e->f64, "\n    ", epi_load, &g);
-    for (int i = 0; i < e->ex.nstmts; i++) {
-        int k = e->ex.stmt[i].name, is_c = e->p[k].role == CLF__EPI_OLD_C;
-        char ptr[16];
-        snprintf(ptr, sizeof ptr, "ep%d", k);
-        clf__sb_add(&b, "\n    ");
-        store_code(&b, is_c ? c_type : e->p[k].dt, is_c ? "cp" : ptr, k, is_c ? NULL : &e->p[k], e->ex.stmt[i].root);
-    }
-    clf__sb_add(&b, "\n#undef V\n#undef B\n#undef K\n#undef SEL\n}\n");
+    gen_fn(&b, e, c_type, ct, 0);
+    gen_fn(&b, e, c_type, ct, 1);
     if (b.oom) {
         free(b.s);
         return clf__fail(CLF_ERR_OUT_OF_MEMORY, EPI ": out of memory generating the kernel");
