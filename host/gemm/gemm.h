@@ -6,6 +6,10 @@
 #include "config.h"
 
 extern const clf__family clf__family_gemm;
+/* Work of a GEMM problem for the tuner's rates (gemm and gemm_cpu share them): 2mnk flops per item; A, B and
+ * C once each (C twice when beta != 0 reads it). */
+double clf__gemm_problem_flops(const clf__problem *p);
+double clf__gemm_problem_bytes(const clf__problem *p);
 
 /* Parameter order in clf__family_gemm.params (and in clf__config.v). */
 enum {

@@ -52,18 +52,6 @@ static void cpu_default(const clf_device_info *dev, clf_dtype dt, const char *bu
         out->v[CLF__CPU_NV] = 1;
 }
 
-static double cpu_flops(const clf__problem *p)
-{
-    return 2.0 * (double)p->m * (double)p->n * (double)p->k * (double)(p->batch ? p->batch : 1);
-}
-
-static double cpu_bytes(const clf__problem *p)
-{
-    double e = (double)clf__dtype_size(p->dtype), c_rw = p->beta != 0.0 ? 2.0 : 1.0;
-    double one = (double)p->m * (double)p->k + (double)p->k * (double)p->n + c_rw * (double)p->m * (double)p->n;
-    return one * e * (double)(p->batch ? p->batch : 1);
-}
-
 /* ---- tuning hooks ------------------------------------------------------------------------------- */
 
 #define NSAMPLES 256
@@ -266,8 +254,8 @@ const clf__family clf__family_gemm_cpu = {
     .unit = "GFLOP/s",
     .default_config = cpu_default,
     .valid = cpu_valid,
-    .flops = cpu_flops,
-    .bytes = cpu_bytes,
+    .flops = clf__gemm_problem_flops,
+    .bytes = clf__gemm_problem_bytes,
     .bench_create = bench_create,
     .bench_run = bench_run,
     .bench_build = bench_build,

@@ -132,12 +132,12 @@ static int gemm_valid(const clf__config *c, const clf_device_info *dev, clf_dtyp
     return dt != CLF_F64 || dev->fp64;
 }
 
-static double gemm_flops(const clf__problem *p)
+double clf__gemm_problem_flops(const clf__problem *p)
 {
     return 2.0 * (double)p->m * (double)p->n * (double)p->k * (double)(p->batch ? p->batch : 1);
 }
 
-static double gemm_bytes(const clf__problem *p)
+double clf__gemm_problem_bytes(const clf__problem *p)
 {
     double e = (double)clf__dtype_size(p->dtype);
     double c_rw = p->beta != 0.0 ? 2.0 : 1.0;   /* beta == 0: C is written, never read */
@@ -395,8 +395,8 @@ const clf__family clf__family_gemm = {
     .unit = "GFLOP/s",
     .default_config = gemm_default,
     .valid = gemm_valid,
-    .flops = gemm_flops,
-    .bytes = gemm_bytes,
+    .flops = clf__gemm_problem_flops,
+    .bytes = clf__gemm_problem_bytes,
     .bench_create = bench_create,
     .bench_run = bench_run,
     .bench_build = bench_build,
