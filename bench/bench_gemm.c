@@ -41,18 +41,6 @@ static double urand(void)
     return (double)(rng_state >> 11) / 9007199254740992.0 * 2.0 - 1.0;
 }
 
-static cl_mem make_buffer(clf_context *ctx, size_t bytes, const void *host)
-{
-    cl_int e;
-    cl_mem m = clCreateBuffer(clf_context_cl(ctx), CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0), bytes,
-                              (void *)host, &e);
-    if (!m) {
-        fprintf(stderr, "bench_gemm: clCreateBuffer(%zu bytes) failed: %d\n", bytes, e);
-        exit(1);
-    }
-    return m;
-}
-
 static void problem_init(problem *p, clf_context *ctx, int f64, shape s)
 {
     memset(p, 0, sizeof *p);
@@ -72,9 +60,9 @@ static void problem_init(problem *p, clf_context *ctx, int f64, shape s)
         f64 ? (((double *)p->ha)[i] = urand()) : (((float *)p->ha)[i] = (float)urand());
     for (size_t i = 0; i < s.k * s.n; i++)
         f64 ? (((double *)p->hb)[i] = urand()) : (((float *)p->hb)[i] = (float)urand());
-    p->a = make_buffer(ctx, s.m * s.k * esz, p->ha);
-    p->b = make_buffer(ctx, s.k * s.n * esz, p->hb);
-    p->c = make_buffer(ctx, s.m * s.n * esz, NULL);
+    p->a = clf_bench_buffer(ctx, s.m * s.k * esz, p->ha);
+    p->b = clf_bench_buffer(ctx, s.k * s.n * esz, p->hb);
+    p->c = clf_bench_buffer(ctx, s.m * s.n * esz, NULL);
 }
 
 static void problem_free(problem *p)

@@ -39,18 +39,6 @@ static double urand(void)
     return (double)(rng_state >> 11) / 9007199254740992.0 * 2.0 - 1.0;
 }
 
-static cl_mem make_buffer(clf_context *ctx, size_t bytes, const void *host)
-{
-    cl_int e;
-    cl_mem m = clCreateBuffer(clf_context_cl(ctx), CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0), bytes,
-                              (void *)host, &e);
-    if (!m) {
-        fprintf(stderr, "bench_gemv: clCreateBuffer(%zu bytes) failed: %d\n", bytes, e);
-        exit(1);
-    }
-    return m;
-}
-
 static void *random_host(size_t n, int f64)
 {
     void *h = malloc(n * (f64 ? 8 : 4));
@@ -72,10 +60,10 @@ static void problem_init(problem *p, clf_context *ctx, int f64, int row, int tra
     size_t esz = f64 ? 8 : 4;
     p->ha = random_host(s.m * s.n, f64);
     p->hx = random_host(p->nx, f64);
-    p->a = make_buffer(ctx, s.m * s.n * esz, p->ha);
-    p->x = make_buffer(ctx, p->nx * esz, p->hx);
-    p->y = make_buffer(ctx, p->ny * esz, NULL);
-    p->copy = make_buffer(ctx, s.m * s.n * esz, NULL);
+    p->a = clf_bench_buffer(ctx, s.m * s.n * esz, p->ha);
+    p->x = clf_bench_buffer(ctx, p->nx * esz, p->hx);
+    p->y = clf_bench_buffer(ctx, p->ny * esz, NULL);
+    p->copy = clf_bench_buffer(ctx, s.m * s.n * esz, NULL);
 }
 
 static void problem_free(problem *p)

@@ -20,18 +20,6 @@ typedef struct bench {
     float *hx, *ha, *hb;
 } bench;
 
-static cl_mem make_buffer(clf_context *ctx, size_t bytes, const void *host)
-{
-    cl_int e;
-    cl_mem m = clCreateBuffer(clf_context_cl(ctx), CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0), bytes,
-                              (void *)host, &e);
-    if (!m) {
-        fprintf(stderr, "bench_map: clCreateBuffer(%zu bytes) failed: %s\n", bytes, clf_status_name(e));
-        exit(1);
-    }
-    return m;
-}
-
 #define VEC(nm, m) {.name = nm, .kind = CLF_ARG_BUFFER, .dtype = CLF_F32, .buffer = m}
 
 static int run_clf_copy(bench *p) { return clf_copy(p->ctx, p->x, 0, p->dst, 0, p->bytes, NULL) == CLF_SUCCESS; }
@@ -198,8 +186,8 @@ static json_t *sweep_half(half_bench *h, int (*run)(void *), int (*run2)(void *)
 static json_t *half_maps(clf_context *ctx, const float *hx, size_t n, int reps, double copy_gbs)
 {
     half_bench h = {.ctx = ctx, .n = n};
-    h.x32 = make_buffer(ctx, n * 4, hx), h.y32 = make_buffer(ctx, n * 4, NULL);
-    for (int i = 0; i < 4; i++) h.h[i] = make_buffer(ctx, n * 2, NULL);
+    h.x32 = clf_bench_buffer(ctx, n * 4, hx), h.y32 = clf_bench_buffer(ctx, n * 4, NULL);
+    for (int i = 0; i < 4; i++) h.h[i] = clf_bench_buffer(ctx, n * 2, NULL);
     for (int i = 1; i < 4; i++) clf_convert(ctx, CLF_F32, h.x32, 0, CLF_F16, h.h[i], 0, n, NULL);
     struct { const char *name; int (*run)(void *); double bytes; } rows[] = {
         {"f16 y = relu(a*x + b) (3R 1W)", run_f16_relu, 8.0 * (double)n},
@@ -281,9 +269,9 @@ int main(int argc, char **argv)
             s ^= s << 13, s ^= s >> 7, s ^= s << 17;
             hs[k][i] = (float)((double)(s >> 11) / 9007199254740992.0 * 2.0 - 1.0);
         }
-    p.x = make_buffer(ctx, p.bytes, p.hx), p.a = make_buffer(ctx, p.bytes, p.ha), p.b = make_buffer(ctx, p.bytes, p.hb);
-    p.y = make_buffer(ctx, p.bytes, NULL), p.t = make_buffer(ctx, p.bytes, NULL), p.u = make_buffer(ctx, p.bytes, NULL);
-    p.dst = make_buffer(ctx, p.bytes, NULL);
+    p.x = clf_bench_buffer(ctx, p.bytes, p.hx), p.a = clf_bench_buffer(ctx, p.bytes, p.ha), p.b = clf_bench_buffer(ctx, p.bytes, p.hb);
+    p.y = clf_bench_buffer(ctx, p.bytes, NULL), p.t = clf_bench_buffer(ctx, p.bytes, NULL), p.u = clf_bench_buffer(ctx, p.bytes, NULL);
+    p.dst = clf_bench_buffer(ctx, p.bytes, NULL);
 
     char date[32], command[1024] = "";
     time_t now = time(NULL);

@@ -20,18 +20,6 @@ typedef struct bench {
     float *hx;
 } bench;
 
-static cl_mem make_buffer(clf_context *ctx, size_t bytes, const void *host)
-{
-    cl_int e;
-    cl_mem m = clCreateBuffer(clf_context_cl(ctx), CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0), bytes,
-                              (void *)host, &e);
-    if (!m) {
-        fprintf(stderr, "bench_reduce: clCreateBuffer(%zu bytes) failed: %s\n", bytes, clf_status_name(e));
-        exit(1);
-    }
-    return m;
-}
-
 static clf_reduce_desc desc(const bench *p, clf_reduce_axis ax, clf_reduce_op op, cl_mem out)
 {
     clf_reduce_desc d = {.layout = CLF_ROW_MAJOR, .m = p->rows, .n = p->cols, .axis = ax, .op = op,
@@ -171,10 +159,10 @@ static void setup(bench *p)
     for (size_t j = 0; j < p->cols; j++) ones[j] = 1;
     size_t nv = p->rows > p->cols ? p->rows : p->cols;
     if (nv < n / 64) nv = n / 64;
-    p->x = make_buffer(p->ctx, p->bytes, p->hx), p->y = make_buffer(p->ctx, p->bytes, NULL);
-    p->dst = make_buffer(p->ctx, p->bytes, NULL);
-    p->v1 = make_buffer(p->ctx, nv * 4, NULL), p->v2 = make_buffer(p->ctx, nv * 4, NULL);
-    p->g = make_buffer(p->ctx, p->cols * 4, ones), p->b = make_buffer(p->ctx, p->cols * 4, zeros);
+    p->x = clf_bench_buffer(p->ctx, p->bytes, p->hx), p->y = clf_bench_buffer(p->ctx, p->bytes, NULL);
+    p->dst = clf_bench_buffer(p->ctx, p->bytes, NULL);
+    p->v1 = clf_bench_buffer(p->ctx, nv * 4, NULL), p->v2 = clf_bench_buffer(p->ctx, nv * 4, NULL);
+    p->g = clf_bench_buffer(p->ctx, p->cols * 4, ones), p->b = clf_bench_buffer(p->ctx, p->cols * 4, zeros);
     free(ones), free(zeros);
 }
 

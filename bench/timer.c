@@ -1,8 +1,11 @@
-/* timer.c — the bench programs' timing: the runtime's one policy (clf__time_runs) behind an int-returning
- * run callback. */
+/* timer.c — what the bench programs share: timing by the runtime's one policy (clf__time_runs) behind an int-returning
+ * run callback, and buffer creation that exits on failure. */
 #include "timer.h"
 
 #include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
 
 typedef struct bench_run {
     int (*run)(void *arg);
@@ -24,4 +27,16 @@ double clf_bench_time(clf_context *ctx, int (*run)(void *arg), void *arg, int re
                        .max_group = max_group};
     double seconds;
     return clf__time_runs(ctx, call_run, &b, &how, &seconds, NULL) == CLF_SUCCESS ? seconds : -1;
+}
+
+cl_mem clf_bench_buffer(clf_context *ctx, size_t bytes, const void *host)
+{
+    cl_int e;
+    cl_mem m = clCreateBuffer(clf_context_cl(ctx), CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0), bytes,
+                              (void *)host, &e);
+    if (!m) {
+        fprintf(stderr, "bench: clCreateBuffer(%zu bytes) failed: %s\n", bytes, clf_status_name(e));
+        exit(1);
+    }
+    return m;
 }

@@ -10,4 +10,8 @@
  * then -1. */
 double clf_bench_time(clf_context *ctx, int (*run)(void *arg), void *arg, int reps, int max_group);
 
+/* A read-write buffer of the context, initialised from host when host is not NULL; a bench cannot go on
+ * without it, so a failure prints the OpenCL error and exits. */
+cl_mem clf_bench_buffer(clf_context *ctx, size_t bytes, const void *host);
+
 #endif
