@@ -40,6 +40,7 @@ static void usage(FILE *f)
             "  CLFORGE_KERNEL_DIR        read the OpenCL C sources from this folder, not the built-in copies\n"
             "  CLFORGE_BUILD_WARNINGS=1  let the OpenCL compiler print its warnings\n"
             "  CLFORGE_BUILD_LOG=1       print every program build's log (warnings included) on stderr\n"
+            "  CLFORGE_BUILD_OPTIONS=... extra compiler options for every build (e.g. -cl-nv-verbose); no disk cache\n"
             "  CLFORGE_MMA=off           keep GEMM off matrix units; CLFORGE_MMA_SELFTEST=fail fails their self-test\n"
             "  CLFORGE_GEMM_CPU_PACK=0|1 CPU GEMM: 1 packs A and B into panels, 0 reads them in place\n"
             "  CLFORGE_GEMM_SPLIT_K=N    split GEMM's K into N slices (1: never)\n"

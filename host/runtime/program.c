@@ -260,6 +260,15 @@ static int clf__env_on(const char *name)
     return v && *v == '1';
 }
 
+/* CLFORGE_BUILD_OPTIONS: compiler options added to every build from source, for inspecting a driver's
+ * compiler (e.g. NVIDIA's -cl-nv-verbose prints registers and spills into the build log). Programs are then
+ * never taken from or written to the disk cache, whose key does not cover them. */
+static const char *clf__extra_build_options(void)
+{
+    const char *v = getenv("CLFORGE_BUILD_OPTIONS");
+    return v ? v : "";
+}
+
 /* Builds from source. Compiler warnings are not printed: some drivers (PoCL's clang) write them to the
  * process's stderr, where they would land in users' output; a failure's log still reaches clf_last_error.
  * CLFORGE_BUILD_WARNINGS=1 keeps the warnings; CLFORGE_BUILD_LOG=1 keeps them too and prints every build's
@@ -267,11 +276,14 @@ static int clf__env_on(const char *name)
 static clf_status clf__build(clf_context *ctx, cl_program prog, const char *options, const char *what)
 {
     int show_log = clf__env_on("CLFORGE_BUILD_LOG"), keep = show_log || clf__env_on("CLFORGE_BUILD_WARNINGS");
-    size_t n = strlen(options) + 4;
-    char *quiet = malloc(n);
-    if (quiet) snprintf(quiet, n, "%s%s-w", options, *options ? " " : "");
-    cl_int err = clBuildProgram(prog, 1, &ctx->dev, quiet && !keep ? quiet : options, NULL, NULL);
-    free(quiet);
+    const char *extra = clf__extra_build_options();
+    size_t n = strlen(options) + strlen(extra) + 6;
+    char *full = malloc(n);
+    if (!full)
+        return clf__fail(CLF_ERR_OUT_OF_MEMORY, "build options");
+    snprintf(full, n, "%s%s%s%s", options, *options && *extra ? " " : "", extra, keep ? "" : " -w");
+    cl_int err = clBuildProgram(prog, 1, &ctx->dev, full, NULL, NULL);
+    free(full);
     char *log = err != CL_SUCCESS || show_log ? clf__build_log(ctx, prog) : NULL;
     if (show_log && log && log[strspn(log, " \t\r\n")])
         fprintf(stderr, "clforge: build log (%s, options \"%s\") on %s:\n%s\n", what, options, ctx->info.name, log);
@@ -334,7 +346,7 @@ static clf_status clf__produce(clf_context *ctx, const char *source, const char 
 {
     char path[1400], *key = NULL;
     *from_disk = 0;
-    int disk = ctx->cache_dir[0] && clf__disk_usable(ctx) &&
+    int disk = ctx->cache_dir[0] && !*clf__extra_build_options() && clf__disk_usable(ctx) &&
                clf__bin_path(ctx, source, options, path, sizeof path, &key);
     if (disk && (*out = clf__load_binary(ctx, path, key, options)) != NULL) {
         free(key);
