@@ -36,6 +36,22 @@
 #ifndef CLF_HAS_Y
 #define CLF_HAS_Y 0
 #endif
+#ifndef CLF_ROWK
+#define CLF_ROWK 0   /* 1: the row kernel (contiguous lines with a write pass): each of a line's LPL work-items
+                      * holds NV vectors of VEC elements of it in registers, read once, reduced, written once */
+#endif
+#ifndef VEC
+#define VEC 1      /* row kernel: elements per load and store (the host checks the alignment of x and y) */
+#endif
+#ifndef NV
+#define NV 1       /* row kernel: vectors per work-item; a line is at most NV*VEC*LPL long */
+#endif
+#ifndef CLF_XK
+#define CLF_XK 0   /* storage of x and y: 0 f32, 1 f64, 2 f16, 3 bf16 (the vector forms of the row kernel) */
+#endif
+#ifndef CLF_YK
+#define CLF_YK 0
+#endif
 #ifndef CLF_CACHE
 #define CLF_CACHE 0   /* > 0: a line is at most CLF_CACHE*LPL long; each work-item keeps its elements in
                        * registers from the reduction for the write pass (the host sets it with a write) */
@@ -149,6 +165,45 @@ static inline st_t st_comb(st_t a, st_t b)
 #define STEP 1
 #endif
 
+#if CLF_ROWK
+/* Whole vectors of x and y at element index i (a multiple of VEC from an aligned start), in CT. */
+#define CLF_CAT_(a, b) a##b
+#define CLF_CAT(a, b) CLF_CAT_(a, b)
+#if VEC == 1
+#define LDXV(i) LDX(i)
+#define PACK(w) (w)[0]
+#define UNPACK(a, o, v) ((a)[o] = (v))
+#else
+#define CTV CLF_CAT(CT, VEC)
+#define TOV(v) CLF_CAT(convert_, CTV)(v)
+#if CLF_XK == 0
+#define LDXV(i) TOV(*(__global const CLF_CAT(float, VEC) *)(x + (i)))
+#elif CLF_XK == 1
+#define LDXV(i) TOV(*(__global const CLF_CAT(double, VEC) *)(x + (i)))
+#elif CLF_XK == 2
+#define LDXV(i) TOV(CLF_CAT(vloada_half, VEC)(0, x + (i)))
+#else
+#define LDXV(i) TOV(CLF_CAT(as_float, VEC)(CLF_CAT(convert_uint, VEC)(*(__global const CLF_CAT(ushort, VEC) *)(x + (i))) << 16))
+#endif
+#if CLF_YK == 0
+#define STYV(i, v) (*(__global CLF_CAT(float, VEC) *)(y + (i)) = CLF_CAT(convert_float, VEC)(v))
+#elif CLF_YK == 1
+#define STYV(i, v) (*(__global CLF_CAT(double, VEC) *)(y + (i)) = CLF_CAT(convert_double, VEC)(v))
+#elif CLF_YK == 2
+#define STYV(i, v) CLF_CAT(CLF_CAT(vstorea_half, VEC), _rte)((v), 0, y + (i))
+#endif
+#if VEC == 2
+#define PACK(w) ((CTV)((w)[0], (w)[1]))
+#define UNPACK(a, o, v) ((a)[o] = (v).s0, (a)[(o) + 1] = (v).s1)
+#else
+#define PACK(w) ((CTV)((w)[0], (w)[1], (w)[2], (w)[3]))
+#define UNPACK(a, o, v) ((a)[o] = (v).s0, (a)[(o) + 1] = (v).s1, (a)[(o) + 2] = (v).s2, (a)[(o) + 3] = (v).s3)
+#endif
+#endif
+/* Element j of the line starts vector k of this work-item at J0(k); vectors of a team are adjacent. */
+#define J0(k) (((idx_t)lane + (idx_t)((k) * LPL)) * (idx_t)VEC)
+#endif
+
 #ifndef CLF_RED_PARAMS
 /* Lets the skeleton compile alone (CLFORGE_KERNEL_DIR development): out = sum of the line. */
 #define CLF_RED_PARAMS __global float *out, const idx_t oo,
@@ -180,7 +235,48 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
         shift = pv;
     }
 #endif
-#if CLF_CACHE
+#if CLF_ROWK
+    /* The line's elements, read once with whole vectors (element by element past the line's end). */
+    CT xs[NV * VEC];
+#pragma unroll
+    for (int k = 0; k < NV; k++) {
+        const idx_t j0 = J0(k);
+        if (live && j0 + VEC <= len) {
+            UNPACK(xs, k * VEC, LDXV(ELEM(xo, ldx, line, j0)));
+        } else {
+#pragma unroll
+            for (int c = 0; c < VEC; c++)
+                xs[k * VEC + c] = live && j0 + (idx_t)c < len ? LDX(ELEM(xo, ldx, line, j0 + (idx_t)c)) : K(0);
+        }
+    }
+    {
+        st_t b;
+        ST_INIT(b);
+        CT t = K(0);
+#pragma unroll
+        for (int e = 0; e < NV * VEC; e++) {
+            const idx_t j = J0(e / VEC) + (idx_t)(e % VEC);
+            if (live && j < len) {
+                const CT xv = xs[e];
+                CT pv;
+                { CLF_RED_PRE }
+                ST_P1(b, t, pv);
+            }
+        }
+        ST_MID(b, t)
+#pragma unroll
+        for (int e = 0; e < NV * VEC; e++) {
+            const idx_t j = J0(e / VEC) + (idx_t)(e % VEC);
+            if (live && j < len) {
+                const CT xv = xs[e];
+                CT pv;
+                { CLF_RED_PRE }
+                ST_P2(b, pv);
+            }
+        }
+        acc = b;
+    }
+#elif CLF_CACHE
     CT keep[CLF_CACHE], pvs[CLF_CACHE];
 #pragma unroll
     for (int k = 0; k < CLF_CACHE; k++) {
@@ -264,7 +360,33 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
     barrier(CLK_LOCAL_MEM_FENCE);
     if (live) {
         const CT rv = res[sub], e1v = res1[sub], e2v = res2[sub];
-#if CLF_CACHE
+#if CLF_ROWK
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            const idx_t j0 = J0(k);
+#if defined(STYV)
+            if (j0 + VEC <= len) {   /* a whole vector: computed element by element, stored at once */
+                CT w[VEC];
+#pragma unroll
+                for (int c = 0; c < VEC; c++) {
+                    const idx_t j = j0 + (idx_t)c;
+                    const CT xv = xs[k * VEC + c];
+                    CT wv;
+                    { CLF_RED_WRITEV }
+                    w[c] = wv;
+                }
+                STYV(ELEM(yo, ldy, line, j0), PACK(w));
+                continue;
+            }
+#endif
+#pragma unroll
+            for (int c = 0; c < VEC; c++) {
+                const idx_t j = j0 + (idx_t)c;
+                const CT xv = xs[k * VEC + c];
+                if (j < len) { CLF_RED_WRITE }
+            }
+        }
+#elif CLF_CACHE
 #pragma unroll
         for (int k = 0; k < CLF_CACHE; k++) {
             const idx_t j = (idx_t)lane + (idx_t)(k * LPL);

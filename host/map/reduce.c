@@ -246,6 +246,9 @@ static void gen_part(clf__sbuf *b, const red_plan *pl, int p, const char *macro,
     clf__sb_add(b, "\n");
 }
 
+/* CLF_XK / CLF_YK of cl/reduce.cl: which vector load and store the row kernel uses. */
+static int storage_kind(clf_dtype t) { return t == CLF_F32 ? 0 : t == CLF_F64 ? 1 : t == CLF_F16 ? 2 : 3; }
+
 static clf_status gen_source(red_plan *pl)
 {
     const clf_reduce_desc *d = &pl->d;
@@ -268,10 +271,14 @@ static clf_status gen_source(red_plan *pl)
         clf__sb_add(&b, " __global %s *y, const idx_t yo, const idx_t ldy,", clf__ex_dt_ctype(d->y_type));
     clf__sb_add(&b, "\n#define STO(i, v) ST_%s(out, i, v)\n#define STY(i, v) ST_%s(y, i, v)\n",
                 clf__ex_dt_macro(d->out ? d->out_type : CLF_F32), clf__ex_dt_macro(d->write ? d->y_type : CLF_F32));
+    clf__sb_add(&b, "#define CLF_XK %d\n#define CLF_YK %d\n", storage_kind(d->x_type),
+                storage_kind(d->write ? d->y_type : CLF_F32));
     gen_part(&b, pl, RED_PRE, "CLF_RED_PRE", "pv = t%d;");
     gen_part(&b, pl, RED_POST, "CLF_RED_POST", "po = t%d;");
-    if (d->write)
+    if (d->write) {   /* the row kernel's whole vectors take the value (wv) and store it with its neighbours */
         gen_part(&b, pl, RED_WRITE, "CLF_RED_WRITE", "STY(ELEM(yo, ldy, line, j), t%d);");
+        gen_part(&b, pl, RED_WRITE, "CLF_RED_WRITEV", "wv = t%d;");
+    }
     clf__sb_add(&b, "%s", skeleton);
     if (b.oom) {
         free(b.s);
@@ -313,7 +320,9 @@ static void plan_work(red_plan *pl)
     if (d->out)
         pl->bytes += (double)pl->lines * (double)clf__dtype_size(d->out_type);
     pl->flops = elems * (pl->ex[RED_PRE].nops + 1 + (d->write ? pl->ex[RED_WRITE].nops : 0));
-    pl->bucket = pl->strided ? "cols" : pl->len < 512 ? "short" : "rows";
+    pl->fallback = pl->strided ? "cols" : pl->len < 512 ? "short" : "rows";
+    /* Contiguous lines with a write pass go to the row kernel when they fit its registers (clf_reduce). */
+    pl->bucket = d->write && !pl->strided ? "fused" : pl->fallback;
 }
 
 clf_status clf__red_plan_make(clf_context *ctx, const clf_reduce_desc *desc, const clf_map_arg *args, size_t nargs,
@@ -353,23 +362,62 @@ static int team_width(const red_plan *pl, const clf__config *c)
     return lpl > c->v[CLF__R_WG] ? c->v[CLF__R_WG] : lpl;
 }
 
-/* Builds with cfg, halving the work-group while the kernel cannot take it. */
-static clf_status red_build(clf_context *ctx, const red_plan *pl, clf__config *c, cl_kernel *k)
+int clf__red_row_geom(const red_plan *pl, const clf__config *c, clf__red_row *g)
+{
+    const clf_reduce_desc *d = &pl->d;
+    if (!d->write || pl->strided)
+        return 0;
+    int vec = c->v[CLF__R_VEC], wg = c->v[CLF__R_WG];
+    while (vec > 1 && (d->x_off % (size_t)vec || d->ldx % (size_t)vec || d->y_off % (size_t)vec ||
+                       d->ldy % (size_t)vec))
+        vec /= 2;   /* whole vectors need aligned lines (buffers themselves are aligned far beyond) */
+    size_t nvec = (pl->len + (size_t)vec - 1) / (size_t)vec, cap = CLF__RED_ROW_BYTES / (pl->f64 ? 8 : 4);
+    int lpl = 1;
+    while (lpl < c->v[CLF__R_LPL] && lpl < wg && (size_t)lpl < nvec)
+        lpl *= 2;
+    while (lpl < wg && (nvec + (size_t)lpl - 1) / (size_t)lpl * (size_t)vec > cap)
+        lpl *= 2;   /* a wider team before giving up: the line fits in registers when the group does */
+    size_t nv = nvec ? (nvec + (size_t)lpl - 1) / (size_t)lpl : 1;
+    if (nv * (size_t)vec > cap)
+        return 0;
+    g->vec = vec, g->lpl = lpl, g->nv = (int)nv;
+    return 1;
+}
+
+/* The -D options of one build: the family's parameters, then what the plan fixes (rg: the row kernel's). */
+static clf_status build_options(const red_plan *pl, const clf__config *c, const clf__red_row *rg, char *opts,
+                                size_t cap)
+{
+    clf_status s = clf__config_options(&clf__family_reduce, c, opts, cap);
+    if (s != CLF_SUCCESS)
+        return s;
+    int cache = 0;   /* generic kernel with a write pass: lines of up to 32 elements per work-item stay in registers */
+    size_t need = (pl->len + (size_t)c->v[CLF__R_LPL] - 1) / (size_t)c->v[CLF__R_LPL];
+    while (!rg && pl->d.write && need <= 32 && (size_t)cache < need)
+        cache = cache ? cache * 2 : 1;
+    size_t len = strlen(opts);
+    snprintf(opts + len, cap - len, " -DCLF_F64=%d -DCLF_STRIDED=%d -DCLF_OP=%d -DCLF_HAS_OUT=%d -DCLF_HAS_Y=%d "
+             "-DCLF_CACHE=%d -DCLF_IDX=%s -DCLF_ROWK=%d -DNV=%d", pl->f64, pl->strided, (int)pl->d.op,
+             pl->d.out != NULL, pl->d.write != NULL, cache, pl->idx64 ? "ulong" : "uint", rg != NULL, rg ? rg->nv : 1);
+    return CLF_SUCCESS;
+}
+
+/* Builds with cfg, halving the work-group while the kernel cannot take it. *rowk: the row kernel is wanted;
+ * cleared when halving leaves the line too long for it (the generic kernel then runs with c). */
+static clf_status red_build(clf_context *ctx, const red_plan *pl, int *rowk, clf__config *c, cl_kernel *k)
 {
     for (;;) {
-        c->v[CLF__R_LPL] = team_width(pl, c);
-        int cache = 0;   /* with a write pass, lines of up to 32 elements per work-item stay in registers */
-        size_t need = (pl->len + (size_t)c->v[CLF__R_LPL] - 1) / (size_t)c->v[CLF__R_LPL];
-        while (pl->d.write && need <= 32 && (size_t)cache < need)
-            cache = cache ? cache * 2 : 1;
-        char opts[320] = "";
-        clf_status s = clf__config_options(&clf__family_reduce, c, opts, sizeof opts);
+        clf__red_row rg;
+        if (*rowk && !clf__red_row_geom(pl, c, &rg))
+            *rowk = 0;
+        if (*rowk)   /* parameters the kernel does not read are pinned, so equal kernels share one program */
+            c->v[CLF__R_LPL] = rg.lpl, c->v[CLF__R_VEC] = rg.vec, c->v[CLF__R_UNR] = 1;
+        else
+            c->v[CLF__R_LPL] = team_width(pl, c), c->v[CLF__R_VEC] = 1;
+        char opts[400] = "";
+        clf_status s = build_options(pl, c, *rowk ? &rg : NULL, opts, sizeof opts);
         if (s != CLF_SUCCESS)
             return s;
-        size_t len = strlen(opts);
-        snprintf(opts + len, sizeof opts - len, " -DCLF_F64=%d -DCLF_STRIDED=%d -DCLF_OP=%d -DCLF_HAS_OUT=%d "
-                 "-DCLF_HAS_Y=%d -DCLF_CACHE=%d -DCLF_IDX=%s", pl->f64, pl->strided, (int)pl->d.op,
-                 pl->d.out != NULL, pl->d.write != NULL, cache, pl->idx64 ? "ulong" : "uint");
         s = clf__kernel_take(ctx, pl->src, opts, "clf_reduce", k);
         if (s != CLF_SUCCESS)
             return s;
@@ -412,11 +460,12 @@ static clf_status set_args(const red_plan *pl, cl_kernel k, int idx64)
     return s == CLF_SUCCESS ? clf__ew_arg(k, a, sizeof zero, &zero, "clf_reduce") : s;
 }
 
-clf_status clf__red_plan_launch(clf_context *ctx, const red_plan *pl, const clf__config *cfg, cl_event *done)
+clf_status clf__red_plan_launch(clf_context *ctx, const red_plan *pl, const clf__config *cfg, int rowk,
+                                cl_event *done)
 {
     clf__config c = *cfg;
     cl_kernel k;
-    clf_status s = red_build(ctx, pl, &c, &k);
+    clf_status s = red_build(ctx, pl, &rowk, &c, &k);
     if (s != CLF_SUCCESS)
         return s;
     s = set_args(pl, k, pl->idx64);
@@ -442,9 +491,14 @@ clf_status clf_reduce(clf_context *ctx, const clf_reduce_desc *desc, const clf_m
         s = clf__ew_marker(ctx, done, "clf_reduce with no lines");
     } else {
         clf__config cfg;
-        s = clf__config_resolve(ctx, &clf__family_reduce, pl.f64 ? CLF_F64 : CLF_F32, pl.bucket, &cfg, NULL);
+        clf__red_row rg;
+        clf_dtype dt = pl.f64 ? CLF_F64 : CLF_F32;
+        s = clf__config_resolve(ctx, &clf__family_reduce, dt, pl.bucket, &cfg, NULL);
+        int rowk = s == CLF_SUCCESS && !strcmp(pl.bucket, "fused") && clf__red_row_geom(&pl, &cfg, &rg);
+        if (s == CLF_SUCCESS && !rowk && strcmp(pl.bucket, pl.fallback))   /* too long for the row kernel */
+            s = clf__config_resolve(ctx, &clf__family_reduce, dt, pl.fallback, &cfg, NULL);
         if (s == CLF_SUCCESS)
-            s = clf__red_plan_launch(ctx, &pl, &cfg, done);
+            s = clf__red_plan_launch(ctx, &pl, &cfg, rowk, done);
     }
     clf__red_plan_free(&pl);
     return s;

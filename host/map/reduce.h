@@ -11,6 +11,10 @@ extern const clf__family clf__family_reduce;
 #define CLF__R_WG 0
 #define CLF__R_LPL 1
 #define CLF__R_UNR 2
+#define CLF__R_VEC 3
+
+/* Registers per work-item the row kernel may hold a line in: 64 floats or 32 doubles. */
+#define CLF__RED_ROW_BYTES 256u
 
 /* One bound argument of the expressions. */
 typedef struct red_arg {
@@ -35,7 +39,8 @@ typedef struct red_plan {
     red_arg arg[CLF__EX_MAX_NAMES];
     int nargs;
     char *src;
-    const char *bucket;    /* "rows", "short" or "cols" */
+    const char *bucket;    /* "fused" (contiguous lines with a write pass), else the fallback */
+    const char *fallback;  /* "rows", "short" or "cols": the generic kernel's bucket */
     clf__span out_span, y_span;   /* for overlap checks against the vector arguments */
     double bytes, flops;
 } red_plan;
@@ -45,7 +50,14 @@ typedef struct red_plan {
 clf_status clf__red_plan_make(clf_context *ctx, const clf_reduce_desc *desc, const clf_map_arg *args, size_t nargs,
                               red_plan *pl);
 void clf__red_plan_free(red_plan *pl);
-/* Builds (program cache) and enqueues the plan with cfg. */
-clf_status clf__red_plan_launch(clf_context *ctx, const red_plan *pl, const clf__config *cfg, cl_event *done);
+/* The row kernel's shape under cfg: vector width (narrowed to what the alignment of x and y allows), work-items
+ * per line (narrowed to the line, widened up to WG to fit) and vectors per work-item. 0 when the plan has no
+ * write pass, its lines are strided, or a line needs more than CLF__RED_ROW_BYTES per work-item. */
+typedef struct clf__red_row { int vec, lpl, nv; } clf__red_row;
+int clf__red_row_geom(const red_plan *pl, const clf__config *cfg, clf__red_row *g);
+/* Builds (program cache) and enqueues the plan with cfg: the row kernel when rowk and the line fits, else the
+ * generic one. */
+clf_status clf__red_plan_launch(clf_context *ctx, const red_plan *pl, const clf__config *cfg, int rowk,
+                                cl_event *done);
 
 #endif

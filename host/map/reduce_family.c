@@ -2,7 +2,9 @@
  * validity, work formulas, and the tuning problem (root mean square of every line) per bucket:
  *   rows   long contiguous lines (a row of a row-major matrix), a team of work-items per line
  *   short  contiguous lines shorter than 512, several lines per work-group
- *   cols   lines adjacent in memory (columns of a row-major matrix), read side by side */
+ *   cols   lines adjacent in memory (columns of a row-major matrix), read side by side
+ *   fused  contiguous lines with a write pass, held in registers by the row kernel (VEC, WG, LPL); its
+ *          tuning problem is a softmax, which reads the matrix once and writes it once */
 #include "reduce.h"
 
 #include <math.h>
@@ -18,7 +20,10 @@ static void red_default(const clf_device_info *dev, clf_dtype dt, const char *bu
         wg = 32;
     out->v[CLF__R_WG] = wg;
     out->v[CLF__R_UNR] = 4;
-    if (bucket && !strcmp(bucket, "short"))
+    out->v[CLF__R_VEC] = 4;
+    if (bucket && !strcmp(bucket, "fused") && gpu && (!dev->max_work_group || dev->max_work_group >= 512))
+        out->v[CLF__R_WG] = out->v[CLF__R_LPL] = 512;   /* a row of 8192 floats: 16 per work-item */
+    else if (bucket && !strcmp(bucket, "short"))
         out->v[CLF__R_LPL] = gpu ? 32 : 8, out->v[CLF__R_UNR] = 1;
     else if (bucket && !strcmp(bucket, "cols"))
         out->v[CLF__R_LPL] = gpu ? 16 : 4;   /* groups of 16 adjacent columns (64-byte runs): enough groups to fill a GPU */
@@ -50,9 +55,11 @@ static double red_bytes(const clf__problem *p)
 typedef struct red_bench {
     clf_context *ctx;
     red_plan pl;
-    cl_mem x, out;
+    cl_mem x, out, y;     /* y: the softmax of the fused bucket (out then unused) */
     double *ref, *got;
+    void *host;           /* fused: x as stored, for the reference of the sampled lines */
     size_t lines, len, esize;
+    int fused;
 } red_bench;
 
 static void red_bench_destroy(void *state)
@@ -62,8 +69,9 @@ static void red_bench_destroy(void *state)
         return;
     if (b->x) clReleaseMemObject(b->x);
     if (b->out) clReleaseMemObject(b->out);
+    if (b->y) clReleaseMemObject(b->y);
     clf__red_plan_free(&b->pl);
-    free(b->ref), free(b->got);
+    free(b->ref), free(b->got), free(b->host);
     free(b);
 }
 
@@ -92,8 +100,14 @@ static clf_status red_bench_data(red_bench *b, clf_dtype dt, int strided)
     b->x = clCreateBuffer(b->ctx->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, total * b->esize, host, &err);
     if (b->x)
         b->out = clCreateBuffer(b->ctx->cl, CL_MEM_READ_WRITE, b->lines * b->esize, NULL, &err);
-    free(host);
-    return b->out ? CLF_SUCCESS : clf__fail_cl(err, "clCreateBuffer", "reduce tuning: %zu bytes", total * b->esize);
+    if (b->out && b->fused)
+        b->y = clCreateBuffer(b->ctx->cl, CL_MEM_READ_WRITE, total * b->esize, NULL, &err);
+    if (b->fused)
+        b->host = host;
+    else
+        free(host);
+    return b->out && (b->y || !b->fused) ? CLF_SUCCESS
+                                         : clf__fail_cl(err, "clCreateBuffer", "reduce tuning: %zu bytes", total * b->esize);
 }
 
 static clf_status red_bench_create(clf_context *ctx, clf_dtype dt, const char *bucket, void **state)
@@ -105,7 +119,8 @@ static clf_status red_bench_create(clf_context *ctx, clf_dtype dt, const char *b
         return clf__fail(CLF_ERR_OUT_OF_MEMORY, "reduce tuning: out of memory");
     b->ctx = ctx;
     b->esize = clf__dtype_size(dt);
-    size_t total = clf__ew_bench_elements(ctx, b->esize);
+    b->fused = bucket && !strcmp(bucket, "fused");
+    size_t total = clf__ew_bench_elements(ctx, b->esize) / (b->fused ? 2 : 1);   /* fused: x and y */
     int strided = bucket && !strcmp(bucket, "cols"), gpu = (ctx->info.type & CL_DEVICE_TYPE_GPU) != 0;
     b->len = bucket && !strcmp(bucket, "short") ? 77 : strided ? total / 4096 : gpu ? 8192 : 2048;
     b->lines = total / b->len;
@@ -114,6 +129,9 @@ static clf_status red_bench_create(clf_context *ctx, clf_dtype dt, const char *b
                          .axis = strided ? CLF_REDUCE_COLS : CLF_REDUCE_ROWS, .op = CLF_REDUCE_SUM, .pre = "x*x",
                          .post = "sqrt(r/len)", .x_type = dt, .x = b->x, .ldx = strided ? b->lines : b->len,
                          .out_type = dt, .out = b->out};
+    if (b->fused)   /* softmax in one call: y = exp(x - rmax) / rsum */
+        d.op = CLF_REDUCE_LSE, d.pre = NULL, d.post = "1 / rsum", d.write = "exp(x - rmax) * r", d.out = NULL,
+        d.y_type = dt, d.y = b->y, d.ldy = b->len;
     if (s == CLF_SUCCESS)
         s = clf__red_plan_make(ctx, &d, NULL, 0, &b->pl);
     if (s != CLF_SUCCESS) {
@@ -127,12 +145,54 @@ static clf_status red_bench_create(clf_context *ctx, clf_dtype dt, const char *b
 static clf_status red_bench_run(void *state, const clf__config *cfg, cl_event *ev)
 {
     red_bench *b = state;
-    return clf__red_plan_launch(b->ctx, &b->pl, cfg, ev);
+    clf__red_row rg;
+    if (b->fused && !clf__red_row_geom(&b->pl, cfg, &rg))
+        return clf__fail(CLF_ERR_UNSUPPORTED, "reduce: a line of %zu does not fit the row kernel with this "
+                         "configuration", b->len);
+    return clf__red_plan_launch(b->ctx, &b->pl, cfg, b->fused, ev);
+}
+
+/* fused: 64 sampled lines of y against the softmax of x in double, then y cleared for the next candidate. */
+static clf_status red_bench_check_fused(red_bench *b)
+{
+    double *row = malloc(b->len * sizeof(double));
+    void *got = malloc(b->len * b->esize);
+    clf_status s = row && got ? CLF_SUCCESS : clf__fail(CLF_ERR_OUT_OF_MEMORY, "reduce tuning: out of memory");
+    for (size_t k = 0; k < 64 && s == CLF_SUCCESS; k++) {
+        size_t l = k * 7919 % b->lines, at = l * b->len;
+        cl_int err = clEnqueueReadBuffer(b->ctx->queue, b->y, CL_TRUE, at * b->esize, b->len * b->esize, got, 0,
+                                         NULL, NULL);
+        if (err != CL_SUCCESS) {
+            s = clf__fail_cl(err, "clEnqueueReadBuffer", "reduce tuning: reading y");
+            break;
+        }
+        double mx = -INFINITY, sum = 0;
+        for (size_t j = 0; j < b->len; j++) {
+            row[j] = b->esize == 4 ? ((float *)b->host)[at + j] : ((double *)b->host)[at + j];
+            mx = fmax(mx, row[j]);
+        }
+        for (size_t j = 0; j < b->len; j++)
+            sum += exp(row[j] - mx);
+        for (size_t j = 0; j < b->len && s == CLF_SUCCESS; j++) {
+            double want = exp(row[j] - mx) / sum, v = b->esize == 4 ? ((float *)got)[j] : ((double *)got)[j];
+            if (!(fabs(v - want) <= (b->esize == 4 ? 1e-5 : 1e-12) * (want + 1.0 / (double)b->len)))
+                s = clf__fail(CLF_ERR_VERIFY, "reduce: softmax line %zu element %zu = %.17g, expected %.17g", l, j,
+                              v, want);
+        }
+    }
+    free(row), free(got);
+    unsigned char zero = 0;
+    cl_int err = clEnqueueFillBuffer(b->ctx->queue, b->y, &zero, 1, 0, b->lines * b->len * b->esize, 0, NULL, NULL);
+    if (s == CLF_SUCCESS && err != CL_SUCCESS)
+        s = clf__fail_cl(err, "clEnqueueFillBuffer", "reduce tuning: clearing y");
+    return s;
 }
 
 static clf_status red_bench_check(void *state)
 {
     red_bench *b = state;
+    if (b->fused)
+        return red_bench_check_fused(b);
     void *raw = b->got;   /* large enough for either type */
     cl_int err = clEnqueueReadBuffer(b->ctx->queue, b->out, CL_TRUE, 0, b->lines * b->esize, raw, 0, NULL, NULL);
     if (err != CL_SUCCESS)
@@ -152,11 +212,11 @@ static double red_bench_work(void *state) { return ((red_bench *)state)->pl.byte
 
 const clf__family clf__family_reduce = {
     .name = "reduce",
-    .nparams = 3,
+    .nparams = 4,
     .params = {{"WG", 6, {32, 64, 128, 256, 512, 1024}}, {"LPL", 11, {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}},
-               {"UNR", 4, {1, 2, 4, 8}}},
-    .nbuckets = 3,
-    .buckets = {"rows", "short", "cols"},
+               {"UNR", 4, {1, 2, 4, 8}}, {"VEC", 3, {1, 2, 4}}},
+    .nbuckets = 4,
+    .buckets = {"rows", "short", "cols", "fused"},
     .unit = "GB/s",
     .default_config = red_default,
     .valid = red_valid,
