@@ -176,6 +176,50 @@ static void reduce_rows(clf_context *ctx, clf_reduce_op op, const char *post, co
     clReleaseMemObject(xb), clReleaseMemObject(ob);
 }
 
+/* Asserts whether the planner sends d to the row kernel (want 1 or 0; -1: not checked). */
+static void rowk_plan_check(clf_context *ctx, const clf_reduce_desc *d, const clf_map_arg *a, size_t na, int want)
+{
+    red_plan pl;
+    ck_assert_msg(clf__red_plan_make(ctx, d, a, na, &pl) == CLF_SUCCESS, "%s", clf_last_error());
+    clf__config cfg;
+    clf__red_row rg;
+    ck_assert(clf__config_resolve(ctx, &clf__family_reduce, CLF_F32, pl.bucket, &cfg, NULL) == CLF_SUCCESS);
+    int got = !strcmp(pl.bucket, "fused") && clf__red_row_geom(&pl, &cfg, &rg);
+    ck_assert_msg(want < 0 || got == want, "%zu x %zu: row kernel %d, expected %d", d->m, d->n, got, want);
+    clf__red_plan_free(&pl);
+}
+
+/* One-call softmax and layer norm of the rows of nan_and_inf's x (the row kernel, rows fit its registers):
+ * softmax is NaN on rows with a NaN and on the row of only -inf, NaN at +inf elements and 0 elsewhere on rows
+ * with a +inf; layer norm is NaN on every row (each has a NaN or an infinity). */
+static void one_pass_nan(clf_context *ctx, const float *x, size_t rows, size_t cols)
+{
+    cl_mem xb = clf_test_buffer(ctx, rows * cols * 4, x), yb = clf_test_buffer(ctx, rows * cols * 4, NULL);
+    float *y = malloc(rows * cols * 4);
+    clf_reduce_desc d = {.layout = CLF_ROW_MAJOR, .m = rows, .n = cols, .axis = CLF_REDUCE_ROWS, .op = CLF_REDUCE_LSE,
+                         .post = "1 / rsum", .write = "exp(x - rmax) * r", .x_type = CLF_F32, .x = xb, .ldx = cols,
+                         .y_type = CLF_F32, .y = yb, .ldy = cols};
+    rowk_plan_check(ctx, &d, NULL, 0, 1);
+    ck_assert_msg(clf_reduce(ctx, &d, NULL, 0, NULL) == CLF_SUCCESS, "%s", clf_last_error());
+    clf_test_read(ctx, yb, rows * cols * 4, y);
+    for (size_t r = 0; r < rows; r++)
+        for (size_t j = 0; j < cols; j++) {
+            float v = y[r * cols + j], xv = x[r * cols + j];
+            int nan_row = r == 0 || r == 1 || r == 4 || r == 5;
+            if (nan_row || xv == INFINITY)
+                ck_assert_msg(isnan(v), "softmax (%zu, %zu) = %g, expected NaN", r, j, v);
+            else if (r == 2 || r == 3)
+                ck_assert_msg(v == 0, "softmax (%zu, %zu) = %g, expected 0", r, j, v);
+        }
+    d.op = CLF_REDUCE_MOMENTS, d.post = "rsqrt(var)", d.write = "(x - mean) * r";
+    ck_assert_msg(clf_reduce(ctx, &d, NULL, 0, NULL) == CLF_SUCCESS, "%s", clf_last_error());
+    clf_test_read(ctx, yb, rows * cols * 4, y);
+    for (size_t i = 0; i < rows * cols; i++)
+        ck_assert_msg(isnan(y[i]), "layer norm element %zu = %g, expected NaN", i, y[i]);
+    clReleaseMemObject(xb), clReleaseMemObject(yb);
+    free(y);
+}
+
 /* NaN anywhere: sum, max and min are NaN. inf and -inf: sum NaN, max inf, min -inf. All -inf: max -inf. */
 START_TEST(nan_and_inf)
 {
@@ -211,6 +255,7 @@ START_TEST(nan_and_inf)
         ck_assert(isnan(lse[0]) && isnan(lse[1]) && isnan(lse[5]));
         ck_assert_msg(lse[2] == INFINITY && lse[3] == INFINITY && lse[4] == -INFINITY, "%g %g %g", lse[2], lse[3],
                       lse[4]);
+        one_pass_nan(ctxs[d], x, R, C);
     }
     clf_test_contexts_free(ctxs, nc);
 }
@@ -496,6 +541,112 @@ START_TEST(one_pass)
 }
 END_TEST
 
+/* The row kernel (bucket "fused"): a row-major rows x cols matrix at element offset off with leading dimension
+ * ld (multiples of 4: whole vectors; else element by element), one call of kind 0 softmax (lse, with the
+ * log-sum-exp in out), 1 layer norm (moments, g and b), 2 RMS norm (sum, g), 3 x - max (max); y against double,
+ * y's padding unchanged. want_rowk: whether the planner must pick the row kernel (-1: not checked). */
+typedef struct rowk_case { size_t rows, cols, off, ld; int kind, want_rowk; } rowk_case;
+
+static double rowk_want(const rowk_case *c, const double *x, const double *g, const double *b, size_t j, double *st)
+{
+    switch (c->kind) {
+    case 0: return exp(x[j] - st[0]) / st[1];
+    case 1: return (x[j] - st[2]) / sqrt(st[3] + 1e-5) * g[j] + b[j];
+    case 2: return x[j] / sqrt(st[4] / (double)c->cols + 1e-5) * g[j];
+    default: return x[j] - st[0];
+    }
+}
+
+/* Statistics of one line in double: max, sum of exp(x - max), mean, variance, sum of squares. */
+static void rowk_stats(const double *x, size_t n, double st[5])
+{
+    double mx = -INFINITY, s = 0, mu = 0, var = 0, ss = 0;
+    for (size_t j = 0; j < n; j++) mx = fmax(mx, x[j]), mu += x[j], ss += x[j] * x[j];
+    mu /= (double)n;
+    for (size_t j = 0; j < n; j++) s += exp(x[j] - mx), var += (x[j] - mu) * (x[j] - mu);
+    st[0] = mx, st[1] = s, st[2] = mu, st[3] = var / (double)n, st[4] = ss;
+}
+
+static void check_rowk(clf_context *ctx, const rowk_case *c, uint64_t *rng)
+{
+    size_t total = c->off + c->rows * c->ld + 5;
+    float *hx = malloc(total * 4), *hy = malloc(total * 4), *gb = malloc(c->cols * 8), *lse = malloc(c->rows * 4);
+    double *xd = malloc(c->cols * sizeof(double)), *gd = malloc(c->cols * 16), *bd = gd + c->cols;
+    for (size_t i = 0; i < total; i++) hx[i] = (float)(clf_test_rand(rng) * 3 + (c->kind == 1 ? 50 : 0)), hy[i] = -7;
+    for (size_t j = 0; j < c->cols; j++)
+        gd[j] = gb[j] = (float)(1 + clf_test_rand(rng) / 2), bd[j] = gb[c->cols + j] = (float)clf_test_rand(rng);
+    cl_mem x = clf_test_buffer(ctx, total * 4, hx), y = clf_test_buffer(ctx, total * 4, hy);
+    cl_mem g = clf_test_buffer(ctx, c->cols * 4, gb), b = clf_test_buffer(ctx, c->cols * 4, gb + c->cols);
+    cl_mem out = clf_test_buffer(ctx, c->rows * 4, NULL);
+    static const clf_reduce_op ops[] = {CLF_REDUCE_LSE, CLF_REDUCE_MOMENTS, CLF_REDUCE_SUM, CLF_REDUCE_MAX};
+    static const char *post[] = {"1 / rsum", "rsqrt(var + eps)", "rsqrt(r / len + eps)", NULL};
+    static const char *write[] = {"exp(x - rmax) * r", "(x - mean) * r * g + b", "x * r * g", "x - r"};
+    clf_reduce_desc d = {.layout = CLF_ROW_MAJOR, .m = c->rows, .n = c->cols, .axis = CLF_REDUCE_ROWS,
+                         .op = ops[c->kind], .post = post[c->kind], .write = write[c->kind], .x_type = CLF_F32,
+                         .x = x, .x_off = c->off, .ldx = c->ld, .out_type = CLF_F32, .out = c->kind ? NULL : out,
+                         .y_type = CLF_F32, .y = y, .y_off = c->off, .ldy = c->ld};
+    clf_map_arg a[3] = {{.name = "eps", .kind = CLF_ARG_SCALAR, .value = 1e-5},
+                        {.name = "g", .kind = CLF_ARG_COL, .dtype = CLF_F32, .buffer = g},
+                        {.name = "b", .kind = CLF_ARG_COL, .dtype = CLF_F32, .buffer = b}};
+    size_t na = c->kind == 1 ? 3 : c->kind == 2 ? 2 : 0;
+    if (c->kind == 0) d.post = "rmax + log(rsum)", d.write = "exp(x - r)";   /* out: the log-sum-exp */
+    if (c->kind == 2) d.pre = "x * x";
+    rowk_plan_check(ctx, &d, a, na, c->want_rowk);
+    ck_assert_msg(clf_reduce(ctx, &d, a, na, NULL) == CLF_SUCCESS, "%s", clf_last_error());
+    clf_test_read(ctx, y, total * 4, hy);
+    if (c->kind == 0) clf_test_read(ctx, out, c->rows * 4, lse);
+    for (size_t i = 0; i < total; i++) {
+        size_t r = (i - c->off) / c->ld, j = (i - c->off) % c->ld;
+        if (i < c->off || r >= c->rows || j >= c->cols)
+            ck_assert_msg(hy[i] == -7, "%zu x %zu ld %zu off %zu: padding element %zu written", c->rows, c->cols,
+                          c->ld, c->off, i);
+    }
+    for (size_t r = 0; r < c->rows; r++) {
+        double st[5];
+        for (size_t j = 0; j < c->cols; j++) xd[j] = hx[c->off + r * c->ld + j];
+        rowk_stats(xd, c->cols, st);
+        if (c->kind == 0)
+            ck_assert_msg(fabs(lse[r] - (st[0] + log(st[1]))) <= 1e-5 * (fabs(st[0]) + 1), "row %zu: lse %g", r,
+                          lse[r]);
+        for (size_t j = 0; j < c->cols; j++) {
+            double want = rowk_want(c, xd, gd, bd, j, st), got = hy[c->off + r * c->ld + j];
+            ck_assert_msg(fabs(got - want) <= 2e-5 * (fabs(want) + (c->kind == 0 ? 0.01 : 1)),
+                          "kind %d %zu x %zu ld %zu off %zu: (%zu, %zu) = %.9g, expected %.9g", c->kind, c->rows,
+                          c->cols, c->ld, c->off, r, j, got, want);
+        }
+    }
+    clReleaseMemObject(x), clReleaseMemObject(y), clReleaseMemObject(g), clReleaseMemObject(b);
+    clReleaseMemObject(out);
+    free(hx), free(hy), free(gb), free(lse), free(xd), free(gd);
+}
+
+/* Forced configurations of the fused bucket (and the default), lines of 1 to WG * 64 elements (the most that
+ * fits: 64 floats per work-item) and one longer (the generic kernel), aligned and not, every kind. */
+START_TEST(row_kernel)
+{
+    static const char *cfgs[] = {"WG=64 LPL=64 VEC=4", "WG=32 LPL=8 VEC=2", "WG=128 LPL=128 VEC=1", NULL};
+    static const int wgs[] = {64, 32, 128, 0};
+    clf_context **ctxs;
+    int nc = clf_test_contexts(&ctxs);
+    uint64_t rng = 31;
+    for (int d = 0; d < nc; d++)
+        for (int k = 0; k < 4; k++) {
+            if (cfgs[k])
+                setenv("CLFORGE_REDUCE_CONFIG", cfgs[k], 1);
+            size_t wg = (size_t)wgs[k], lens[] = {1, 3, 1000, 8193, wg * 64, wg * 64 + 1};
+            for (size_t i = 0; i < (wg ? 6u : 4u); i++) {
+                int aligned = (int)(i + (size_t)k) % 2 == 0;
+                rowk_case c = {.rows = lens[i] > 4000 ? 3 : 7, .cols = lens[i], .off = aligned ? 8 : 3,
+                               .kind = (int)(i + (size_t)k) % 4, .want_rowk = !wg ? -1 : lens[i] <= wg * 64};
+                c.ld = c.cols + (aligned ? (4 - c.cols % 4) % 4 + 4 : 1);
+                check_rowk(ctxs[d], &c, &rng);
+            }
+            unsetenv("CLFORGE_REDUCE_CONFIG");
+        }
+    clf_test_contexts_free(ctxs, nc);
+}
+END_TEST
+
 /* Every bad input: the status, a message naming it, no event, out unchanged. */
 static void expect_fail(clf_context *ctx, const clf_reduce_desc *d, const clf_map_arg *args, size_t nargs, int status,
                         const char *msg, cl_mem out)
@@ -608,6 +759,7 @@ int main(void)
     CLF_TEST_ALONE(s, half_input);
     CLF_TEST_ALONE(s, recipes);
     CLF_TEST_ALONE(s, one_pass);
+    CLF_TEST_ALONE(s, row_kernel);
     CLF_TEST_ALONE(s, errors);
     return clf_test_run(s);
 }
