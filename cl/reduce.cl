@@ -236,17 +236,26 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
     }
 #endif
 #if CLF_ROWK
-    /* The line's elements, read once with whole vectors (element by element past the line's end). */
+    /* The line's elements, read once with whole vectors (element by element past the line's end). A
+     * work-item whose vectors all lie in the line issues its NV loads unconditionally, back to back: bytes in
+     * flight are what keeps memory busy. */
     CT xs[NV * VEC];
+    const int full = live && J0(NV - 1) + VEC <= len;
+    if (full) {
 #pragma unroll
-    for (int k = 0; k < NV; k++) {
-        const idx_t j0 = J0(k);
-        if (live && j0 + VEC <= len) {
-            UNPACK(xs, k * VEC, LDXV(ELEM(xo, ldx, line, j0)));
-        } else {
+        for (int k = 0; k < NV; k++)
+            UNPACK(xs, k * VEC, LDXV(ELEM(xo, ldx, line, J0(k))));
+    } else {
 #pragma unroll
-            for (int c = 0; c < VEC; c++)
-                xs[k * VEC + c] = live && j0 + (idx_t)c < len ? LDX(ELEM(xo, ldx, line, j0 + (idx_t)c)) : K(0);
+        for (int k = 0; k < NV; k++) {
+            const idx_t j0 = J0(k);
+            if (live && j0 + VEC <= len) {
+                UNPACK(xs, k * VEC, LDXV(ELEM(xo, ldx, line, j0)));
+            } else {
+#pragma unroll
+                for (int c = 0; c < VEC; c++)
+                    xs[k * VEC + c] = live && j0 + (idx_t)c < len ? LDX(ELEM(xo, ldx, line, j0 + (idx_t)c)) : K(0);
+            }
         }
     }
     {
@@ -256,7 +265,7 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
 #pragma unroll
         for (int e = 0; e < NV * VEC; e++) {
             const idx_t j = J0(e / VEC) + (idx_t)(e % VEC);
-            if (live && j < len) {
+            if (full || (live && j < len)) {
                 const CT xv = xs[e];
                 CT pv;
                 { CLF_RED_PRE }
@@ -267,7 +276,7 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
 #pragma unroll
         for (int e = 0; e < NV * VEC; e++) {
             const idx_t j = J0(e / VEC) + (idx_t)(e % VEC);
-            if (live && j < len) {
+            if (full || (live && j < len)) {
                 const CT xv = xs[e];
                 CT pv;
                 { CLF_RED_PRE }
