@@ -61,7 +61,9 @@ typedef int idx_t;
  *     helper's parameter list between the kernel and the store (", const long er0, ...", ", er0, ..."),
  *   clf_epilogue(cp, bat, row, col, v CLF_EPI_PASS): stores element (row, col) of batch item bat, whose
  *     plain GEMM value is v, at cp (and the program's other outputs);
- *   clf_epilogue_v(...): the same, but returns C's new value instead of storing it (whole vector tiles).
+ *   clf_epilogue_v(...): the same, but returns C's new value instead of storing it (whole vector tiles),
+ *   CLF_EPI_STAGED: 1 when gemm.cl stages its tile through local memory and calls clf_epilogue in one rolled
+ *     loop (the program appears once in the code), 0 for the store unrolled over its registers.
  * A kernel calls clf_epilogue where it would write *cp = v; row and col count from its own C's origin.
  * Without an epilogue the hook is empty and the kernel is unchanged. */
 #ifndef CLF_EPI

@@ -378,6 +378,94 @@ CLF_INLINE void store_c(__global real *C, const idx_t ldc, const int M, const in
     }
 }
 
+#if CLF_EPI && CLF_EPI_STAGED
+/* ---- the staged epilogue store ----------------------------------------------------------------
+ * With an epilogue the program must not be unrolled over the work-item's MWI x NWI registers (that
+ * inlines it once per element). Instead the tile goes through the local A/B buffers, free once the K
+ * loop is done, and the program runs in one rolled loop in which neighbouring work-items take
+ * neighbouring columns of C. A unit is what all work-items hold for one (mi, nv): MDIMC rows by
+ * NDIMC * VWN columns, stored row-major, so work-item tid writes its vector at tid. Units fill B's
+ * buffers first (aligned for realN), then A's; when the tile does not fit, it goes in slices of
+ * EPI_UPS units, never more local memory than the K loop's. */
+#define EPI_UNIT (NTHREADS * VWN)                      /* reals per unit */
+#define EPI_UNITS (MWI * NWI / VWN)                    /* units per tile */
+#define EPI_FIT_B (NBUF * KWG * LDBS / EPI_UNIT)       /* units that fit B's buffers (>= 1) */
+#define EPI_FIT_A (NBUF * KWG * LDAS / EPI_UNIT)       /* and A's */
+#define EPI_FIT (EPI_FIT_A + EPI_FIT_B)
+#define EPI_SLICES ((EPI_UNITS + EPI_FIT - 1) / EPI_FIT)
+#define EPI_UPS ((EPI_UNITS + EPI_SLICES - 1) / EPI_SLICES)   /* units per slice, balanced */
+#if EPI_FIT_B < 1
+#error "gemm.cl: one staging unit must fit the local B buffers"
+#endif
+#define EPI_CAT_(a, b) a##b
+#define EPI_CAT(a, b) EPI_CAT_(a, b)
+
+/* Unit slot `slot` of the staging area, element `at` (a multiple of VWN) = v. */
+CLF_INLINE void stage_put(__local realM *alm, __local realN *blm, const int slot, const int at, const realN v)
+{
+    if (slot < EPI_FIT_B) {
+        blm[(slot * EPI_UNIT + at) / VWN] = v;
+    } else {
+        __local real *p = (__local real *)alm + (slot - EPI_FIT_B) * EPI_UNIT + at;
+#if VWN == 1
+        *p = v;
+#elif VWN <= VWM
+        *(__local realN *)p = v;   /* alm is aligned for realM, so for realN too */
+#else
+        EPI_CAT(vstore, VWN)(v, 0, p);
+#endif
+    }
+}
+
+/* Element e of the staging area (as stage_put laid it out). */
+CLF_INLINE real stage_get(const __local realM *alm, const __local realN *blm, const int e)
+{
+    return e < EPI_FIT_B * EPI_UNIT ? ((const __local real *)blm)[e]
+                                    : ((const __local real *)alm)[e - EPI_FIT_B * EPI_UNIT];
+}
+
+/* C = epilogue(alpha*acc + beta*C) over the tile at (m0, n0), slice by slice: stage this work-item's
+ * units of the slice, then every work-item runs the program on the slice's elements tid, tid +
+ * NTHREADS, ... (one call site, `#pragma unroll 1`). Called by every work-item of the group. */
+CLF_INLINE void store_c_staged(__global real *C, const idx_t ldc, const int M, const int N, const int m0,
+                               const int n0, const int tid, const real alpha, const real beta,
+                               __private real acc[MWI][NWI], __local realM *alm, __local realN *blm,
+                               const ulong bat CLF_EPI_DECL)
+{
+    const int read_c = beta != ZERO;
+#pragma unroll 1
+    for (int slice = 0; slice < EPI_SLICES; slice++) {
+        barrier(CLK_LOCAL_MEM_FENCE);   /* the K loop's (or the last slice's) reads are done */
+#pragma unroll
+        for (int mi = 0; mi < MWI; mi++) {
+#pragma unroll
+            for (int nv = 0; nv < NWI / VWN; nv++) {
+                const int u = mi * (NWI / VWN) + nv;
+                if (u / EPI_UPS == slice)
+                    stage_put(alm, blm, u % EPI_UPS, tid * VWN, pack_n(acc[mi] + nv * VWN));
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const int u0 = slice * EPI_UPS;
+        const int count = min(EPI_UPS, EPI_UNITS - u0) * EPI_UNIT;
+#pragma unroll 1
+        for (int e = tid; e < count; e += NTHREADS) {
+            const int u = u0 + e / EPI_UNIT, in_unit = e % EPI_UNIT;
+            const int mi = u / (NWI / VWN), nv = u % (NWI / VWN);
+            const int row = m0 + ((mi / VWM) * MDIMC + in_unit / (NDIMC * VWN)) * VWM + mi % VWM;
+            const int col = n0 + nv * (NDIMC * VWN) + in_unit % (NDIMC * VWN);
+            if (row < M && col < N) {
+                __global real *cp = C + (idx_t)row * ldc + col;
+                real v = alpha * stage_get(alm, blm, e);
+                if (read_c)
+                    v += beta * *cp;
+                clf_epilogue(cp, bat, row, col, v CLF_EPI_PASS);
+            }
+        }
+    }
+}
+#endif
+
 /* ---- the kernel ------------------------------------------------------------------------------ */
 
 /* Arguments: M, N, K are the true sizes (K may be 0: then C = beta*C and A, B are not read).
@@ -455,5 +543,9 @@ void gemm_main(const int M, const int N, const int K, const real alpha, const re
     }
 #endif
 
+#if CLF_EPI && CLF_EPI_STAGED
+    store_c_staged(C, (idx_t)ldc, M, N, m0, n0, tid, alpha, beta, acc, alm, blm, bat CLF_EPI_PASS);
+#else
     store_c(C, (idx_t)ldc, M, N, m0, n0, tid_m, tid_n, alpha, beta, c_vec_ok, acc, bat CLF_EPI_PASS);
+#endif
 }

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "expr.h"
+#include "gemm.h"
+#include "gemm_epilogue.h"
 #include "testutil.h"
 
 /* ---- host storage of the four types ------------------------------------------------------------ */
@@ -264,6 +266,8 @@ typedef struct ecase {
     size_t m, n, k, batch;
     double alpha, beta;
     char prog[2048];
+    const clf__config *cfg;  /* a forced configuration of the tiled kernel (and path), or NULL: as planned */
+    clf__gemm_path path;
 } ecase;
 
 typedef struct bound {       /* the arguments of one case, by expression name */
@@ -313,9 +317,34 @@ static void bind_names(clf_context *ctx, const ecase *c, const clf__expr *e, bou
     }
 }
 
+/* The call of clf_gemm_epilogue (fp32 or fp64) with c->cfg and c->path forced on the tiled kernel. */
+static clf_status run_forced(clf_context *ctx, const ecase *c, const mat *A, const mat *B, const mat *C,
+                             const clf_epilogue *epi)
+{
+    clf__gemm_call call = {.dtype = c->f64 ? CLF_F64 : CLF_F32, .layout = c->layout, .ta = c->ta, .tb = c->tb,
+                           .m = c->m, .n = c->n, .k = c->k, .alpha = c->alpha, .beta = c->beta,
+                           .a = A->buf, .a_off = A->off, .lda = A->ld, .stride_a = A->stride,
+                           .b = B->buf, .b_off = B->off, .ldb = B->ld, .stride_b = B->stride,
+                           .c = C->buf, .c_off = C->off, .ldc = C->ld, .stride_c = C->stride, .batch = c->batch};
+    if (!c->f64)
+        call.alpha = (float)c->alpha, call.beta = (float)c->beta;
+    clf__epi e;
+    clf_status s = clf__epi_make(ctx, epi, &call, &e);
+    if (s != CLF_SUCCESS)
+        return s;
+    call.epi = &e;
+    s = clf__gemm_check(ctx, &call);
+    if (s == CLF_SUCCESS)
+        s = clf__gemm_run(ctx, &call, c->cfg, c->path, NULL, NULL);
+    clf__epi_free(&e);
+    return s;
+}
+
 static clf_status run_call(clf_context *ctx, const ecase *c, const mat *A, const mat *B, const mat *C,
                            const clf_epilogue *epi)
 {
+    if (c->cfg)
+        return run_forced(ctx, c, A, B, C, epi);
     return clf_gemm_epilogue(ctx, c->typed || c->f64 ? &c->types : NULL, c->layout, c->ta, c->tb, c->m, c->n, c->k,
                              c->alpha, A->buf, A->off, A->ld, A->stride, B->buf, B->off, B->ld, B->stride, c->beta,
                              C->buf, C->off, C->ld, C->stride, c->batch, epi, NULL);
@@ -610,6 +639,49 @@ START_TEST(paths)
 }
 END_TEST
 
+/* The tiled kernel's staged store (cl/gemm.cl) under configurations that stage the tile in one slice or
+ * several (the last one short), in B's local buffers only or in A's too (with vstore where VWN > VWM),
+ * single and double buffered, vector widths 1 to 8, on the direct and the fast path, in both precisions;
+ * the H200's tuned fp32 configuration first. m and n stay above 1 (gemv takes those). */
+START_TEST(staged_configs)
+{
+    static const char *const cfgs[] = {
+        "MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=8 VWM=4 VWN=2 KWI=8 PADA=4 PADB=0 DBUF=1",   /* 2 slices, A and B */
+        "MWG=16 NWG=16 KWG=8 MDIMC=4 NDIMC=4 VWM=1 VWN=1 KWI=1 PADA=1 PADB=2 DBUF=0",       /* 1 slice, A and B */
+        "MWG=64 NWG=32 KWG=8 MDIMC=8 NDIMC=4 VWM=8 VWN=8 KWI=8 PADA=0 PADB=0 DBUF=1",       /* 2 slices */
+        "MWG=64 NWG=32 KWG=8 MDIMC=16 NDIMC=4 VWM=1 VWN=2 KWI=1 PADA=1 PADB=0 DBUF=0",      /* 3 slices, vstore2 */
+        "MWG=32 NWG=64 KWG=8 MDIMC=8 NDIMC=16 VWM=1 VWN=4 KWI=2 PADA=0 PADB=0 DBUF=0",      /* 4 slices, B only */
+        "MWG=64 NWG=64 KWG=32 MDIMC=16 NDIMC=8 VWM=4 VWN=1 KWI=2 PADA=4 PADB=1 DBUF=0",     /* 1 slice */
+    };
+    enum { NCFG = sizeof cfgs / sizeof cfgs[0] };
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs), failures = 0;
+    ck_assert_int_gt(nctx, 0);
+    for (int d = 0; d < nctx && failures == 0; d++) {
+        uint64_t seed = 4242 + (uint64_t)d;
+        int fp64 = clf_context_device(ctxs[d])->fp64;
+        for (int i = 0; i < 2 * NCFG && failures == 0; i++) {
+            clf__config cfg;
+            ck_assert_int_eq(clf__config_parse(&clf__family_gemm, cfgs[i / 2], &cfg), 0);
+            ecase c;
+            make_case(&seed, i == 3 && fp64, &c);   /* one fp64 case */
+            c.m = c.m < 2 ? 2 + c.m : c.m, c.n = c.n < 2 ? 150 : c.n;
+            c.cfg = &cfg;
+            c.path = i % 2 ? CLF__GEMM_DIRECT : CLF__GEMM_FAST;
+            if (!clf__family_gemm.valid(&cfg, clf_context_device(ctxs[d]), c.f64 ? CLF_F64 : CLF_F32))
+                continue;
+            if (getenv("CLFORGE_TEST_VERBOSE"))
+                fprintf(stderr, "config %s, %s path: %s\n", cfgs[i / 2], i % 2 ? "direct" : "fast", c.prog);
+            failures += run_case(ctxs[d], &c, &seed);
+            if (failures)
+                fprintf(stderr, "  configuration %s, %s path\n", cfgs[i / 2], i % 2 ? "direct" : "fast");
+        }
+    }
+    clf_test_contexts_free(ctxs, nctx);
+    ck_assert_int_eq(failures, 0);
+}
+END_TEST
+
 /* ---- bad bindings ----------------------------------------------------------------------------------- */
 
 enum { EM = 8, EN = 6, EK = 5, EB = 2 };   /* the call: row-major, batch of 2, matrices packed one after another */
@@ -746,6 +818,7 @@ int main(void)
     CLF_TEST_ALONE(s, random_f64);
     CLF_TEST_ALONE(s, random_typed);
     CLF_TEST_ALONE(s, paths);
+    CLF_TEST_ALONE(s, staged_configs);
     CLF_TEST_ALONE(s, bad_bindings);
     return clf_test_run(s);
 }

@@ -334,13 +334,29 @@ static void gen_fn(clf__sbuf *b, const clf__epi *e, clf_dtype c_type, const char
     clf__sb_add(b, "\n#undef V\n#undef B\n#undef K\n#undef SEL\n}\n");
 }
 
+/* How the tiled kernel (gemm.cl) stores C through the program: 1 staged through local memory with the
+ * program in one rolled loop (default), 0 unrolled over the work-item's registers (the store before
+ * staging, kept to compare on a device); $CLFORGE_EPILOGUE_STORE says which. -1 for another value. */
+static int store_staged(void)
+{
+    const char *env = getenv("CLFORGE_EPILOGUE_STORE");
+    if (!env || !*env || strcmp(env, "staged") == 0)
+        return 1;
+    return strcmp(env, "unrolled") == 0 ? 0 : -1;
+}
+
 clf_status clf__epi_source(const clf__epi *e, clf_dtype c_type, char **out)
 {
     const char *ct = e->f64 ? "double" : "float";
+    int staged = store_staged();
+    if (staged < 0)
+        return clf__fail(CLF_ERR_INVALID_ARG, EPI ": CLFORGE_EPILOGUE_STORE is '%s'; it must be staged or unrolled",
+                         getenv("CLFORGE_EPILOGUE_STORE"));
     clf__sbuf b = {0};
     if (e->fp64_ext)
         clf__sb_add(&b, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
-    clf__sb_add(&b, "#define CLF_EPI 1\n#define CLF_EPI_CT %s\n", clf__ex_dt_ctype(c_type));
+    clf__sb_add(&b, "#define CLF_EPI 1\n#define CLF_EPI_STAGED %d\n#define CLF_EPI_CT %s\n", staged,
+                clf__ex_dt_ctype(c_type));
     gen_params(&b, e, ct);
     clf__sb_add(&b, "%s", bf16_fn);
     gen_fn(&b, e, c_type, ct, 0);
