@@ -7,7 +7,8 @@
  *             cheapest conceivable second pass, the GEMM then clf_map "c = gelu(c)" (no bias: less work than
  *             the real thing), reported as unfused_min.
  * fp32 (clf_sgemm) by default, --f16 for f16 A, B, C and bias (clf_gemm, fp32 accumulation). The fused C is
- * checked on sampled entries against a double reference. Writes every figure as JSON. */
+ * checked on sampled entries against a double reference. --compare-unrolled also times the fused call with
+ * CLFORGE_EPILOGUE_STORE=unrolled (the tiled kernel's store before staging). Writes every figure as JSON. */
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -166,7 +167,7 @@ static int verify(problem *p)
 
 typedef struct options {
     const char *device, *json;
-    int f16, reps, nshapes;
+    int f16, reps, nshapes, compare_unrolled;
     size_t shapes[16][3];
 } options;
 
@@ -179,6 +180,7 @@ static int parse(int argc, char **argv, options *o)
         else if (!strcmp(a, "--json") && i + 1 < argc) o->json = argv[++i];
         else if (!strcmp(a, "--reps") && i + 1 < argc) o->reps = atoi(argv[++i]);
         else if (!strcmp(a, "--f16")) o->f16 = 1;
+        else if (!strcmp(a, "--compare-unrolled")) o->compare_unrolled = 1;
         else if (!strcmp(a, "--shape") && i + 1 < argc && o->nshapes < 16) {
             size_t *s = o->shapes[o->nshapes++];
             if (sscanf(argv[++i], "%zux%zux%zu", &s[0], &s[1], &s[2]) != 3 || !s[0] || !s[1] || !s[2])
@@ -205,6 +207,17 @@ static json_t *bench_shape(clf_context *ctx, const options *o, const size_t *s)
     double tm = clf_bench_time(ctx, run_unfused_min, &p, o->reps, 200);
     double tf = clf_bench_time(ctx, run_fused, &p, o->reps, 200);
     int good = tf > 0 && run_fused(&p) && verify(&p);
+    double tr = -1;   /* the unrolled store, when asked: the store is chosen when the kernel's source is made */
+    if (o->compare_unrolled) {
+        const char *was = getenv("CLFORGE_EPILOGUE_STORE");
+        char *keep = was ? strdup(was) : NULL;
+        setenv("CLFORGE_EPILOGUE_STORE", "unrolled", 1);
+        tr = clf_bench_time(ctx, run_fused, &p, o->reps, 200);
+        good = good && tr > 0 && run_fused(&p) && verify(&p);
+        keep ? setenv("CLFORGE_EPILOGUE_STORE", keep, 1) : unsetenv("CLFORGE_EPILOGUE_STORE");
+        free(keep);
+    }
+    const char *store = getenv("CLFORGE_EPILOGUE_STORE");
     double flops = 2.0 * (double)s[0] * (double)s[1] * (double)s[2];
     json_t *row = json_pack("{s:I, s:I, s:I, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:b}", "m", (json_int_t)s[0],
                             "n", (json_int_t)s[1], "k", (json_int_t)s[2], "dtype", o->f16 ? "f16" : "f32", "plain_ms",
@@ -212,11 +225,17 @@ static json_t *bench_shape(clf_context *ctx, const options *o, const size_t *s)
                             "plain_tflops", tp > 0 ? flops / tp / 1e12 : 0.0, "fused_over_plain",
                             tp > 0 ? tf / tp : 0.0, "unfused_over_fused", tf > 0 ? tu / tf : 0.0,
                             "unfused_min_over_fused", tf > 0 ? tm / tf : 0.0, "verified", good);
+    json_object_set_new(row, "epilogue_store", json_string(store && *store ? store : "staged"));
+    if (tr > 0)
+        json_object_set_new(row, "fused_unrolled_ms", json_real(tr * 1e3));
     printf("%zux%zux%zu %s  plain %.3f ms (%.1f TFLOP/s)  fused %.3f ms (%.3fx plain)  GEMM+map %.3f ms (%.2fx fused)"
            "  GEMM+map without bias %.3f ms (%.2fx fused)%s\n",
            s[0], s[1], s[2], o->f16 ? "f16" : "f32", tp * 1e3, tp > 0 ? flops / tp / 1e12 : 0.0, tf * 1e3,
            tp > 0 ? tf / tp : 0.0, tu * 1e3, tf > 0 ? tu / tf : 0.0, tm * 1e3, tf > 0 ? tm / tf : 0.0,
            good ? "" : "  (WRONG)");
+    if (tr > 0)
+        printf("%zux%zux%zu %s  fused with the unrolled store %.3f ms (%.3fx plain)\n", s[0], s[1], s[2],
+               o->f16 ? "f16" : "f32", tr * 1e3, tp > 0 ? tr / tp : 0.0);
     fflush(stdout);
     problem_free(&p);
     return row;
@@ -227,6 +246,7 @@ int main(int argc, char **argv)
     options o;
     if (!parse(argc, argv, &o)) {
         fprintf(stderr, "usage: bench_gemm_epilogue [--device SEL] [--f16] [--shape MxNxK]... [--reps N] [--json FILE]\n"
+                        "                           [--compare-unrolled]\n"
                         "  C = gelu(A*B + bias): the GEMM alone, fused, and followed by clf_map.\n");
         return 2;
     }
