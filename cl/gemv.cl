@@ -1,19 +1,24 @@
-/* gemv.cl — matrix-vector products y = alpha*A*x + beta*y. Memory-bound: every element of A is loaded
- * once, with vector loads along A's contiguous dimension, consecutive work-items on consecutive vectors.
+/* gemv.cl — matrix-vector products y = alpha*A*x + beta*y, and thin products (NV right-hand vectors at
+ * once: A is read once for all of them). Memory-bound: every element of A is loaded once, with vector loads
+ * along A's contiguous dimension, consecutive work-items on consecutive vectors.
  *
  * The host describes A as L lines of W contiguous elements, lda apart: element (l, w) is
- * A[a_off + l*lda + w]. Two kernels, by which dimension is reduced:
+ * A[a_off + l*lda + w]. Vector v (< NV) of x starts xvs elements after vector 0, its entries incx apart; y
+ * likewise with yvs and incy. Matrix b of a batch (dimension 2 of the grid) adds b*a_bs, b*x_bs and b*y_bs.
+ * Two kernels, by which dimension is reduced:
  *   gemv_rows  y[l] = sum_w A(l, w) x[w]  (the contiguous dimension is reduced): a team of TEAM
  *              work-items per line (RPG lines per work-group) strides along it with VW-wide loads, and
- *              the team's sums meet in local memory;
+ *              the team's sums meet in local memory; a line whose start is not VW-aligned is read with
+ *              scalar loads up to the first aligned element, then with aligned vectors;
  *   gemv_cols  y[w] = sum_l A(l, w) x[l]  (the contiguous dimension is the output): each work-item owns
  *              CW vectors of VW consecutive outputs, TX*VW apart, so that TX work-items side by side
- *              load consecutive vectors (GPUs: CW 1) or one work-item a long contiguous run (CPUs: TX 1);
+ *              load consecutive vectors (GPUs) or one work-item a long contiguous run (CPUs: TX 1);
  *              TY work-items go along the lines, and their sums meet in local memory.
  * When there are too few outputs to fill the device, the reduced dimension is split into slices of
- * `chunk` (dimension 1 of the grid): each slice writes its raw sum to P[s*nout + i] and gemv_reduce
- * adds the slices and applies alpha and beta (two passes, no atomics). With one slice (P unused, may be
- * NULL) the kernels apply alpha and beta themselves. beta == 0 never reads y, so NaN there cannot leak. */
+ * `chunk` (dimension 1 of the grid): each slice writes its raw sum to P[(j*nsplit + s)*nout + i] (j: matrix
+ * times NV plus vector) and gemv_reduce adds the slices and applies alpha and beta (two passes, no
+ * atomics). With one slice (P unused, may be NULL) the kernels apply alpha and beta themselves. beta == 0
+ * never reads y, so NaN there cannot leak. */
 
 /* The GEMM epilogue's store hook (cl/common.cl explains it): empty without an epilogue. */
 #ifndef CLF_EPI
@@ -22,7 +27,7 @@
 #define CLF_EPI_PASS
 #endif
 #ifndef EPI_ROWS
-#define EPI_ROWS 1    /* with a GEMM's epilogue: y is a column of C (element i is row i), else a row */
+#define EPI_ROWS 1    /* with a GEMM's epilogue: y is a column of C (element i of vector v is (i, v)), else a row */
 #endif
 
 #ifndef PRECISION
@@ -33,6 +38,9 @@
 #endif
 #ifndef LU
 #define LU 4          /* vector loads in flight per work-item (unrolled) */
+#endif
+#ifndef NV
+#define NV 1          /* right-hand vectors per matrix, 1..16: NV sums per output kept in registers */
 #endif
 #ifndef TEAM
 #define TEAM 64       /* gemv_rows: work-items per line, a power of two */
@@ -50,7 +58,7 @@
 #define CW 1          /* gemv_cols: vectors of outputs per work-item, TX*VW elements apart */
 #endif
 #ifndef ALIGNED
-#define ALIGNED 0     /* 1: a_off and lda are multiples of VW, so every vector of A is VW-aligned */
+#define ALIGNED 0     /* 1: a_off, lda and a_bs are multiples of VW, so every vector of A is VW-aligned */
 #endif
 #ifndef X_UNIT
 #define X_UNIT 0      /* gemv_rows: 1 when incx == 1 (x is read with vector loads too) */
@@ -78,8 +86,10 @@ typedef real realv;
 typedef CAT(REAL, VW) realv;
 #define VLOAD(p) CAT(vload, VW)(0, p)
 #endif
+/* An aligned vector of A (the rows kernel aligns its own, see row_part). */
+#define LOAD_AV(p) (*(const __global realv *)(p))
 #if ALIGNED || VW == 1
-#define LOAD_A(p) (*(const __global realv *)(p))
+#define LOAD_A(p) LOAD_AV(p)
 #else
 #define LOAD_A(p) VLOAD(p)
 #endif
@@ -122,170 +132,223 @@ INL realv load_x(const __global real *x, int c, ulong incx)
 #endif
 }
 
-/* The one place y is written (y[i]): beta == 0 must not read it. */
-INL void store_y(__global real *y, real sum, real alpha, real beta, const int i CLF_EPI_DECL)
+/* The one place y is written (y[i] of vector v of matrix b): beta == 0 must not read it. */
+INL void store_y(__global real *y, real sum, real alpha, real beta, const int b, const int i, const int v CLF_EPI_DECL)
 {
-    const real v = beta == ZERO ? alpha * sum : alpha * sum + beta * *y;
+    const real val = beta == ZERO ? alpha * sum : alpha * sum + beta * *y;
 #if CLF_EPI
-    clf_epilogue(y, 0, EPI_ROWS ? i : 0, EPI_ROWS ? 0 : i, v CLF_EPI_PASS);
+    clf_epilogue(y, b, EPI_ROWS ? i : v, EPI_ROWS ? v : i, val CLF_EPI_PASS);
 #else
-    *y = v;
+    (void)b, (void)i, (void)v;
+    *y = val;
 #endif
 }
 
-/* This work-item's part of dot(row[c0..c1), x[c0..c1)); c0 is a multiple of VW. */
-INL real row_part(const __global real *row, const __global real *x, ulong incx, int c0, int c1, int t)
+/* This work-item's part of dot(row[c0..c1), x_v[c0..c1)) for every vector v; base: row's element index in
+ * A (its alignment). Scalar loads up to the first VW-aligned element and after the last whole vector. */
+INL void row_part(real *sum, const __global real *row, ulong base, const __global real *x, ulong xvs, ulong incx,
+                  int c0, int c1, int t)
 {
     const int step = TEAM * VW;
-    realv acc = (realv)(ZERO);
-    int c = c0 + t * VW;
-    for (; c + (LU - 1) * step + VW <= c1; c += LU * step) {
-        realv a[LU], b[LU];
-        for (int j = 0; j < LU; j++) {
-            a[j] = LOAD_A(row + c + j * step);
-            b[j] = load_x(x, c + j * step, incx);
-        }
+#if ALIGNED
+    const int head = 0;
+    (void)base;
+#else
+    const int head = min(c1 - c0, (int)((VW - (base + (ulong)c0) % VW) % VW));
+#endif
+    const int cb = c0 + head, ce = c1 - (c1 - cb) % VW;
+    realv acc[NV];
+    for (int v = 0; v < NV; v++)
+        acc[v] = (realv)(ZERO);
+    int c = cb + t * VW;
+    for (; c + (LU - 1) * step + VW <= ce; c += LU * step) {
+        realv a[LU];
         for (int j = 0; j < LU; j++)
-            acc += a[j] * b[j];
+            a[j] = LOAD_AV(row + c + j * step);
+        for (int j = 0; j < LU; j++)
+            for (int v = 0; v < NV; v++)
+                acc[v] += a[j] * load_x(x + v * xvs, c + j * step, incx);
     }
-    for (; c + VW <= c1; c += step)
-        acc += LOAD_A(row + c) * load_x(x, c, incx);
-    real sum = hsum(acc);
-    for (int e = c1 - (c1 - c0) % VW + t; e < c1; e += TEAM)
-        sum += row[e] * x[(ulong)e * incx];
-    return sum;
+    for (; c + VW <= ce; c += step) {
+        const realv a = LOAD_AV(row + c);
+        for (int v = 0; v < NV; v++)
+            acc[v] += a * load_x(x + v * xvs, c, incx);
+    }
+    for (int v = 0; v < NV; v++)
+        sum[v] = hsum(acc[v]);
+    for (int e = c0 + t; e < cb; e += TEAM)
+        for (int v = 0; v < NV; v++)
+            sum[v] += row[e] * x[v * xvs + (ulong)e * incx];
+    for (int e = ce + t; e < c1; e += TEAM)
+        for (int v = 0; v < NV; v++)
+            sum[v] += row[e] * x[v * xvs + (ulong)e * incx];
 }
 
 __kernel __attribute__((reqd_work_group_size(TEAM * RPG, 1, 1)))
 void gemv_rows(const int L, const int W, const int chunk, const real alpha, const real beta,
                const __global real *restrict A, const ulong a_off, const ulong lda,
                const __global real *restrict x, const ulong x_off, const ulong incx,
-               __global real *restrict y, const ulong y_off, const ulong incy, __global real *restrict P CLF_EPI_DECL)
+               __global real *restrict y, const ulong y_off, const ulong incy, __global real *restrict P,
+               const ulong xvs, const ulong yvs, const ulong a_bs, const ulong x_bs, const ulong y_bs CLF_EPI_DECL)
 {
-    __local real red[TEAM * RPG];
     const int lid = (int)get_local_id(0), t = lid % TEAM;
-    const int line = (int)get_group_id(0) * RPG + lid / TEAM, s = (int)get_group_id(1);
-    const int c0 = s * chunk, c1 = c0 + min(chunk, W - c0);
-    real sum = ZERO;
+    const int line = (int)get_group_id(0) * RPG + lid / TEAM, s = (int)get_group_id(1), b = (int)get_group_id(2);
+    const int c0 = s * chunk, c1 = c0 + min(chunk, W - c0), nsplit = (int)get_num_groups(1);
+    const ulong base = a_off + (ulong)b * a_bs + (ulong)line * lda;
+    real sum[NV];
+    for (int v = 0; v < NV; v++)
+        sum[v] = ZERO;
     if (line < L)
-        sum = row_part(A + a_off + (ulong)line * lda, x + x_off, incx, c0, c1, t);
-    red[lid] = sum;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int h = TEAM / 2; h > 0; h >>= 1) {
-        if (t < h)
-            red[lid] += red[lid + h];
+        row_part(sum, A + base, base, x + x_off + (ulong)b * x_bs, xvs, incx, c0, c1, t);
+#if TEAM > 1
+    __local real red[TEAM * RPG];
+#endif
+    for (int v = 0; v < NV; v++) {
+#if TEAM > 1
+        /* One vector at a time: local memory stays at one real per work-item whatever NV is. */
+        red[lid] = sum[v];
         barrier(CLK_LOCAL_MEM_FENCE);
+        for (int h = TEAM / 2; h > 0; h >>= 1) {
+            if (t < h)
+                red[lid] += red[lid + h];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        const real total = red[lid];
+        barrier(CLK_LOCAL_MEM_FENCE);   /* everyone has read before the next vector overwrites */
+#else
+        const real total = sum[v];
+#endif
+        if (t != 0 || line >= L)
+            continue;
+        if (nsplit > 1)
+            P[((ulong)(b * NV + v) * (ulong)nsplit + (ulong)s) * (ulong)L + (ulong)line] = total;
+        else
+            store_y(y + y_off + (ulong)b * y_bs + v * yvs + (ulong)line * incy, total, alpha, beta, b, line,
+                    v CLF_EPI_PASS);
     }
-    if (t != 0 || line >= L)
-        return;
-    if (get_num_groups(1) > 1)
-        P[(ulong)s * (ulong)L + (ulong)line] = red[lid];
-    else
-        store_y(y + y_off + (ulong)line * incy, red[lid], alpha, beta, line CLF_EPI_PASS);
 }
 
-/* Sums over lines l, l+TY, ... < l1 of A(line, w) * x[line] for this work-item's CW vectors of outputs, which
- * start at a, a + TX*VW, ... (a points into line 0); left: outputs from a to the end of the line. */
-INL void col_part(realv *acc, const __global real *a, ulong lda, const __global real *x, ulong incx, int l, int l1,
-                  int left)
+/* Vector k of this work-item's outputs in the line at p, zero past the line's end (left: outputs from the
+ * work-item's first to the end of the line). */
+INL realv load_cols(const __global real *p, int k, int left)
+{
+    if (left >= (k * TX + 1) * VW)
+        return LOAD_A(p + k * TX * VW);
+    real t[VW];
+    for (int e = 0; e < VW; e++)
+        t[e] = k * TX * VW + e < left ? p[k * TX * VW + e] : ZERO;
+#if VW == 1
+    return t[0];
+#else
+    return CAT(vload, VW)(0, t);
+#endif
+}
+
+/* Sums over lines l, l+TY, ... < l1 of A(line, w) * x_v[line] for this work-item's CW vectors of outputs,
+ * which start at a, a + TX*VW, ... (a points into line 0); left: outputs from a to the end of the line. */
+INL void col_part(realv acc[NV][CW], const __global real *a, ulong lda, const __global real *x, ulong xvs,
+                  ulong incx, int l, int l1, int left)
 {
     const __global real *p = a + (ulong)l * lda;
     const ulong pstep = (ulong)TY * lda;
-    if (left >= ((CW - 1) * TX + 1) * VW) {
-        for (; l + (LU - 1) * TY < l1; l += LU * TY, p += LU * pstep) {
-            realv v[LU][CW];
-            real xs[LU];
-            for (int j = 0; j < LU; j++) {
-                xs[j] = x[(ulong)(l + j * TY) * incx];
-                for (int k = 0; k < CW; k++)
-                    v[j][k] = LOAD_A(p + (ulong)j * pstep + k * TX * VW);
-            }
-            for (int j = 0; j < LU; j++)
-                for (int k = 0; k < CW; k++)
-                    acc[k] += v[j][k] * xs[j];
-        }
-        for (; l < l1; l += TY, p += pstep) {
-            const real xv = x[(ulong)l * incx];
+    for (; l + (LU - 1) * TY < l1; l += LU * TY, p += LU * pstep) {
+        realv va[LU][CW];
+        for (int j = 0; j < LU; j++)
             for (int k = 0; k < CW; k++)
-                acc[k] += LOAD_A(p + k * TX * VW) * xv;
-        }
-        return;
+                va[j][k] = load_cols(p + (ulong)j * pstep, k, left);
+        for (int j = 0; j < LU; j++)
+            for (int v = 0; v < NV; v++) {
+                const real xv = x[v * xvs + (ulong)(l + j * TY) * incx];
+                for (int k = 0; k < CW; k++)
+                    acc[v][k] += va[j][k] * xv;
+            }
     }
-    /* The end of the line: scalar loads of the elements that exist. */
-    real part[CW][VW];
-    for (int k = 0; k < CW; k++)
-        for (int e = 0; e < VW; e++)
-            part[k][e] = ZERO;
     for (; l < l1; l += TY, p += pstep) {
-        const real xv = x[(ulong)l * incx];
+        realv va[CW];
         for (int k = 0; k < CW; k++)
-            for (int e = 0; e < VW; e++)
-                if (k * TX * VW + e < left)
-                    part[k][e] += p[k * TX * VW + e] * xv;
+            va[k] = load_cols(p, k, left);
+        for (int v = 0; v < NV; v++) {
+            const real xv = x[v * xvs + (ulong)l * incx];
+            for (int k = 0; k < CW; k++)
+                acc[v][k] += va[k] * xv;
+        }
     }
-    for (int k = 0; k < CW; k++)
+}
+
+/* Writes the VW outputs of vector k of this work-item, starting at output w0 (< W), for vector v of matrix b. */
+INL void cols_out(realv sum, int w0, int W, int v, int b, int s, int nsplit, real alpha, real beta,
+                  __global real *y, ulong yv, ulong incy, __global real *P CLF_EPI_DECL)
+{
+    real out[VW];
 #if VW == 1
-        acc[k] = part[k][0];
+    out[0] = sum;
 #else
-        acc[k] = CAT(vload, VW)(0, part[k]);
+    CAT(vstore, VW)(sum, 0, out);
 #endif
+    for (int e = 0; e < min(VW, W - w0); e++) {
+        if (nsplit > 1)
+            P[((ulong)(b * NV + v) * (ulong)nsplit + (ulong)s) * (ulong)W + (ulong)(w0 + e)] = out[e];
+        else
+            store_y(y + yv + (ulong)(w0 + e) * incy, out[e], alpha, beta, b, w0 + e, v CLF_EPI_PASS);
+    }
 }
 
 __kernel __attribute__((reqd_work_group_size(TX, TY, 1)))
 void gemv_cols(const int L, const int W, const int chunk, const real alpha, const real beta,
                const __global real *restrict A, const ulong a_off, const ulong lda,
                const __global real *restrict x, const ulong x_off, const ulong incx,
-               __global real *restrict y, const ulong y_off, const ulong incy, __global real *restrict P CLF_EPI_DECL)
+               __global real *restrict y, const ulong y_off, const ulong incy, __global real *restrict P,
+               const ulong xvs, const ulong yvs, const ulong a_bs, const ulong x_bs, const ulong y_bs CLF_EPI_DECL)
 {
-    __local realv red[TY][CW][TX];
     const int tx = (int)get_local_id(0), ty = (int)get_local_id(1);
     const int wt = (int)get_group_id(0) * (TX * VW * CW) + tx * VW, s = (int)get_group_id(1);
+    const int b = (int)get_group_id(2), nsplit = (int)get_num_groups(1);
     const int l0 = s * chunk, l1 = l0 + min(chunk, L - l0);
-    realv acc[CW];
-    for (int k = 0; k < CW; k++)
-        acc[k] = (realv)(ZERO);
+    realv acc[NV][CW];
+    for (int v = 0; v < NV; v++)
+        for (int k = 0; k < CW; k++)
+            acc[v][k] = (realv)(ZERO);
     if (wt < W)
-        col_part(acc, A + a_off + wt, lda, x + x_off, incx, l0 + ty, l1, W - wt);
-    for (int k = 0; k < CW; k++)
-        red[ty][k][tx] = acc[k];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int h = TY / 2; h > 0; h >>= 1) {
-        if (ty < h)
-            for (int k = 0; k < CW; k++)
-                red[ty][k][tx] += red[ty + h][k][tx];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (ty != 0)
-        return;
-    for (int k = 0; k < CW; k++) {
-        const int w0 = wt + k * TX * VW;
-        if (w0 >= W)
-            break;
-        real out[VW];
-#if VW == 1
-        out[0] = red[0][k][tx];
-#else
-        CAT(vstore, VW)(red[0][k][tx], 0, out);
+        col_part(acc, A + a_off + (ulong)b * a_bs + wt, lda, x + x_off + (ulong)b * x_bs, xvs, incx, l0 + ty, l1,
+                 W - wt);
+#if TY > 1
+    __local realv red[TY][TX];
 #endif
-        for (int e = 0; e < min(VW, W - w0); e++) {
-            if (get_num_groups(1) > 1)
-                P[(ulong)s * (ulong)W + (ulong)(w0 + e)] = out[e];
-            else
-                store_y(y + y_off + (ulong)(w0 + e) * incy, out[e], alpha, beta, w0 + e CLF_EPI_PASS);
+    for (int v = 0; v < NV; v++)
+        for (int k = 0; k < CW; k++) {
+#if TY > 1
+            /* One vector of outputs at a time: local memory stays at one realv per work-item. */
+            red[ty][tx] = acc[v][k];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (int h = TY / 2; h > 0; h >>= 1) {
+                if (ty < h)
+                    red[ty][tx] += red[ty + h][tx];
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+            const realv total = red[0][tx];
+            barrier(CLK_LOCAL_MEM_FENCE);
+#else
+            const realv total = acc[v][k];
+#endif
+            const int w0 = wt + k * TX * VW;
+            if (ty == 0 && w0 < W)
+                cols_out(total, w0, W, v, b, s, nsplit, alpha, beta, y, y_off + (ulong)b * y_bs + v * yvs, incy,
+                         P CLF_EPI_PASS);
         }
-    }
 }
 
-/* Second pass of a split call, or the whole of a call that reads no A (nsplit 0: y = beta*y). */
+/* Second pass of a split call, or the whole of a call that reads no A (nsplit 0: y = beta*y). Dimension 1
+ * of the grid: j = matrix * NV + vector. */
 __kernel __attribute__((reqd_work_group_size(RWG, 1, 1)))
 void gemv_reduce(const int n, const int nsplit, const real alpha, const real beta, const __global real *restrict P,
-                 __global real *restrict y, const ulong y_off, const ulong incy CLF_EPI_DECL)
+                 __global real *restrict y, const ulong y_off, const ulong incy, const ulong yvs, const ulong y_bs
+                 CLF_EPI_DECL)
 {
-    const int i = (int)get_global_id(0);
+    const int i = (int)get_global_id(0), j = (int)get_global_id(1), b = j / NV, v = j % NV;
     if (i >= n)
         return;
     real sum = ZERO;
     for (int s = 0; s < nsplit; s++)
-        sum += P[(ulong)s * (ulong)n + (ulong)i];
-    store_y(y + y_off + (ulong)i * incy, sum, alpha, beta, i CLF_EPI_PASS);
+        sum += P[((ulong)j * (ulong)nsplit + (ulong)s) * (ulong)n + (ulong)i];
+    store_y(y + y_off + (ulong)b * y_bs + v * yvs + (ulong)i * incy, sum, alpha, beta, b, i, v CLF_EPI_PASS);
 }

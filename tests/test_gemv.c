@@ -270,6 +270,200 @@ START_TEST(named_shapes)
 }
 END_TEST
 
+/* ---- thin and tiny GEMMs: the planner sends them to these kernels (NV vectors, batches) --------- */
+
+/* Overrides cycled through the thin cases: every kernel variant with several vectors at once (vector widths,
+ * teams, CW, forced splits, the tiny path switched off so that small shapes split and reduce too). */
+static const char *const thin_configs[] = {
+    NULL, "TINY=0", "WG=64 VW=1 LU=1 SPLIT=3 TINY=0", "WG=128 VW=2 LU=3 CW=3 TEAM=8 TX=4 TINY=0",
+    "WG=32 VW=8 LU=2 CW=2 TEAM=32 TX=32 SPLIT=1", "WG=16 VW=16 LU=8 SPLIT=100 TINY=0",
+    "WG=64 VW=8 LU=4 CW=4 TEAM=1 TX=1 TINY=0", "WG=8 VW=4 LU=2 CW=8 TEAM=2 TX=2 SPLIT=9 TINY=0",
+};
+
+typedef struct tcase {
+    int f64, nan_c, config;
+    clf_layout layout;
+    clf_transpose ta, tb;
+    size_t m, n, k, batch, lda, ldb, ldc, a_off, b_off, c_off, sa, sb, sc;
+    double alpha, beta;
+} tcase;
+
+/* Stored rows x cols of an operand in the case's layout, and its element (r, c) index. */
+static size_t t_at(const tcase *c, size_t ld, size_t r, size_t col)
+{
+    return c->layout == CLF_ROW_MAJOR ? r * ld + col : col * ld + r;
+}
+
+static size_t t_span(const tcase *c, size_t rows, size_t cols, size_t ld)
+{
+    return c->layout == CLF_ROW_MAJOR ? (rows - 1) * ld + cols : (cols - 1) * ld + rows;
+}
+
+static size_t t_ld(const tcase *c, uint64_t *s, size_t rows, size_t cols)
+{
+    size_t inner = c->layout == CLF_ROW_MAJOR ? cols : rows;
+    return inner + (clf_test_rand_u64(s) % 3 == 0 ? clf_test_rand_u64(s) % 7 : 0);
+}
+
+static void make_thin(uint64_t *s, int f64, tcase *c)
+{
+    memset(c, 0, sizeof *c);
+    c->f64 = f64;
+    c->layout = clf_test_rand_u64(s) & 1 ? CLF_ROW_MAJOR : CLF_COL_MAJOR;
+    c->ta = clf_test_rand_u64(s) & 1 ? CLF_TRANS : CLF_NO_TRANS;
+    c->tb = clf_test_rand_u64(s) & 1 ? CLF_TRANS : CLF_NO_TRANS;
+    size_t few = 1 + clf_test_rand_u64(s) % 16, big = pick_dim(s);
+    int tiny = clf_test_rand_u64(s) % 5 == 0;   /* both sides small: the tiny path */
+    if (tiny)
+        big = 1 + clf_test_rand_u64(s) % 33;
+    c->m = clf_test_rand_u64(s) & 1 ? few : big;
+    c->n = c->m == few ? big : few;
+    c->k = tiny ? 1 + clf_test_rand_u64(s) % 33 : pick_dim(s);
+    while (big * c->k > 600000)
+        c->k = c->k / 2 + 1;
+    c->batch = clf_test_rand_u64(s) % 4 == 0 ? 2 + clf_test_rand_u64(s) % 2 : 1;
+    size_t ar = c->ta == CLF_NO_TRANS ? c->m : c->k, ac = c->ta == CLF_NO_TRANS ? c->k : c->m;
+    size_t br = c->tb == CLF_NO_TRANS ? c->k : c->n, bc = c->tb == CLF_NO_TRANS ? c->n : c->k;
+    c->lda = t_ld(c, s, ar, ac);
+    c->ldb = t_ld(c, s, br, bc);
+    c->ldc = t_ld(c, s, c->m, c->n);
+    c->a_off = clf_test_rand_u64(s) % 3 == 0 ? clf_test_rand_u64(s) % 17 : 0;
+    c->b_off = clf_test_rand_u64(s) % 3 == 0 ? clf_test_rand_u64(s) % 17 : 0;
+    c->c_off = clf_test_rand_u64(s) % 3 == 0 ? clf_test_rand_u64(s) % 17 : 0;
+    c->sa = t_span(c, ar, ac, c->lda) + clf_test_rand_u64(s) % 5;
+    c->sb = t_span(c, br, bc, c->ldb) + clf_test_rand_u64(s) % 5;
+    c->sc = t_span(c, c->m, c->n, c->ldc) + clf_test_rand_u64(s) % 5;
+    c->alpha = clf_test_pick_scalar(s, 0);
+    if (c->alpha == 0.0)
+        c->alpha = -1.25;   /* alpha 0 never reaches the kernels: the plain gemv cases cover it */
+    c->beta = clf_test_pick_scalar(s, 1);
+    c->nan_c = c->beta == 0.0 && clf_test_rand_u64(s) % 2;
+    c->config = (int)(clf_test_rand_u64(s) % (sizeof thin_configs / sizeof thin_configs[0]));
+}
+
+static clf_status run_thin(clf_context *ctx, const tcase *c, cl_mem a, cl_mem b, cl_mem cc, cl_event *ev)
+{
+    if (c->f64)
+        return clf_dgemm_batched_strided(ctx, c->layout, c->ta, c->tb, c->m, c->n, c->k, c->alpha, a, c->a_off, c->lda,
+                                         c->sa, b, c->b_off, c->ldb, c->sb, c->beta, cc, c->c_off, c->ldc, c->sc,
+                                         c->batch, ev);
+    if (c->batch == 1)
+        return clf_sgemm(ctx, c->layout, c->ta, c->tb, c->m, c->n, c->k, (float)c->alpha, a, c->a_off, c->lda, b,
+                         c->b_off, c->ldb, (float)c->beta, cc, c->c_off, c->ldc, ev);
+    return clf_sgemm_batched_strided(ctx, c->layout, c->ta, c->tb, c->m, c->n, c->k, (float)c->alpha, a, c->a_off,
+                                     c->lda, c->sa, b, c->b_off, c->ldb, c->sb, (float)c->beta, cc, c->c_off, c->ldc,
+                                     c->sc, c->batch, ev);
+}
+
+/* Element (i, j) of op(A) and op(B) of matrix q, from the host copies. */
+static double op_a(const tcase *c, const void *h, size_t q, size_t i, size_t j)
+{
+    size_t r = c->ta == CLF_NO_TRANS ? i : j, col = c->ta == CLF_NO_TRANS ? j : i;
+    return get(h, c->f64, c->a_off + q * c->sa + t_at(c, c->lda, r, col));
+}
+
+static double op_b(const tcase *c, const void *h, size_t q, size_t i, size_t j)
+{
+    size_t r = c->tb == CLF_NO_TRANS ? i : j, col = c->tb == CLF_NO_TRANS ? j : i;
+    return get(h, c->f64, c->b_off + q * c->sb + t_at(c, c->ldb, r, col));
+}
+
+/* C's whole extent: every element of every matrix against the reference, everything between unchanged. */
+static int thin_compare(const tcase *c, const void *ha, const void *hb, const void *c0, const void *c1, size_t nc)
+{
+    double u = c->f64 ? 1.11e-16 : 5.97e-8;
+    char *mine = calloc(nc, 1);
+    ck_assert_ptr_nonnull(mine);
+    int bad = 0;
+    for (size_t q = 0; q < c->batch && !bad; q++)
+        for (size_t i = 0; i < c->m && !bad; i++)
+            for (size_t j = 0; j < c->n && !bad; j++) {
+                size_t at = c->c_off + q * c->sc + t_at(c, c->ldc, i, j);
+                double sum = 0, mag = 0, was = get(c0, c->f64, at), now = get(c1, c->f64, at);
+                for (size_t l = 0; l < c->k; l++) {
+                    double v = op_a(c, ha, q, i, l) * op_b(c, hb, q, l, j);
+                    sum += v;
+                    mag += fabs(v);
+                }
+                double want = c->alpha * sum + (c->beta != 0.0 ? c->beta * was : 0.0);
+                double old = c->beta != 0.0 ? fabs(c->beta * was) : 0.0;   /* beta 0: NaN there is not read */
+                double tol = 2.0 * (double)(c->k + 4) * u * (fabs(c->alpha) * mag + old);
+                mine[at] = 1;
+                if (!(fabs(now - want) <= tol + 1e-300)) {
+                    fprintf(stderr, "C[%zu] (matrix %zu, %zu, %zu) = %.10g, want %.10g\n", at, q, i, j, now, want);
+                    bad = 1;
+                }
+            }
+    for (size_t i = 0; i < nc && !bad; i++) {
+        double was = get(c0, c->f64, i), now = get(c1, c->f64, i);
+        if (!mine[i] && !(was == now || (isnan(was) && isnan(now)))) {
+            fprintf(stderr, "C[%zu] outside every matrix changed: %g -> %g\n", i, was, now);
+            bad = 1;
+        }
+    }
+    free(mine);
+    return bad;
+}
+
+static int thin_case(clf_context *ctx, const tcase *c, uint64_t *s)
+{
+    size_t esz = c->f64 ? 8 : 4, na = c->a_off + c->batch * c->sa, nb = c->b_off + c->batch * c->sb;
+    size_t nc = c->c_off + c->batch * c->sc + 3;
+    void *ha = malloc(na * esz), *hb = malloc(nb * esz), *c0 = malloc(nc * esz), *c1 = malloc(nc * esz);
+    ck_assert(ha && hb && c0 && c1);
+    c->f64 ? clf_test_rand_f64(ha, na, s) : clf_test_rand_f32(ha, na, s);
+    c->f64 ? clf_test_rand_f64(hb, nb, s) : clf_test_rand_f32(hb, nb, s);
+    c->f64 ? clf_test_rand_f64(c0, nc, s) : clf_test_rand_f32(c0, nc, s);
+    for (size_t i = 0; c->nan_c && i < nc; i++)
+        c->f64 ? (((double *)c0)[i] = NAN) : (((float *)c0)[i] = NAN);
+    cl_mem a = clf_test_buffer(ctx, na * esz, ha), b = clf_test_buffer(ctx, nb * esz, hb);
+    cl_mem cc = clf_test_buffer(ctx, nc * esz, c0);
+    if (thin_configs[c->config])
+        setenv("CLFORGE_GEMV_CONFIG", thin_configs[c->config], 1);
+    clf_status st = run_thin(ctx, c, a, b, cc, NULL);
+    unsetenv("CLFORGE_GEMV_CONFIG");
+    int bad = st != CLF_SUCCESS;
+    if (bad)
+        fprintf(stderr, "thin gemm failed: %s\n", clf_last_error());
+    else {
+        clf_test_read(ctx, cc, nc * esz, c1);
+        bad = thin_compare(c, ha, hb, c0, c1, nc);
+    }
+    if (bad)
+        fprintf(stderr, "thin case: %s %s layout=%d ta=%d tb=%d m=%zu n=%zu k=%zu batch=%zu ld=%zu/%zu/%zu "
+                "off=%zu/%zu/%zu alpha=%g beta=%g nan_c=%d config=\"%s\"\n", c->f64 ? "f64" : "f32",
+                clf_context_device(ctx)->name, c->layout, c->ta, c->tb, c->m, c->n, c->k, c->batch, c->lda, c->ldb,
+                c->ldc, c->a_off, c->b_off, c->c_off, c->alpha, c->beta, c->nan_c,
+                thin_configs[c->config] ? thin_configs[c->config] : "");
+    clReleaseMemObject(a);
+    clReleaseMemObject(b);
+    clReleaseMemObject(cc);
+    free(ha), free(hb), free(c0), free(c1);
+    return bad;
+}
+
+START_TEST(thin_gemm)
+{
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    ck_assert_int_gt(nctx, 0);
+    int failures = 0;
+    for (int d = 0; d < nctx; d++) {
+        uint64_t seed = (uint64_t)0x9e3779b97f4a7c15 ^ (uint64_t)d;
+        int fp64 = clf_context_device(ctxs[d])->fp64, n = cases_for(ctxs[d]) / 4, before = failures;
+        for (int t = 0; t < n && failures < 5; t++) {
+            tcase c;
+            make_thin(&seed, fp64 && t % 4 == 3, &c);
+            failures += thin_case(ctxs[d], &c, &seed);
+        }
+        fprintf(stderr, "thin gemm: %d random cases on %s, %d failed\n", n, clf_context_device(ctxs[d])->name,
+                failures - before);
+    }
+    clf_test_contexts_free(ctxs, nctx);
+    ck_assert_int_eq(failures, 0);
+}
+END_TEST
+
 /* ---- invalid arguments: each returns the expected status and leaves y untouched ------------- */
 
 #define SMALL 64   /* elements in the small buffers below */
@@ -489,6 +683,7 @@ int main(void)
     TCase *tc = clf_test_tcase("random");
     tcase_add_test(tc, random_cases);
     tcase_add_test(tc, named_shapes);
+    tcase_add_test(tc, thin_gemm);
     suite_add_tcase(s, tc);
     TCase *ta = clf_test_tcase("arguments");
     tcase_add_test(ta, invalid_arguments);

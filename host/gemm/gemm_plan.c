@@ -10,6 +10,7 @@
 #include "gemm_cpu.h"
 #include "gemm_epilogue.h"
 #include "gemm_mma.h"
+#include "gemm_waves.h"
 #include "gemv.h"
 
 #include <limits.h>
@@ -160,11 +161,12 @@ static clf_status plan_product(planner *pl, const product *p, const clf__config 
 /* Split-K: K is cut into slices of kc (a multiple of SPLIT_K_GRAIN) and a shorter remainder; each slice's
  * product goes to its own M x N plane of the partial scratch (the whole slices as one batched product
  * whose A and B step along K), and a reduction sums the planes into C with alpha and beta. */
-static clf_status plan_split(planner *pl, const product *p, const clf__config *cfg, int direct, size_t parts)
+static clf_status plan_split(planner *pl, const product *p, const clf__config *cfg, int direct, size_t parts,
+                             size_t grain)
 {
     clf_context *ctx = pl->ctx;
     size_t esz = clf__dtype_size(pl->plan->dtype);
-    size_t kc = p->k / parts / SPLIT_K_GRAIN * SPLIT_K_GRAIN;
+    size_t kc = p->k / parts / grain * grain;
     size_t whole = p->k / kc, rest = p->k - whole * kc, planes = whole + (rest > 0), plane = p->m * p->n, bytes;
     if (!clf__mul(plane, planes, &bytes) || !clf__mul(bytes, esz, &bytes) || bytes > ctx->info.max_alloc)
         return plan_product(pl, p, cfg, direct, 0);   /* the partials would not fit: no split */
@@ -207,7 +209,7 @@ static clf_status plan_strip(planner *pl, const product *p, int may_split)
     if (s != CLF_SUCCESS)
         return s;
     size_t parts = may_split && p->batch == 1 ? split_k_parts(pl->ctx, cfg, p->m, p->n, p->k) : 1;
-    return parts > 1 ? plan_split(pl, p, cfg, 1, parts) : add_direct(pl, p, cfg);
+    return parts > 1 ? plan_split(pl, p, cfg, 1, parts, SPLIT_K_GRAIN) : add_direct(pl, p, cfg);
 }
 
 /* Packs A and/or B where they cannot be read in place; returns 0 when the scratch would not fit or the
@@ -318,6 +320,69 @@ static clf_status plan_product(planner *pl, const product *p, const clf__config 
     return add_direct(pl, p, cfg);
 }
 
+/* ---- waves ---------------------------------------------------------------------------------------- */
+
+#define WAVE_GRAIN 64         /* K slices of a tail: a multiple of every KWG and vector width */
+#define WAVE_GAIN 0.9         /* cut only when the estimate is at least 10% faster */
+#define WAVE_SPLIT_COST 0.05  /* the tail's extra launches and partial sums, in waves */
+
+/* Time of units work-groups of kc-long K each, then units more of rest, in waves of slots, in units of one
+ * full-K wave: the slices of a split run as one batched launch, the remainder as a second. */
+static double split_waves(size_t units, size_t slots, size_t k, size_t parts, size_t *kc_out)
+{
+    size_t kc = k / parts / WAVE_GRAIN * WAVE_GRAIN;
+    if (kc == 0)
+        return 1e30;
+    size_t whole = k / kc, rest = k - whole * kc;
+    *kc_out = kc;
+    double t = (double)((units * whole + slots - 1) / slots) * (double)kc;
+    if (rest)
+        t += (double)((units + slots - 1) / slots) * (double)rest;
+    return t / (double)k + (parts > 1 ? WAVE_SPLIT_COST : 0.0);
+}
+
+/* A product whose last wave of tiles would leave most of the device idle (3072^3 in 128 x 128 tiles on 132
+ * compute units running two work-groups each: 576 tiles, 2.2 waves) runs its whole waves as they are and
+ * the leftover rows of tiles as a product split along K, whose slices fill the last wave. Only where the
+ * configuration's work-groups per compute unit were measured (gemm_waves.c). 1 when planned so. */
+static int plan_waves(planner *pl, const product *p, const clf__config *cfg, clf_status *s)
+{
+    size_t slots = p->batch != 1 ? 0 : clf__gemm_wave_slots(pl->ctx, pl->plan->dtype, pl->plan->bucket, cfg);
+    size_t mwg = param(cfg, CLF__GEMM_MWG), tm = (p->m + mwg - 1) / mwg;
+    size_t tn = (p->n + param(cfg, CLF__GEMM_NWG) - 1) / param(cfg, CLF__GEMM_NWG), tiles = tm * tn;
+    if (!slots || tiles < slots || tiles % slots == 0)
+        return 0;
+    size_t bulk_rows = tiles / slots * slots / tn;   /* rows of tiles that fill whole waves */
+    if (bulk_rows == 0 || bulk_rows >= tm)
+        return 0;
+    size_t units = (tm - bulk_rows) * tn, best_parts = 1, kc = 0, best_kc = p->k;
+    double best = 2.0;
+    for (size_t parts = 2; parts <= SPLIT_K_MAX && parts * WAVE_GRAIN <= p->k; parts++) {
+        double t = split_waves(units, slots, p->k, parts, &kc);
+        if (t < best - 1e-9) {
+            best = t;
+            best_parts = parts;
+            best_kc = kc;
+        }
+    }
+    double plain = (double)((tiles + slots - 1) / slots);
+    double cut = (double)((bulk_rows * tn + slots - 1) / slots) + best;
+    if (best_parts == 1 || best_kc >= p->k || cut > WAVE_GAIN * plain)
+        return 0;
+    product bulk = *p, tail = *p;
+    size_t mb = bulk_rows * mwg;
+    bulk.m = mb;
+    tail.m = p->m - mb;
+    tail.r0 += mb;
+    tail.a.off += p->a_kmajor ? mb : mb * p->a.ld;
+    tail.c.off += mb * p->c.ld;
+    pl->plan->path = "waves";
+    *s = plan_product(pl, &bulk, cfg, 0, 1);
+    if (*s == CLF_SUCCESS)
+        *s = plan_split(pl, &tail, cfg, 0, best_parts, WAVE_GRAIN);
+    return 1;
+}
+
 /* The call as one row-major product; column-major C = op(A) op(B) is row-major C^T = op(B)^T op(A)^T over
  * the same storage. */
 static product normalise(const clf__gemm_call *c)
@@ -402,7 +467,9 @@ static clf_status plan_real(planner *pl, product p, clf__gemm_path path, int no_
     size_t parts = p.batch == 1 && !scale_only && !no_split ? split_k_parts(pl->ctx, main_cfg, p.m, p.n, p.k) : 1;
     plan->path = parts > 1 ? "split-k" : direct ? "direct" : "packed";
     if (parts > 1)
-        return plan_split(pl, &p, main_cfg, direct, parts);
+        return plan_split(pl, &p, main_cfg, direct, parts, SPLIT_K_GRAIN);
+    if (!direct && !no_split && !scale_only && plan_waves(pl, &p, main_cfg, &s))
+        return s;
     return plan_product(pl, &p, main_cfg, direct, !no_split);
 }
 
@@ -537,25 +604,54 @@ static clf_status plan_portable(planner *pl, const clf__gemm_call *call, product
     return s;
 }
 
-/* Matrix-vector products (one row or one column of C) are memory-bound: A is streamed once by the gemv
- * kernels at close to copy bandwidth, where a tiled GEMM would use one row of its tiles. */
+/* ---- thin and tiny products (the gemv kernels) ------------------------------------------------------ */
+
+/* The vectors are C's columns (n of them): y_v = A times B's column v; A is the streamed matrix. */
+static clf__gemv_step thin_columns(const product *p)
+{
+    return (clf__gemv_step){.a_rows_contiguous = !p->a_kmajor, .rows = p->m, .cols = p->k,
+                            .incx = p->b_kmajor ? p->b.ld : 1, .incy = p->c.ld, .alpha = p->alpha, .beta = p->beta,
+                            .a = p->a, .x = p->b, .y = p->c, .y_is_column = 1, .nv = p->n, .batch = p->batch,
+                            .x_vstride = p->b_kmajor ? 1 : p->b.ld, .y_vstride = 1};
+}
+
+/* The vectors are C's rows (m of them): y_v = B^T times A's row v; B is the streamed matrix. */
+static clf__gemv_step thin_rows(const product *p)
+{
+    return (clf__gemv_step){.a_rows_contiguous = !p->b_kmajor, .rows = p->n, .cols = p->k,
+                            .incx = p->a_kmajor ? p->a.ld : 1, .incy = 1, .alpha = p->alpha, .beta = p->beta,
+                            .a = p->b, .x = p->a, .y = p->c, .y_is_column = 0, .nv = p->m, .batch = p->batch,
+                            .x_vstride = p->a_kmajor ? 1 : p->a.ld, .y_vstride = p->c.ld};
+}
+
+/* 1 when the product goes to the gemv kernels: a thin product (min(m, n) up to the gemv family's THIN, 1
+ * for a matrix-vector product) is memory-bound, and the kernels read its big operand once with vector loads
+ * where a tiled GEMM would fill a few rows of its tiles; a tiny one (at most TINY^3 multiply-adds per
+ * matrix) costs a launch of one small kernel instead of the tiled kernel's large work-groups. */
+static int thin_wanted(planner *pl, const product *p)
+{
+    size_t few = p->m < p->n ? p->m : p->n;
+    if (few > CLF__GEMV_NV_MAX || p->k > CLF__GEMV_MAX || p->m > CLF__GEMV_MAX || p->n > CLF__GEMV_MAX ||
+        p->batch > CLF__GEMV_MAX)
+        return 0;
+    clf__gemv_params gp;
+    if (clf__gemv_params_get(&pl->ctx->info, pl->plan->dtype, &gp) != CLF_SUCCESS) {
+        clf__clear_error();   /* a bad override fails the gemv calls that use it, not every GEMM */
+        return few == 1;
+    }
+    double work = (double)p->m * (double)p->n * (double)p->k, tiny = (double)gp.tiny;
+    return few <= (size_t)gp.thin || work <= tiny * tiny * tiny;
+}
+
 static int plan_gemv(planner *pl, const product *p)
 {
-    if (p->batch != 1 || (p->m != 1 && p->n != 1) || p->k > CLF__GEMV_MAX || p->m > CLF__GEMV_MAX ||
-        p->n > CLF__GEMV_MAX)
+    if (!thin_wanted(pl, p))
         return 0;
     clf__gemm_step *st = add_step(pl, CLF__STEP_GEMV);
     if (!st)
         return 0;
-    clf__gemv_step *g = &st->u.gemv;
-    if (p->n == 1) {   /* y = C's column (ldc apart) = A (m x k) times B's column */
-        *g = (clf__gemv_step){!p->a_kmajor, p->m, p->k, p->b_kmajor ? p->b.ld : 1, p->c.ld, p->alpha, p->beta,
-                              p->a, p->b, p->c, 1};
-    } else {           /* y = C's row = B^T (n x k) times A's row */
-        *g = (clf__gemv_step){!p->b_kmajor, p->n, p->k, p->a_kmajor ? p->a.ld : 1, 1, p->alpha, p->beta,
-                              p->b, p->a, p->c, 0};
-    }
-    pl->plan->path = "gemv";
+    st->u.gemv = p->n <= p->m ? thin_columns(p) : thin_rows(p);
+    pl->plan->path = st->u.gemv.nv == 1 ? "gemv" : "thin";
     return 1;
 }
 

@@ -77,14 +77,17 @@ typedef struct clf__mma_step {
     int epi;                     /* as in clf__main_step (the whole C: origin 0, 0) */
 } clf__mma_step;
 
-/* A matrix-vector product (gemv.c): y (rows, incy apart) = alpha * A x + beta * y, A's rows contiguous or
- * its columns; the gemv module builds and splits on its own, so a plan with this step holds no scratch. */
+/* Matrix-vector or thin products (gemv.c): for each of nv vectors (x_vstride and y_vstride apart) of each
+ * matrix of a batch (the operands' strides), y (rows, incy apart) = alpha * A x + beta * y, A's rows
+ * contiguous or its columns; the gemv module builds and splits on its own, so a plan with this step holds no
+ * scratch. */
 typedef struct clf__gemv_step {
     int a_rows_contiguous;
     size_t rows, cols, incx, incy;
     double alpha, beta;
     clf__gemm_operand a, x, y;   /* ld of a is its lda */
     int y_is_column;             /* y is a column of C (else a row): how the plan's epilogue indexes it */
+    size_t nv, batch, x_vstride, y_vstride;
 } clf__gemv_step;
 
 /* gemm_cpu_pack (gemm_cpu.c): element (r, k) of src, at r*rs + k*ks, into panels of `width` rows at dst,

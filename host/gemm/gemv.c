@@ -39,17 +39,21 @@ static clf_status params_check(const clf_device_info *dev, clf_dtype dt, const c
     if ((p->team && (!pow2(p->team) || p->team > p->wg)) || (p->tx && (!pow2(p->tx) || p->tx > p->wg)))
         return clf__fail(CLF_ERR_INVALID_ARG, "gemv: TEAM=%d and TX=%d must be 0 or powers of two up to WG=%d",
                          p->team, p->tx, p->wg);
-    size_t local = (size_t)(p->wg * p->vw * p->cw) * clf__dtype_size(dt);   /* gemv_cols' reduction array */
+    if (p->thin < 0 || p->thin > CLF__GEMV_NV_MAX || p->tiny < 0 || p->tiny > 64)
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: THIN=%d TINY=%d: THIN in 0..%d, TINY in 0..64", p->thin,
+                         p->tiny, CLF__GEMV_NV_MAX);
+    size_t local = (size_t)(p->wg * p->vw) * clf__dtype_size(dt);   /* gemv_cols' reduction array */
     if (dev->local_mem && local > dev->local_mem)
-        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: WG=%d x VW=%d x CW=%d needs %zu bytes of local memory; the "
-                         "device has %llu", p->wg, p->vw, p->cw, local, (unsigned long long)dev->local_mem);
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: WG=%d x VW=%d needs %zu bytes of local memory; the device has "
+                         "%llu", p->wg, p->vw, local, (unsigned long long)dev->local_mem);
     return CLF_SUCCESS;
 }
 
 static clf_status params_parse(const char *text, clf__gemv_params *p)
 {
-    static const char *const names[] = {"WG", "VW", "LU", "GPB", "TEAM", "TX", "CW", "SPLIT"};
-    int *fields[] = {&p->wg, &p->vw, &p->lu, &p->gpb, &p->team, &p->tx, &p->cw, &p->split};
+    static const char *const names[] = {"WG", "VW", "LU", "GPB", "TEAM", "TX", "CW", "SPLIT", "THIN", "TINY"};
+    int *fields[] = {&p->wg, &p->vw, &p->lu, &p->gpb, &p->team, &p->tx, &p->cw, &p->split, &p->thin, &p->tiny};
+    const int count = (int)(sizeof names / sizeof names[0]);
     const char *s = text;
     while (*s) {
         if (*s == ' ' || *s == '\t' || *s == ',') {
@@ -61,11 +65,11 @@ static clf_status params_parse(const char *text, clf__gemv_params *p)
         if (sscanf(s, "%15[A-Z]=%d%n", name, &value, &used) != 2)
             return clf__fail(CLF_ERR_INVALID_ARG, "CLFORGE_GEMV_CONFIG: cannot read \"%s\" (NAME=VALUE pairs)", s);
         int i = 0;
-        while (i < 8 && strcmp(name, names[i]) != 0)
+        while (i < count && strcmp(name, names[i]) != 0)
             i++;
-        if (i == 8)
+        if (i == count)
             return clf__fail(CLF_ERR_INVALID_ARG, "CLFORGE_GEMV_CONFIG: unknown parameter %s (WG, VW, LU, GPB, "
-                             "TEAM, TX, CW, SPLIT)", name);
+                             "TEAM, TX, CW, SPLIT, THIN, TINY)", name);
         *fields[i] = value;
         s += used;
     }
@@ -78,9 +82,10 @@ clf_status clf__gemv_params_get(const clf_device_info *dev, clf_dtype dt, clf__g
      * cover memory latency. CPUs run a work-group as a loop over its work-items on one core: each work-item
      * streams a contiguous run (a line, or CW vectors of outputs), a few groups per core for balance. */
     int esz = (int)clf__dtype_size(dt);
-    *out = (clf__gemv_params){.wg = 256, .vw = 16 / esz, .lu = 4, .cw = 1, .gpb = 8};
+    *out = (clf__gemv_params){.wg = 256, .vw = 16 / esz, .lu = 4, .cw = 1, .gpb = 8, .thin = 16, .tiny = 32};
     if (dev->type & CL_DEVICE_TYPE_CPU)
-        *out = (clf__gemv_params){.wg = 16, .vw = 32 / esz, .lu = 4, .cw = 2, .gpb = 4, .team = 1, .tx = 1};
+        *out = (clf__gemv_params){.wg = 16, .vw = 32 / esz, .lu = 4, .cw = 2, .gpb = 4, .team = 1, .tx = 1,
+                                  .thin = 16, .tiny = 32};
     while ((size_t)out->wg > dev->max_work_group && out->wg > 1)
         out->wg /= 2;
     const char *env = getenv("CLFORGE_GEMV_CONFIG");
@@ -96,22 +101,30 @@ clf_status clf__gemv_params_get(const clf_device_info *dev, clf_dtype dt, clf__g
 
 enum { K_ROWS, K_COLS, K_SCALE };
 
-/* One call as the kernels see it: L lines of W contiguous elements, lda apart (gemv.cl). */
+/* One call as the kernels see it: L lines of W contiguous elements, lda apart (gemv.cl), for nv vectors of
+ * each of batch matrices. */
 typedef struct gemv_plan {
     int kind, prec;
-    size_t L, W, lda, nout;      /* nout: outputs (L for rows, W for cols) */
+    size_t L, W, lda, nout;      /* nout: outputs per vector (L for rows, W for cols) */
+    size_t nv, batch;
     size_t chunk, nsplit;        /* slices of the reduced dimension */
     int team, rpg, tx, ty, aligned, x_unit;
-    size_t global[2], local[2];
+    int tiny;                    /* at most TINY^3 multiply-adds a matrix: one pass, no reduction in local memory */
+    size_t global[3], local[3];
 } gemv_plan;
 
-/* Slices for `groups` work-groups over a reduced dimension of `len`, each slice at least min_chunk long
- * (a multiple of align); sets chunk and nsplit. */
+static size_t target_groups(clf_context *ctx, const clf__gemv_params *p)
+{
+    return (size_t)(ctx->info.compute_units ? ctx->info.compute_units : 1) * (size_t)p->gpb;
+}
+
+/* Slices for `groups` work-groups (all matrices) over a reduced dimension of `len`, each slice at least
+ * min_chunk long (a multiple of align); sets chunk and nsplit. */
 static void plan_split(clf_context *ctx, const clf__gemv_params *p, size_t groups, size_t len, size_t min_chunk,
                        size_t align, gemv_plan *pl)
 {
-    size_t target = (size_t)(ctx->info.compute_units ? ctx->info.compute_units : 1) * (size_t)p->gpb;
-    size_t want = p->split ? (size_t)p->split : groups >= target ? 1 : (target + groups - 1) / groups;
+    size_t target = target_groups(ctx, p);
+    size_t want = p->split ? (size_t)p->split : groups >= target || pl->tiny ? 1 : (target + groups - 1) / groups;
     size_t most = len / (min_chunk ? min_chunk : 1);
     if (!p->split && want > most)
         want = most;
@@ -127,30 +140,47 @@ static void plan_split(clf_context *ctx, const clf__gemv_params *p, size_t group
 
 static void plan_rows(clf_context *ctx, const clf__gemv_params *p, gemv_plan *pl)
 {
-    size_t vw = (size_t)p->vw, nvec = (pl->W + vw - 1) / vw;
-    pl->team = p->team ? p->team : (int)(pow2_ceil(nvec) < (size_t)p->wg ? pow2_ceil(nvec) : (size_t)p->wg);
+    /* A team long enough that each member has about LU vectors of its line: short lines get several lines
+     * per group instead of one group each with a work-item per vector. */
+    size_t vw = (size_t)p->vw, nvec = (pl->W + vw - 1) / vw, per = (nvec + (size_t)p->lu - 1) / (size_t)p->lu;
+    pl->team = p->team ? p->team : (int)(pow2_ceil(per) < (size_t)p->wg ? pow2_ceil(per) : (size_t)p->wg);
+    if (pl->tiny && !p->team)
+        pl->team = 1;
     size_t rpg = (size_t)(p->wg / pl->team);
     pl->rpg = (int)(pow2_ceil(pl->L) < rpg ? pow2_ceil(pl->L) : rpg);
     size_t groups = (pl->L + (size_t)pl->rpg - 1) / (size_t)pl->rpg;
-    plan_split(ctx, p, groups, pl->W, (size_t)pl->team * vw * (size_t)p->lu, vw, pl);
+    plan_split(ctx, p, groups * pl->batch, pl->W, (size_t)pl->team * vw * (size_t)p->lu, vw, pl);
     pl->local[0] = (size_t)(pl->team * pl->rpg);
-    pl->local[1] = 1;
     pl->global[0] = groups * pl->local[0];
     pl->global[1] = pl->nsplit;
     pl->nout = pl->L;
 }
 
-static void plan_cols(clf_context *ctx, const clf__gemv_params *p, gemv_plan *pl)
+/* Work-items along the outputs: the most (up to 64) that still give the device its groups, but no fewer
+ * than fill a 32-byte sector of a line; the rest of the group goes along the lines. */
+static size_t cols_tx(clf_context *ctx, const clf__gemv_params *p, const gemv_plan *pl, size_t nvec, size_t esz)
+{
+    size_t tx_max = p->wg < 64 ? (size_t)p->wg : 64, tx_min = 32 / ((size_t)p->vw * esz);
+    if (tx_min < 1)
+        tx_min = 1;
+    if (tx_min > tx_max)
+        tx_min = tx_max;
+    size_t tx = pow2_ceil(nvec) < tx_max ? pow2_ceil(nvec) : tx_max;
+    while (tx > tx_min && (nvec + tx - 1) / tx * pl->batch < target_groups(ctx, p))
+        tx /= 2;
+    return tx;
+}
+
+static void plan_cols(clf_context *ctx, const clf__gemv_params *p, size_t esz, gemv_plan *pl)
 {
     size_t vw = (size_t)p->vw, cw = (size_t)p->cw, nvec = (pl->W + vw * cw - 1) / (vw * cw);
-    size_t tx_max = p->wg < 64 ? (size_t)p->wg : 64;   /* the rest of the group goes along the lines */
-    pl->tx = p->tx ? p->tx : (int)(pow2_ceil(nvec) < tx_max ? pow2_ceil(nvec) : tx_max);
-    size_t ty = (size_t)(p->wg / pl->tx);
+    pl->tx = p->tx ? p->tx : (int)cols_tx(ctx, p, pl, nvec, esz);
+    size_t ty = pl->tiny ? 1 : (size_t)(p->wg / pl->tx);
     pl->ty = (int)(pow2_ceil(pl->L) < ty ? pow2_ceil(pl->L) : ty);
     size_t groups = (nvec + (size_t)pl->tx - 1) / (size_t)pl->tx;   /* nvec: runs of CW vectors */
     /* At least 32 lines a slice: the partial sums then cost at most 1/32 of A's traffic. */
     size_t min_lines = (size_t)pl->ty * (size_t)p->lu > 32 ? (size_t)pl->ty * (size_t)p->lu : 32;
-    plan_split(ctx, p, groups, pl->L, min_lines, 1, pl);
+    plan_split(ctx, p, groups * pl->batch, pl->L, min_lines, 1, pl);
     pl->local[0] = (size_t)pl->tx;
     pl->local[1] = (size_t)pl->ty;
     pl->global[0] = groups * pl->local[0];
@@ -159,29 +189,35 @@ static void plan_cols(clf_context *ctx, const clf__gemv_params *p, gemv_plan *pl
 }
 
 /* Chooses the kernel and its geometry; rows, cols >= 1 and alpha != 0 here. */
-static void plan_make(clf_context *ctx, const clf__gemv_params *p, clf_dtype dt, int rows_contig, size_t rows,
-                      size_t cols, size_t a_off, size_t lda, size_t incx, gemv_plan *pl)
+static void plan_make(clf_context *ctx, const clf__gemv_params *p, clf_dtype dt, const clf__gemv_desc *d,
+                      gemv_plan *pl)
 {
     memset(pl, 0, sizeof *pl);
     pl->prec = dt == CLF_F64 ? 64 : 32;
-    pl->kind = rows_contig ? K_ROWS : K_COLS;
-    pl->L = rows_contig ? rows : cols;
-    pl->W = rows_contig ? cols : rows;
-    pl->lda = lda;
+    pl->nv = d->nv, pl->batch = d->batch;
+    pl->kind = d->a_rows_contiguous ? K_ROWS : K_COLS;
+    pl->L = d->a_rows_contiguous ? d->rows : d->cols;
+    pl->W = d->a_rows_contiguous ? d->cols : d->rows;
+    pl->lda = d->lda;
     /* Lines of one element with lda 1 are one contiguous line: the other kernel streams it with vectors. */
-    if (pl->W == 1 && lda == 1 && pl->L > 1) {
+    if (pl->W == 1 && d->lda == 1 && pl->L > 1) {
         pl->kind = pl->kind == K_ROWS ? K_COLS : K_ROWS;
         pl->W = pl->L;
         pl->L = 1;
         pl->lda = pl->W;
     }
     size_t vw = (size_t)p->vw;
-    pl->aligned = vw == 1 || (a_off % vw == 0 && (pl->lda % vw == 0 || pl->L == 1));
+    pl->aligned = vw == 1 || (d->a_off % vw == 0 && (pl->lda % vw == 0 || pl->L == 1) &&
+                              (d->batch == 1 || d->a_stride % vw == 0));
+    pl->local[1] = pl->local[2] = 1;
+    pl->global[2] = d->batch;
+    double tiny = (double)p->tiny;
+    pl->tiny = (double)d->rows * (double)d->cols * (double)d->nv <= tiny * tiny * tiny;
     if (pl->kind == K_ROWS) {
-        pl->x_unit = incx == 1;
+        pl->x_unit = d->incx == 1;
         plan_rows(ctx, p, pl);
     } else {
-        plan_cols(ctx, p, pl);
+        plan_cols(ctx, p, clf__dtype_size(dt), pl);
     }
 }
 
@@ -191,14 +227,15 @@ static void plan_make(clf_context *ctx, const clf__gemv_params *p, clf_dtype dt,
 static clf_status plan_kernels(clf_context *ctx, const clf__gemv_params *p, const gemv_plan *pl,
                                const clf__epi *epi, int epi_rows, cl_kernel *main_k, cl_kernel *reduce_k)
 {
-    char opts[300];
+    char opts[320];
     if (pl->kind == K_SCALE)
-        snprintf(opts, sizeof opts, "-DPRECISION=%d -DRWG=%d", pl->prec, RWG);
+        snprintf(opts, sizeof opts, "-DPRECISION=%d -DNV=%zu -DRWG=%d", pl->prec, pl->nv, RWG);
     else
-        snprintf(opts, sizeof opts, "-DPRECISION=%d -DVW=%d -DLU=%d -DTEAM=%d -DRPG=%d -DTX=%d -DTY=%d -DCW=%d "
-                 "-DALIGNED=%d -DX_UNIT=%d -DRWG=%d", pl->prec, p->vw, p->lu, pl->kind == K_ROWS ? pl->team : 1,
-                 pl->kind == K_ROWS ? pl->rpg : 1, pl->kind == K_COLS ? pl->tx : 1, pl->kind == K_COLS ? pl->ty : 1,
-                 pl->kind == K_COLS ? p->cw : 1, pl->aligned, pl->x_unit, RWG);
+        snprintf(opts, sizeof opts, "-DPRECISION=%d -DNV=%zu -DVW=%d -DLU=%d -DTEAM=%d -DRPG=%d -DTX=%d -DTY=%d "
+                 "-DCW=%d -DALIGNED=%d -DX_UNIT=%d -DRWG=%d", pl->prec, pl->nv, p->vw, p->lu,
+                 pl->kind == K_ROWS ? pl->team : 1, pl->kind == K_ROWS ? pl->rpg : 1,
+                 pl->kind == K_COLS ? pl->tx : 1, pl->kind == K_COLS ? pl->ty : 1, pl->kind == K_COLS ? p->cw : 1,
+                 pl->aligned, pl->x_unit, RWG);
     const char *src;
     char *pre = NULL, *all = NULL;
     clf_status s = clf__source("gemv.cl", &src);
@@ -247,8 +284,8 @@ static void scalars_init(scalars *sc, clf_dtype dt, double alpha, double beta)
 }
 
 typedef struct gemv_bufs {
-    cl_mem a, x, y, partial;
-    size_t a_off, x_off, incx, y_off, incy;
+    const clf__gemv_desc *d;
+    cl_mem partial;
     const clf__epi *epi;         /* a GEMM's epilogue stores y (NULL: none); epi_rows: y runs along C's rows */
     int epi_rows;
 } gemv_bufs;
@@ -256,44 +293,47 @@ typedef struct gemv_bufs {
 static clf_status enqueue_main(clf_context *ctx, const gemv_plan *pl, const scalars *sc, const gemv_bufs *b,
                                cl_kernel k, cl_event *done)
 {
+    const clf__gemv_desc *d = b->d;
     cl_int L = (cl_int)pl->L, W = (cl_int)pl->W, chunk = (cl_int)pl->chunk;
-    cl_ulong aoff = b->a_off, lda = pl->lda, xoff = b->x_off, incx = b->incx, yoff = b->y_off, incy = b->incy;
+    cl_ulong aoff = d->a_off, lda = pl->lda, xoff = d->x_off, incx = d->incx, yoff = d->y_off, incy = d->incy;
+    cl_ulong xvs = d->x_vstride, yvs = d->y_vstride, abs_ = d->a_stride, xbs = d->x_stride, ybs = d->y_stride;
     cl_mem partial = pl->nsplit > 1 ? b->partial : NULL;
-    const void *v[] = {&L, &W, &chunk, sc->pa, sc->pb, &b->a, &aoff, &lda, &b->x, &xoff, &incx, &b->y, &yoff,
-                       &incy, &partial};
+    const void *v[] = {&L, &W, &chunk, sc->pa, sc->pb, &d->a, &aoff, &lda, &d->x, &xoff, &incx, &d->y, &yoff,
+                       &incy, &partial, &xvs, &yvs, &abs_, &xbs, &ybs};
     size_t z[] = {4, 4, 4, sc->esz, sc->esz, sizeof(cl_mem), 8, 8, sizeof(cl_mem), 8, 8, sizeof(cl_mem), 8, 8,
-                  sizeof(cl_mem)};
-    clf_status s = set_args(k, v, z, 15);
+                  sizeof(cl_mem), 8, 8, 8, 8, 8};
+    clf_status s = set_args(k, v, z, 20);
     if (s == CLF_SUCCESS && b->epi)
-        s = clf__epi_args(k, 15, b->epi, 0, 0, 0);
+        s = clf__epi_args(k, 20, b->epi, 0, 0, 0);
     if (s != CLF_SUCCESS)
         return s;
-    double esz = (double)sc->esz, nout = (double)pl->nout, lw = (double)pl->L * (double)pl->W;
-    double xlen = pl->kind == K_ROWS ? (double)pl->W : (double)pl->L;
+    double esz = (double)sc->esz, nv = (double)pl->nv, bat = (double)pl->batch, nout = (double)pl->nout * nv;
+    double lw = (double)pl->L * (double)pl->W, xlen = (pl->kind == K_ROWS ? (double)pl->W : (double)pl->L) * nv;
     double out = pl->nsplit > 1 ? (double)pl->nsplit * nout : nout * (sc->db != 0.0 ? 2.0 : 1.0);
-    clf__work w = {pl->prec == 64 ? "dgemv" : "sgemv", 2.0 * lw, esz * (lw + xlen + out)};
-    return clf__enqueue(ctx, k, 2, pl->global, pl->local, &w, done);
+    clf__work w = {pl->prec == 64 ? "dgemv" : "sgemv", 2.0 * lw * nv * bat, esz * bat * (lw + xlen + out)};
+    return clf__enqueue(ctx, k, 3, pl->global, pl->local, &w, done);
 }
 
 /* gemv_reduce over nsplit slices (0: y = beta*y, P unused). */
 static clf_status enqueue_reduce(clf_context *ctx, const gemv_plan *pl, const scalars *sc, const gemv_bufs *b,
                                  cl_kernel k, cl_event *done)
 {
+    const clf__gemv_desc *d = b->d;
     cl_int n = (cl_int)pl->nout, ns = pl->kind == K_SCALE ? 0 : (cl_int)pl->nsplit;
-    cl_ulong yoff = b->y_off, incy = b->incy;
+    cl_ulong yoff = d->y_off, incy = d->incy, yvs = d->y_vstride, ybs = d->y_stride;
     cl_mem partial = ns ? b->partial : NULL;
-    const void *v[] = {&n, &ns, sc->pa, sc->pb, &partial, &b->y, &yoff, &incy};
-    size_t z[] = {4, 4, sc->esz, sc->esz, sizeof(cl_mem), sizeof(cl_mem), 8, 8};
-    clf_status s = set_args(k, v, z, 8);
+    const void *v[] = {&n, &ns, sc->pa, sc->pb, &partial, &d->y, &yoff, &incy, &yvs, &ybs};
+    size_t z[] = {4, 4, sc->esz, sc->esz, sizeof(cl_mem), sizeof(cl_mem), 8, 8, 8, 8};
+    clf_status s = set_args(k, v, z, 10);
     if (s == CLF_SUCCESS && b->epi)
-        s = clf__epi_args(k, 8, b->epi, 0, 0, 0);
+        s = clf__epi_args(k, 10, b->epi, 0, 0, 0);
     if (s != CLF_SUCCESS)
         return s;
-    size_t local = RWG, global = (pl->nout + RWG - 1) / RWG * RWG;
-    double nout = (double)pl->nout;
+    size_t local[2] = {RWG, 1}, global[2] = {(pl->nout + RWG - 1) / RWG * RWG, pl->nv * pl->batch};
+    double nout = (double)pl->nout * (double)global[1];
     clf__work w = {pl->prec == 64 ? "dgemv_reduce" : "sgemv_reduce", (double)ns * nout,
                    (double)sc->esz * ((double)ns * nout + nout * (sc->db != 0.0 ? 2.0 : 1.0))};
-    return clf__enqueue(ctx, k, 1, &global, &local, &w, done);
+    return clf__enqueue(ctx, k, 2, global, local, &w, done);
 }
 
 /* Builds first (a build failure enqueues nothing), then enqueues holding the partial scratch if split. */
@@ -304,7 +344,8 @@ static clf_status plan_run(clf_context *ctx, const clf__gemv_params *p, const ge
     clf_status s = plan_kernels(ctx, p, pl, b->epi, b->epi_rows, &mk, &rk);
     int split = pl->kind != K_SCALE && pl->nsplit > 1;
     if (s == CLF_SUCCESS && split)
-        s = clf__scratch_take(ctx, &ctx->partial, pl->nsplit * pl->nout * sc->esz, &b->partial);
+        s = clf__scratch_take(ctx, &ctx->partial, pl->nsplit * pl->nout * pl->nv * pl->batch * sc->esz,
+                              &b->partial);
     if (s == CLF_SUCCESS) {
         if (pl->kind != K_SCALE)
             s = enqueue_main(ctx, pl, sc, b, mk, split ? NULL : done);
@@ -326,37 +367,46 @@ static clf_status marker(clf_context *ctx, cl_event *done)
     return e == CL_SUCCESS ? CLF_SUCCESS : clf__fail_cl(e, "clEnqueueMarkerWithWaitList", "gemv with nothing to do");
 }
 
-static clf_status gemv_run(clf_context *ctx, const clf__gemv_params *params, clf_dtype dt, int a_rows_contiguous,
-                           size_t rows, size_t cols, double alpha, size_t lda, double beta, gemv_bufs *b,
-                           cl_event *done)
+/* The limits the kernels' int indexes and grid take (the caller has checked the buffers). */
+static clf_status desc_check(clf_dtype dt, const clf__gemv_desc *d)
+{
+    if ((dt != CLF_F32 && dt != CLF_F64) || d->rows > CLF__GEMV_MAX || d->cols > CLF__GEMV_MAX || d->nv < 1 ||
+        d->nv > CLF__GEMV_NV_MAX || d->batch < 1 || d->batch > CLF__GEMV_MAX)
+        return clf__fail(CLF_ERR_INTERNAL, "gemv: dtype %d, %zu x %zu, %zu vectors, batch %zu outside what the "
+                         "kernels take", (int)dt, d->rows, d->cols, d->nv, d->batch);
+    return CLF_SUCCESS;
+}
+
+clf_status clf__gemv_enqueue_desc(clf_context *ctx, const clf__gemv_params *params, clf_dtype dt,
+                                  const clf__gemv_desc *d, const clf__epi *epi, int epi_rows, cl_event *done)
 {
     if (done)
         *done = NULL;
     if (!ctx)
         return clf__fail(CLF_ERR_INVALID_ARG, "gemv: ctx is NULL");
-    if ((dt != CLF_F32 && dt != CLF_F64) || rows > CLF__GEMV_MAX || cols > CLF__GEMV_MAX)
-        return clf__fail(CLF_ERR_INTERNAL, "gemv: dtype %d, %zu x %zu outside what the kernels take", (int)dt, rows,
-                         cols);
+    clf_status s = desc_check(dt, d);
     clf__gemv_params p;
-    clf_status s = params ? params_check(&ctx->info, dt, params) : clf__gemv_params_get(&ctx->info, dt, &p);
+    if (s == CLF_SUCCESS)
+        s = params ? params_check(&ctx->info, dt, params) : clf__gemv_params_get(&ctx->info, dt, &p);
     if (s != CLF_SUCCESS)
         return s;
     if (params)
         p = *params;
-    if (rows == 0 || (alpha == 0.0 && beta == 1.0))
+    if (d->rows == 0 || (d->alpha == 0.0 && d->beta == 1.0 && !epi))
         return marker(ctx, done);
     gemv_plan pl;
-    if (cols == 0 || alpha == 0.0) {   /* y = beta*y: A and x are not read (BLAS: not referenced) */
+    if (d->cols == 0 || d->alpha == 0.0) {   /* y = beta*y: A and x are not read (BLAS: not referenced) */
         memset(&pl, 0, sizeof pl);
         pl.kind = K_SCALE;
         pl.prec = dt == CLF_F64 ? 64 : 32;
-        pl.nout = rows;
+        pl.nout = d->rows, pl.nv = d->nv, pl.batch = d->batch;
     } else {
-        plan_make(ctx, &p, dt, a_rows_contiguous, rows, cols, b->a_off, lda, b->incx, &pl);
+        plan_make(ctx, &p, dt, d, &pl);
     }
     scalars sc;
-    scalars_init(&sc, dt, alpha, beta);
-    return plan_run(ctx, &p, &pl, &sc, b, done);
+    scalars_init(&sc, dt, d->alpha, d->beta);
+    gemv_bufs b = {d, NULL, epi, epi_rows};
+    return plan_run(ctx, &p, &pl, &sc, &b, done);
 }
 
 clf_status clf__gemv_enqueue_with(clf_context *ctx, const clf__gemv_params *params, clf_dtype dt,
@@ -364,17 +414,9 @@ clf_status clf__gemv_enqueue_with(clf_context *ctx, const clf__gemv_params *para
                                   size_t a_off, size_t lda, cl_mem x, size_t x_off, size_t incx, double beta,
                                   cl_mem y, size_t y_off, size_t incy, cl_event *done)
 {
-    gemv_bufs b = {a, x, y, NULL, a_off, x_off, incx, y_off, incy, NULL, 0};
-    return gemv_run(ctx, params, dt, a_rows_contiguous, rows, cols, alpha, lda, beta, &b, done);
-}
-
-clf_status clf__gemv_enqueue_epi(clf_context *ctx, clf_dtype dt, int a_rows_contiguous, size_t rows, size_t cols,
-                                 double alpha, cl_mem a, size_t a_off, size_t lda, cl_mem x, size_t x_off, size_t incx,
-                                 double beta, cl_mem y, size_t y_off, size_t incy, const clf__epi *epi, int epi_rows,
-                                 cl_event *done)
-{
-    gemv_bufs b = {a, x, y, NULL, a_off, x_off, incx, y_off, incy, epi, epi_rows};
-    return gemv_run(ctx, NULL, dt, a_rows_contiguous, rows, cols, alpha, lda, beta, &b, done);
+    clf__gemv_desc d = {a_rows_contiguous, rows, cols, 1, 1, alpha, beta, a, a_off, lda, 0, x, x_off, incx, 0, 0,
+                        y, y_off, incy, 0, 0};
+    return clf__gemv_enqueue_desc(ctx, params, dt, &d, NULL, 0, done);
 }
 
 clf_status clf__gemv_enqueue(clf_context *ctx, clf_dtype dt, int a_rows_contiguous, size_t rows, size_t cols,

@@ -12,17 +12,42 @@ typedef struct clf__gemv_params {
     int vw;      /* elements per vector load of A: 1, 2, 4, 8 or 16 */
     int lu;      /* vector loads in flight per work-item, 1..8 */
     int gpb;     /* work-groups per compute unit that the split aims for */
-    int team;    /* rows kernel: work-items per line (power of two <= wg); 0: the line's vectors, up to wg */
-    int tx;      /* cols kernel: work-items along the outputs (power of two <= wg); 0: up to 64 */
+    int team;    /* rows kernel: work-items per line (power of two <= wg); 0: from the line's length */
+    int tx;      /* cols kernel: work-items along the outputs (power of two <= wg); 0: from the shape */
     int cw;      /* cols kernel: vectors of outputs per work-item, 1..8 */
     int split;   /* slices of the reduced dimension; 0: enough to reach gpb groups per compute unit */
+    int thin;    /* GEMM products with up to thin rows or columns of C run on these kernels (0 or 1: only one) */
+    int tiny;    /* GEMM products of at most tiny^3 multiply-adds with min(m, n) <= CLF__GEMV_NV_MAX too; 0: none */
 } clf__gemv_params;
 
+#define CLF__GEMV_NV_MAX 32   /* right-hand vectors one launch keeps in registers */
+
 /* Defaults for dev and dt, then $CLFORGE_GEMV_CONFIG when set ("WG=256 VW=4 LU=4 GPB=8 TEAM=0 TX=0 CW=1
- * SPLIT=0", any subset). GPUs: 256 work-items, 16-byte loads, neighbours on neighbouring vectors. CPUs
- * (a work-group runs as a loop on one core): a work-item per line, 32-byte loads, contiguous runs. An
- * invalid override fails with CLF_ERR_INVALID_ARG. */
+ * SPLIT=0 THIN=16 TINY=32", any subset). GPUs: 256 work-items, 16-byte loads, neighbours on neighbouring
+ * vectors. CPUs (a work-group runs as a loop on one core): a work-item per line, 32-byte loads, contiguous
+ * runs. An invalid override fails with CLF_ERR_INVALID_ARG. */
 clf_status clf__gemv_params_get(const clf_device_info *dev, clf_dtype dt, clf__gemv_params *out);
+
+/* A batch of thin products: for each matrix b < batch and vector v < nv, with op(A) rows x cols,
+ *     y_v[i] = alpha * sum_{j < cols} A(i, j) x_v[j] + beta * y_v[i]
+ * where A(i, j) = a[a_off + b*a_stride + i*lda + j] when a_rows_contiguous is 1, else
+ * a[a_off + b*a_stride + j*lda + i]; x_v[j] = x[x_off + b*x_stride + v*x_vstride + j*incx]; y_v[i] likewise
+ * with y_off, y_stride, y_vstride and incy. Offsets and strides in elements. */
+typedef struct clf__gemv_desc {
+    int a_rows_contiguous;
+    size_t rows, cols, nv, batch;   /* nv in 1..CLF__GEMV_NV_MAX */
+    double alpha, beta;
+    cl_mem a; size_t a_off, lda, a_stride;
+    cl_mem x; size_t x_off, incx, x_vstride, x_stride;
+    cl_mem y; size_t y_off, incy, y_vstride, y_stride;
+} clf__gemv_desc;
+
+/* Enqueues d (rules of clf__gemv_enqueue below) with params (NULL: clf__gemv_params_get's); with epi, each
+ * y_v[i] of matrix b is stored through the GEMM's epilogue as element (i, v) of C's matrix b when epi_rows
+ * is 1 (the vectors are columns of C), else as element (v, i). */
+struct clf__epi;
+clf_status clf__gemv_enqueue_desc(clf_context *ctx, const clf__gemv_params *params, clf_dtype dt,
+                                  const clf__gemv_desc *d, const struct clf__epi *epi, int epi_rows, cl_event *done);
 
 /* Computes, for i < rows,
  *     y[y_off + i*incy] = alpha * sum_{j < cols} A(i, j) * x[x_off + j*incx] + beta * y[y_off + i*incy]
@@ -38,14 +63,6 @@ clf_status clf__gemv_params_get(const clf_device_info *dev, clf_dtype dt, clf__g
 clf_status clf__gemv_enqueue(clf_context *ctx, clf_dtype dt, int a_rows_contiguous, size_t rows, size_t cols,
                              double alpha, cl_mem a, size_t a_off, size_t lda, cl_mem x, size_t x_off, size_t incx,
                              double beta, cl_mem y, size_t y_off, size_t incy, cl_event *done);
-
-/* As clf__gemv_enqueue, each y[i] stored through a GEMM's epilogue (gemm_epilogue.h) as element (i, 0) of C
- * when epi_rows is 1 (y is a column of C), else as element (0, i). */
-struct clf__epi;
-clf_status clf__gemv_enqueue_epi(clf_context *ctx, clf_dtype dt, int a_rows_contiguous, size_t rows, size_t cols,
-                                 double alpha, cl_mem a, size_t a_off, size_t lda, cl_mem x, size_t x_off, size_t incx,
-                                 double beta, cl_mem y, size_t y_off, size_t incy, const struct clf__epi *epi,
-                                 int epi_rows, cl_event *done);
 
 /* As clf__gemv_enqueue with the parameters given (tests, tuner); NULL: clf__gemv_params_get's. */
 clf_status clf__gemv_enqueue_with(clf_context *ctx, const clf__gemv_params *params, clf_dtype dt,
