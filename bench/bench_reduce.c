@@ -2,7 +2,8 @@
  * column sums, many short rows), and softmax and layer norm of docs/reduce.md, one call (ops lse and
  * moments) and two calls, counted as
  * torch counts them (one read and one write of the matrix); verifies sampled rows against a double
- * reference; prints a table and writes JSON (--json). --sweep also times reduce configurations. */
+ * reference; prints a table and writes JSON (--json). --sweep also times reduce configurations, --fused-sweep
+ * the row kernel's (bucket fused) on the one-call forms, --shapes the one-call forms on other shapes. */
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -141,6 +142,31 @@ static json_t *sweep(bench *p, int (*run)(bench *), double bytes, int reps, char
     return rows;
 }
 
+/* The row kernel's configurations (bucket fused): work-group, work-items per line, vector width. */
+static json_t *sweep_fused(bench *p, int (*run)(bench *), double bytes, int reps, char *best, size_t cap,
+                           double *best_gbs)
+{
+    static const int wgs[] = {128, 256, 512, 1024}, lpls[] = {32, 128, 256, 512, 1024}, vecs[] = {1, 2, 4};
+    json_t *rows = json_array();
+    *best_gbs = 0;
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 5; j++)
+            for (int k = 0; k < 3; k++) {
+                if (lpls[j] > wgs[i])
+                    continue;
+                char cfg[64];
+                snprintf(cfg, sizeof cfg, "WG=%d LPL=%d VEC=%d", wgs[i], lpls[j], vecs[k]);
+                setenv("CLFORGE_REDUCE_CONFIG", cfg, 1);
+                double t = time_runs(p, run, reps);
+                double gbs = t > 0 ? bytes / t / 1e9 : 0;
+                json_array_append_new(rows, json_pack("{s:s, s:f}", "config", cfg, "gbs", gbs));
+                if (gbs > *best_gbs)
+                    *best_gbs = gbs, snprintf(best, cap, "%s", cfg);
+            }
+    unsetenv("CLFORGE_REDUCE_CONFIG");
+    return rows;
+}
+
 static void setup(bench *p)
 {
     size_t n = p->rows * p->cols;
@@ -166,10 +192,44 @@ static void setup(bench *p)
     free(ones), free(zeros);
 }
 
+static void teardown(bench *p)
+{
+    cl_mem all[7] = {p->x, p->y, p->dst, p->v1, p->v2, p->g, p->b};
+    for (int i = 0; i < 7; i++) clReleaseMemObject(all[i]);
+    free(p->hx);
+}
+
+/* --shapes: one-call softmax and layer norm (the row kernel where a row fits) and the copy, on other shapes
+ * of the same order of size (CPUs: a sixteenth of the rows). */
+static json_t *shapes(clf_context *ctx, int cpu, int reps)
+{
+    static const size_t dims[][2] = {{8192, 8192}, {4096, 16384}, {32768, 1024}, {2048, 32768}, {1024, 65536}};
+    json_t *all = json_object();
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
+        bench q = {.ctx = ctx, .rows = dims[i][0] / (cpu ? 16 : 1), .cols = dims[i][1]};
+        setup(&q);
+        double B = (double)q.bytes, tc = time_runs(&q, run_copy, reps), ts = time_runs(&q, run_softmax1, reps);
+        double es = verify(&q, 0), tl = time_runs(&q, run_layernorm1, reps), el = verify(&q, 1);
+        if (tc <= 0 || ts <= 0 || tl <= 0) {
+            fprintf(stderr, "bench_reduce: %zu x %zu failed: %s\n", q.rows, q.cols, clf_last_error());
+            exit(1);
+        }
+        printf("%6zu x %-6zu copy %8.1f GB/s  softmax, 1 call %8.1f GB/s (err %.2g)  layer norm, 1 call %8.1f GB/s "
+               "(err %.2g)\n", q.rows, q.cols, 2 * B / tc / 1e9, 2 * B / ts / 1e9, es, 2 * B / tl / 1e9, el);
+        char key[48];
+        snprintf(key, sizeof key, "%zux%zu", q.rows, q.cols);
+        json_object_set_new(all, key, json_pack("{s:f, s:f, s:f, s:f, s:f}", "copy_gbs", 2 * B / tc / 1e9,
+                                                "softmax1_gbs", 2 * B / ts / 1e9, "softmax1_max_rel_error", es,
+                                                "layernorm1_gbs", 2 * B / tl / 1e9, "layernorm1_max_rel_error", el));
+        teardown(&q);
+    }
+    return all;
+}
+
 int main(int argc, char **argv)
 {
     const char *device = NULL, *json_path = NULL;
-    int reps = 9, do_sweep = 0;
+    int reps = 9, do_sweep = 0, do_fused = 0, do_shapes = 0;
     size_t rows = 0, cols = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -179,8 +239,11 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--cols") && i + 1 < argc) cols = (size_t)atol(argv[++i]);
         else if (!strcmp(a, "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
         else if (!strcmp(a, "--sweep")) do_sweep = 1;
+        else if (!strcmp(a, "--fused-sweep")) do_fused = 1;
+        else if (!strcmp(a, "--shapes")) do_shapes = 1;
         else {
-            fprintf(stderr, "usage: bench_reduce [--device SEL] [--rows R] [--cols C] [--reps N] [--sweep] [--json FILE]\n"
+            fprintf(stderr, "usage: bench_reduce [--device SEL] [--rows R] [--cols C] [--reps N] [--sweep] "
+                            "[--fused-sweep] [--shapes] [--json FILE]\n"
                             "  default 8192 x 8192 on GPUs, 2048 x 2048 on CPUs\n");
             return 2;
         }
@@ -251,14 +314,25 @@ int main(int argc, char **argv)
         printf("sweep cols: best %s %.1f GB/s\n", best, g);
         json_object_set_new(root, "sweep_cols", json_pack("{s:o, s:s, s:f}", "all", sc, "best", best, "gbs", g));
     }
+    if (do_fused) {   /* the row kernel's configurations on the one-call forms */
+        char best[64] = "";
+        double g;
+        json_t *fs = sweep_fused(&p, run_softmax1, 2 * B, 3, best, sizeof best, &g);
+        printf("sweep fused, softmax 1 call: best %s %.1f GB/s counted\n", best, g);
+        json_object_set_new(root, "sweep_fused_softmax1", json_pack("{s:o, s:s, s:f}", "all", fs, "best", best, "gbs", g));
+        json_t *fl = sweep_fused(&p, run_layernorm1, 2 * B, 3, best, sizeof best, &g);
+        printf("sweep fused, layer norm 1 call: best %s %.1f GB/s counted\n", best, g);
+        json_object_set_new(root, "sweep_fused_layernorm1",
+                            json_pack("{s:o, s:s, s:f}", "all", fl, "best", best, "gbs", g));
+    }
+    if (do_shapes)
+        json_object_set_new(root, "shapes", shapes(p.ctx, cpu, reps));
     if (json_path && json_dump_file(root, json_path, JSON_INDENT(2)) != 0) {
         fprintf(stderr, "bench_reduce: cannot write %s\n", json_path);
         return 1;
     }
     json_decref(root);
-    cl_mem all[7] = {p.x, p.y, p.dst, p.v1, p.v2, p.g, p.b};
-    for (int i = 0; i < 7; i++) clReleaseMemObject(all[i]);
-    free(p.hx);
+    teardown(&p);
     clf_context_destroy(p.ctx);
     return 0;
 }
