@@ -10,6 +10,7 @@
 
 #include "gemm.h"
 #include "gemm_cpu.h"
+#include "gemm_waves.h"
 #include "timer.h"
 #ifdef CLF_HAVE_CLBLAST
 #include <clblast_c.h>
@@ -160,10 +161,42 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: bench_gemm [--device SEL] [--quick] [--f64] [--json FILE] [--reps N] [--max-gflop X]\n"
-            "                  [--shape MxNxK]... [--sweep FILE] [--no-clblast]\n"
+            "                  [--shape MxNxK]... [--sweep FILE] [--no-clblast] [--waves BUCKET,...]\n"
             "  --sweep FILE: time every configuration in FILE (one per line, NAME=V pairs, partial\n"
             "                sets allowed: they override the selected configuration as CLFORGE_GEMM_CONFIG\n"
-            "                does) on the shapes given with --shape (default 4096^3).\n");
+            "                does) on the shapes given with --shape (default 4096^3).\n"
+            "  --waves BUCKETS: measure how many work-groups of each bucket's configuration share a compute\n"
+            "                unit (GPUs; the \"wg_per_cu\" of tuning entries) and print the probe's times.\n");
+}
+
+/* --waves: the probe of gemm_waves.c on each listed bucket's selected configuration. */
+static int waves_report(clf_context *ctx, int f64, const char *list)
+{
+    clf_dtype dt = f64 ? CLF_F64 : CLF_F32;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", list);
+    int rc = 0;
+    for (char *b = strtok(buf, ","); b; b = strtok(NULL, ",")) {
+        clf__config cfg;
+        const char *origin = NULL;
+        char text[256];
+        double t[8];
+        int per_cu = 0;
+        clf_status s = clf__config_resolve(ctx, &clf__family_gemm, dt, b, &cfg, &origin);
+        if (s == CLF_SUCCESS)
+            s = clf__gemm_measure_wg_per_cu(ctx, dt, &cfg, &per_cu, t);
+        if (s != CLF_SUCCESS) {
+            fprintf(stderr, "bench_gemm: --waves %s: %s\n", b, clf_last_error());
+            rc = 1;
+            continue;
+        }
+        clf__config_format(&clf__family_gemm, &cfg, text, sizeof text);
+        printf("%-8s %s (%s): wg_per_cu %d; ms for 1..8 rows of tiles per compute unit:", b, text, origin, per_cu);
+        for (int j = 0; j < 8; j++)
+            printf(" %.3f", t[j] * 1e3);
+        printf("\n");
+    }
+    return rc;
 }
 
 static json_t *device_json(clf_context *ctx)
@@ -175,7 +208,7 @@ static json_t *device_json(clf_context *ctx)
 
 int main(int argc, char **argv)
 {
-    const char *device = NULL, *json_path = NULL, *sweep = NULL;
+    const char *device = NULL, *json_path = NULL, *sweep = NULL, *waves = NULL;
     int quick = 0, f64 = 0, reps = 7, clblast = 1;
     double max_gflop = -1;
     shape shapes[64];
@@ -190,6 +223,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--quick")) quick = 1;
         else if (!strcmp(a, "--f64")) f64 = 1;
         else if (!strcmp(a, "--no-clblast")) clblast = 0;
+        else if (!strcmp(a, "--waves") && i + 1 < argc) waves = argv[++i];
         else if (!strcmp(a, "--shape") && i + 1 < argc && nshapes < 64) {
             shape s;
             if (sscanf(argv[++i], "%zux%zux%zu", &s.m, &s.n, &s.k) != 3 || !s.m || !s.n || !s.k) {
@@ -215,6 +249,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_gemm: %s has no fp64\n", dev->name);
         clf_context_destroy(ctx);
         return 1;
+    }
+    if (waves) {
+        int rc = waves_report(ctx, f64, waves);
+        clf_context_destroy(ctx);
+        return rc;
     }
     if (max_gflop < 0)   /* CPU devices: skip shapes that would take minutes */
         max_gflop = (dev->type & CL_DEVICE_TYPE_CPU) ? 5.0 : 1e9;

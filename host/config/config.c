@@ -118,6 +118,47 @@ int clf__shipped_config(clf_context *ctx, const clf__family *f, clf_dtype dt, co
     return best >= 0;
 }
 
+/* An integer field of the entry whose configuration is cfg: the tuned entry of (f, dt, bucket) when it holds
+ * cfg, else the best-matching shipped one that does. 0 when neither has the field. */
+static int entry_int(json_t *e, const clf__family *f, const clf_device_info *dev, clf_dtype dt,
+                     const clf__config *cfg, const char *field)
+{
+    clf__config c;
+    json_t *v = json_object_get(e, field);
+    if (!e || !json_is_integer(v) || !entry_config(e, f, dev, dt, &c) || memcmp(&c, cfg, sizeof c) != 0)
+        return 0;
+    json_int_t x = json_integer_value(v);
+    return x > 0 && x < 1000000 ? (int)x : 0;
+}
+
+int clf__config_entry_int(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
+                          const clf__config *cfg, const char *field)
+{
+    if (!ctx || !f || !cfg || !field || ctx->no_tuning)
+        return 0;
+    char section[160];
+    clf__tunedb_entry_path(f->name, clf__dtype_name(dt), clf__bucket_name(f, bucket), section, sizeof section);
+    json_t *e = NULL;
+    clf__quiet_begin();
+    int got = clf__tunedb_fetch(ctx, section, &e) == CLF_SUCCESS ? entry_int(e, f, &ctx->info, dt, cfg, field) : 0;
+    clf__quiet_end();
+    json_decref(e);
+    const char *env = getenv("CLFORGE_SHIPPED");
+    if (got || (env && strcmp(env, "off") == 0))
+        return got;
+    pthread_once(&shipped_once, shipped_load);
+    int best = -1;
+    for (size_t i = 0; i < json_array_size(shipped_docs); i++) {
+        json_t *doc = json_array_get(shipped_docs, i);
+        int score = shipped_score(doc, &ctx->info), v = entry_int(clf__tunedb_get(doc, section), f, &ctx->info, dt, cfg, field);
+        if (score > best && v) {
+            best = score;
+            got = v;
+        }
+    }
+    return got;
+}
+
 clf_status clf__config_select(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
                               clf__config *out, const char **origin)
 {

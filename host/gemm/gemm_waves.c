@@ -1,0 +1,110 @@
+/* gemm_waves.c — work-groups per compute unit of a GEMM configuration: looked up in its tuning entry, and
+ * measured (by the tuner, and by bench_gemm --waves) with products of whole waves of tiles. The planner
+ * needs it to see a last wave that would leave most of the device idle (docs/gemm.md, "Waves"). */
+#include "gemm_waves.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PROBE_ROWS 8      /* products of 1..8 rows of tiles per compute unit */
+#define PROBE_K 512
+#define PROBE_REPS 5
+
+size_t clf__gemm_wave_slots(clf_context *ctx, clf_dtype dt, const char *bucket, const clf__config *cfg)
+{
+    const char *env = getenv("CLFORGE_GEMM_WG_PER_CU");
+    long per_cu = env && *env ? strtol(env, NULL, 10) : 0;
+    if (per_cu <= 0)
+        per_cu = clf__config_entry_int(ctx, &clf__family_gemm, dt, bucket, cfg, "wg_per_cu");
+    if (per_cu <= 0 || per_cu > 64)
+        return 0;
+    return (size_t)per_cu * (ctx->info.compute_units ? ctx->info.compute_units : 1);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median wall time of PROBE_REPS runs of call (after one that builds and warms up). */
+static clf_status time_call(clf_context *ctx, const clf__gemm_call *call, const clf__config *cfg, double *out)
+{
+    double t[PROBE_REPS];
+    for (int r = -1; r < PROBE_REPS; r++) {
+        double t0 = clf__now();
+        clf_status s = clf__gemm_run(ctx, call, cfg, CLF__GEMM_FAST, NULL, NULL);
+        cl_int e = s == CLF_SUCCESS ? clFinish(ctx->queue) : CL_SUCCESS;
+        if (s != CLF_SUCCESS)
+            return s;
+        if (e != CL_SUCCESS)
+            return clf__fail_cl(e, "clFinish", "gemm waves probe");
+        if (r >= 0)
+            t[r] = clf__now() - t0;
+    }
+    qsort(t, PROBE_REPS, sizeof t[0], cmp_double);
+    *out = t[PROBE_REPS / 2];
+    return CLF_SUCCESS;
+}
+
+/* The first j after which one more row of tiles per compute unit costs more than half a lone tile's time:
+ * up to there the extra work-groups ran alongside the others. */
+static int first_full_wave(const double *t)
+{
+    for (int j = 1; j < PROBE_ROWS; j++)
+        if (t[j] - t[j - 1] > 0.5 * t[0])
+            return j;
+    return PROBE_ROWS;
+}
+
+clf_status clf__gemm_measure_wg_per_cu(clf_context *ctx, clf_dtype dt, const clf__config *cfg, int *out,
+                                       double *times)
+{
+    if (!ctx || !cfg || !out)
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemm waves probe: NULL argument");
+    if (ctx->info.type & CL_DEVICE_TYPE_CPU)
+        return clf__fail(CLF_ERR_UNSUPPORTED, "gemm waves probe: GPUs only");
+    size_t cu = ctx->info.compute_units ? ctx->info.compute_units : 1, esz = clf__dtype_size(dt);
+    size_t m = (size_t)cfg->v[CLF__GEMM_MWG] * PROBE_ROWS, n = (size_t)cfg->v[CLF__GEMM_NWG] * cu, k = PROBE_K;
+    size_t sizes[3] = {m * k * esz, k * n * esz, m * n * esz};
+    cl_mem buf[3] = {NULL, NULL, NULL};
+    clf_status s = CLF_SUCCESS;
+    for (int i = 0; i < 3 && s == CLF_SUCCESS; i++) {
+        if (sizes[i] > ctx->info.max_alloc)
+            s = clf__fail(CLF_ERR_UNSUPPORTED, "gemm waves probe: %zu bytes exceed the device's largest buffer", sizes[i]);
+        else
+            s = clf_buffer_create(ctx, sizes[i], &buf[i]);
+        float zero = 0;
+        cl_int e = s == CLF_SUCCESS ? clEnqueueFillBuffer(ctx->queue, buf[i], &zero, sizeof zero, 0, sizes[i], 0, NULL, NULL)
+                                    : CL_SUCCESS;
+        if (e != CL_SUCCESS)
+            s = clf__fail_cl(e, "clEnqueueFillBuffer", "gemm waves probe");
+    }
+    double t[PROBE_ROWS];
+    for (int j = 1; j <= PROBE_ROWS && s == CLF_SUCCESS; j++) {
+        size_t mj = (size_t)cfg->v[CLF__GEMM_MWG] * (size_t)j;
+        clf__gemm_call call = {.dtype = dt, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_NO_TRANS,
+                               .m = mj, .n = n, .k = k, .alpha = 1.0, .beta = 0.0, .a = buf[0], .lda = k,
+                               .b = buf[1], .ldb = n, .c = buf[2], .ldc = n, .batch = 1, .no_split = 1};
+        s = time_call(ctx, &call, cfg, &t[j - 1]);
+    }
+    for (int i = 0; i < 3; i++)
+        if (buf[i])
+            clReleaseMemObject(buf[i]);
+    if (s != CLF_SUCCESS)
+        return s;
+    if (times)
+        memcpy(times, t, sizeof t);
+    *out = first_full_wave(t);
+    return CLF_SUCCESS;
+}
+
+void clf__gemm_describe_entry(clf_context *ctx, clf_dtype dt, const clf__config *cfg, json_t *entry)
+{
+    int per_cu = 0;
+    clf__quiet_begin();
+    clf_status s = clf__gemm_measure_wg_per_cu(ctx, dt, cfg, &per_cu, NULL);
+    clf__quiet_end();
+    if (s == CLF_SUCCESS)
+        json_object_set_new(entry, "wg_per_cu", json_integer(per_cu));
+}

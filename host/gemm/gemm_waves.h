@@ -1,0 +1,26 @@
+/* gemm_waves.h — how many work-groups of a GEMM configuration a device runs at once, measured, and what the
+ * planner makes of it: a product whose last wave of tiles would leave most of the device idle runs its
+ * whole waves as they are and the leftover rows of tiles split along K (gemm_plan.c). */
+#ifndef CLFORGE_GEMM_WAVES_H
+#define CLFORGE_GEMM_WAVES_H
+
+#include "gemm.h"
+
+#include <jansson.h>
+
+/* Work-groups of cfg's packed kernel resident at once on ctx's device: compute units x the "wg_per_cu"
+ * measured with cfg (its tuning entry, tuned or shipped, when that entry holds cfg), or
+ * $CLFORGE_GEMM_WG_PER_CU. 0 when not known: the planner then leaves waves alone. */
+size_t clf__gemm_wave_slots(clf_context *ctx, clf_dtype dt, const char *bucket, const clf__config *cfg);
+
+/* Measures cfg's work-groups per compute unit on a GPU: products of j x (compute units) whole tiles, j = 1..8,
+ * K = 512, on the packed kernel; the answer is the j after which one more row of tiles costs the most (the
+ * first full extra wave). times (may be NULL) gets the 8 median times in seconds. CPU devices:
+ * CLF_ERR_UNSUPPORTED. */
+clf_status clf__gemm_measure_wg_per_cu(clf_context *ctx, clf_dtype dt, const clf__config *cfg, int *out,
+                                       double *times);
+
+/* The tuner's hook: adds "wg_per_cu" (measured as above) to a gemm tuning entry on GPUs; nothing elsewhere. */
+void clf__gemm_describe_entry(clf_context *ctx, clf_dtype dt, const clf__config *cfg, json_t *entry);
+
+#endif

@@ -1,0 +1,175 @@
+/* test_gemm_waves.c — the wave rule of the GEMM planner: a product whose last wave of tiles would leave the
+ * device mostly idle runs its whole waves, then its leftover rows of tiles split along K. Planning is checked
+ * against a pretend 132-unit GPU with a measured "wg_per_cu" in the tuning entry; the numbers are checked on
+ * every device with the rule forced (CLFORGE_GEMM_WG_PER_CU), over transposes, layouts, offsets, odd sizes
+ * and beta. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gemm_cpu.h"
+#include "gemm_plan.h"
+#include "gemm_waves.h"
+#include "testutil.h"
+
+#define LARGE_CFG "MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=8 VWM=4 VWN=2 KWI=8 PADA=4 PADB=0 DBUF=1"
+#define SMALL_CFG "MWG=32 NWG=32 KWG=16 MDIMC=8 NDIMC=8 VWM=2 VWN=2 KWI=2 PADA=0 PADB=0 DBUF=1"
+
+static clf_context *own_context(const clf_device_info *d, const char *cache)
+{
+    char sel[32], dir[1024];
+    snprintf(sel, sizeof sel, "%d:%d", d->platform_index, d->device_index);
+    snprintf(dir, sizeof dir, "%s/%s-%d", clf_test_tmpdir(), cache, (int)getpid());
+    clf_context_options opt = {.device = sel, .cache_dir = dir};
+    clf_context *ctx;
+    ck_assert_msg(clf_context_create(&opt, &ctx) == CLF_SUCCESS, "%s", clf_last_error());
+    return ctx;
+}
+
+static clf__gemm_call nn_call(size_t m, size_t n, size_t k)
+{
+    return (clf__gemm_call){.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_NO_TRANS,
+                            .m = m, .n = n, .k = k, .alpha = 1.0, .lda = k, .ldb = n, .ldc = n, .batch = 1};
+}
+
+static void plan_of(clf_context *ctx, size_t m, size_t n, size_t k, clf__gemm_plan *plan)
+{
+    clf__gemm_call call = nn_call(m, n, k);
+    ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, plan) == CLF_SUCCESS, "%s", clf_last_error());
+}
+
+/* 3072^3 in 128 x 128 tiles on 132 units of two work-groups: 576 tiles, 2.2 waves. The whole waves keep the
+ * large configuration, the last rows of tiles split along K; 4096^3 (3.9 waves) and an entry measured for
+ * another configuration stay as they were. Planning launches nothing: a CPU context stands in. */
+START_TEST(last_wave_splits_where_measured)
+{
+    clf_context **ctxs;
+    int n = clf_test_contexts(&ctxs);
+    ck_assert_int_ge(n, 1);
+    clf_context *ctx = own_context(clf_context_device(ctxs[0]), "waves-plan");
+    clf_test_contexts_free(ctxs, n);
+    clf_device_info saved = ctx->info;
+    ctx->info.type = CL_DEVICE_TYPE_GPU;
+    ctx->info.compute_units = 132;
+    ctx->info.max_alloc = (size_t)1 << 32;
+    unsetenv("CLFORGE_GEMM_WG_PER_CU");
+    clf__config want;
+    ck_assert_int_eq(clf__config_parse(&clf__family_gemm, LARGE_CFG, &want), CLF_SUCCESS);
+    if (!clf__family_gemm.valid(&want, &ctx->info, CLF_F32) || clf__gemm_cpu_wanted(ctx)) {
+        ctx->info = saved;
+        clf_context_destroy(ctx);
+        return;   /* this device rejects the configuration or plans its own CPU path */
+    }
+    char section[128];
+    clf__tunedb_entry_path("gemm", "f32", "large", section, sizeof section);
+    ck_assert_int_eq(clf__tunedb_store(ctx, section, json_pack("{s:s, s:f, s:i}", "config", LARGE_CFG, "speed", 1.0,
+                                                               "wg_per_cu", 2)), CLF_SUCCESS);
+    ck_assert_uint_eq(clf__gemm_wave_slots(ctx, CLF_F32, "large", &want), 264);
+    clf__gemm_plan plan;
+    plan_of(ctx, 3072, 3072, 3072, &plan);
+    ck_assert_str_eq(plan.bucket, "large");
+    ck_assert_str_eq(plan.path, "waves");
+    size_t rows = 0, reduces = 0;
+    for (int i = 0; i < plan.nsteps; i++) {
+        reduces += plan.steps[i].kind == CLF__STEP_REDUCE;
+        if (plan.steps[i].kind == CLF__STEP_MAIN) {
+            ck_assert_msg(memcmp(plan.steps[i].u.main.cfg, &want, sizeof want) == 0, "step %d: another configuration", i);
+            if (plan.steps[i].u.main.c.kind == CLF__BUF_USER)
+                rows += plan.steps[i].u.main.m;   /* the whole waves */
+        }
+    }
+    ck_assert_uint_eq(rows, 2816);   /* 22 rows of 24 tiles: two waves of 264 */
+    ck_assert_uint_eq(reduces, 1);
+    plan_of(ctx, 4096, 4096, 4096, &plan);
+    ck_assert_str_eq(plan.path, "packed");
+    ck_assert_int_eq(clf__tunedb_store(ctx, section, json_pack("{s:s, s:f, s:i}", "config", SMALL_CFG, "speed", 1.0,
+                                                               "wg_per_cu", 2)), CLF_SUCCESS);
+    clf__config_forget(ctx);
+    clf__config other;
+    ck_assert_int_eq(clf__config_parse(&clf__family_gemm, SMALL_CFG, &other), CLF_SUCCESS);
+    ck_assert_uint_eq(clf__gemm_wave_slots(ctx, CLF_F32, "large", &want), 0);   /* measured for another one */
+    ck_assert_uint_eq(clf__gemm_wave_slots(ctx, CLF_F32, "large", &other), 264);
+    ctx->info = saved;
+    clf_context_destroy(ctx);
+}
+END_TEST
+
+/* C = alpha op(A) op(B) + beta C through the wave rule (forced: four work-groups per unit), against a double
+ * reference, on every device. The row-major product the planner sees has 4 columns of tiles and 2 waves plus
+ * one row of them (the last partly filled). */
+static void check_case(clf_context *ctx, const clf__config *cfg, int row, int ta, int tb, size_t off,
+                       uint64_t *rng)
+{
+    size_t cu = clf_context_device(ctx)->compute_units, slots = 4 * cu;
+    size_t tn = 4, big = 32 * (2 * slots / tn + 1) - 5, small = 32 * tn - 3, k = 1000 + (size_t)(*rng % 64);
+    size_t m = row ? big : small, n = row ? small : big;
+    size_t rm = row ? m : n, rn = row ? n : m;   /* C's stored rows and columns */
+    size_t ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;   /* stored A and B: rows x cols */
+    size_t lda = (row ? ac : ar) + 3, ldb = (row ? bc : br) + 1, ldc = rn + 2;
+    size_t sa = off + lda * (row ? ar : ac), sb = off + ldb * (row ? br : bc), sc = off + ldc * rm;
+    float *ha = malloc(sa * 4), *hb = malloc(sb * 4), *hc = malloc(sc * 4), *out = malloc(sc * 4);
+    clf_test_rand_f32(ha, sa, rng);
+    clf_test_rand_f32(hb, sb, rng);
+    clf_test_rand_f32(hc, sc, rng);
+    cl_mem a = clf_test_buffer(ctx, sa * 4, ha), b = clf_test_buffer(ctx, sb * 4, hb), c = clf_test_buffer(ctx, sc * 4, hc);
+    clf__gemm_call call = {.dtype = CLF_F32, .layout = row ? CLF_ROW_MAJOR : CLF_COL_MAJOR,
+                           .ta = ta ? CLF_TRANS : CLF_NO_TRANS, .tb = tb ? CLF_TRANS : CLF_NO_TRANS, .m = m, .n = n,
+                           .k = k, .alpha = 0.75, .beta = -0.5, .a = a, .a_off = off, .lda = lda, .b = b, .b_off = off,
+                           .ldb = ldb, .c = c, .c_off = off, .ldc = ldc, .batch = 1};
+    clf__gemm_plan plan;
+    ck_assert_msg(clf__gemm_plan_make(ctx, &call, cfg, CLF__GEMM_FAST, &plan) == CLF_SUCCESS, "%s", clf_last_error());
+    ck_assert_str_eq(plan.path, "waves");
+    ck_assert_msg(clf__gemm_run(ctx, &call, cfg, CLF__GEMM_FAST, NULL, NULL) == CLF_SUCCESS, "%s", clf_last_error());
+    clf_test_read(ctx, c, sc * 4, out);
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < n; j++) {
+            double ref = 0, mag = 0;
+            for (size_t p = 0; p < k; p++) {
+                /* element (i, p) of op(A) and (p, j) of op(B); (r, c) of a stored matrix is at r*ld + c or c*ld + r */
+                size_t r = ta ? p : i, q = ta ? i : p;
+                size_t ia = row ? r * lda + q : q * lda + r;
+                r = tb ? j : p, q = tb ? p : j;
+                size_t ib = row ? r * ldb + q : q * ldb + r;
+                double v = (double)ha[off + ia] * hb[off + ib];
+                ref += v;
+                mag += fabs(v);
+            }
+            size_t ic = off + (row ? i * ldc + j : j * ldc + i);
+            ref = 0.75 * ref - 0.5 * hc[ic];
+            ck_assert_msg(fabs(out[ic] - ref) <= 2e-6 * (double)k * (mag + 1), "%s ta%d tb%d %zux%zux%zu C[%zu][%zu] = %g, "
+                          "want %g", row ? "row" : "col", ta, tb, m, n, k, i, j, out[ic], ref);
+        }
+    clReleaseMemObject(a);
+    clReleaseMemObject(b);
+    clReleaseMemObject(c);
+    free(ha), free(hb), free(hc), free(out);
+}
+
+START_TEST(waves_compute_the_product)
+{
+    setenv("CLFORGE_GEMM_WG_PER_CU", "4", 1);
+    clf_context **ctxs;
+    int n = clf_test_contexts(&ctxs);
+    uint64_t rng = 0x5eed0fa11ull;
+    clf__config cfg;
+    ck_assert_int_eq(clf__config_parse(&clf__family_gemm, SMALL_CFG, &cfg), CLF_SUCCESS);
+    for (int d = 0; d < n; d++) {
+        if (!clf__family_gemm.valid(&cfg, clf_context_device(ctxs[d]), CLF_F32))
+            continue;
+        for (int v = 0; v < 8; v++)
+            check_case(ctxs[d], &cfg, v & 1, (v >> 1) & 1, (v >> 2) & 1, v == 5 ? 7 : 0, &rng);
+    }
+    clf_test_contexts_free(ctxs, n);
+    unsetenv("CLFORGE_GEMM_WG_PER_CU");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("gemm_waves");
+    CLF_TEST_ALONE(s, last_wave_splits_where_measured);
+    CLF_TEST_ALONE(s, waves_compute_the_product);
+    return clf_test_run(s);
+}
