@@ -647,6 +647,71 @@ START_TEST(row_kernel)
 }
 END_TEST
 
+/* Storage types through the row kernel's whole vectors (lines aligned to 4 elements): RMS norm of x in one
+ * type into y in another. Values 1 + k/128 are exact in every type; y within half an ulp of its type. */
+static double stored_to_double(clf_dtype t, const void *p, size_t i)
+{
+    if (t == CLF_F32) return ((const float *)p)[i];
+    if (t == CLF_F64) return ((const double *)p)[i];
+    uint16_t h = ((const uint16_t *)p)[i];
+    if (t == CLF_BF16) {
+        uint32_t u = (uint32_t)h << 16;
+        float f;
+        memcpy(&f, &u, 4);
+        return f;
+    }
+    int e = (h >> 10) & 31, mnt = h & 1023;
+    return e ? ldexp(mnt + 1024, e - 25) : ldexp(mnt, -24);
+}
+
+static void rms_typed(clf_context *ctx, clf_dtype xt, clf_dtype yt)
+{
+    enum { R = 5, C = 1028, LD = C + 4, OFF = 4, TOTAL = OFF + R * LD };
+    size_t xs = clf__dtype_size(xt), ys = clf__dtype_size(yt);
+    unsigned char *hx = malloc(TOTAL * xs), *hy = malloc(TOTAL * ys);
+    double *v = malloc(TOTAL * sizeof(double));
+    for (size_t i = 0; i < TOTAL; i++) {
+        int k = (int)((i * 7 + i / LD * 3) % 128);
+        v[i] = 1 + k / 128.0;
+        if (xt == CLF_F32) ((float *)hx)[i] = (float)v[i];
+        else if (xt == CLF_F64) ((double *)hx)[i] = v[i];
+        else ((uint16_t *)hx)[i] = (uint16_t)(xt == CLF_BF16 ? 0x3f80 + k : 0x3c00 + 8 * k);
+    }
+    cl_mem x = clf_test_buffer(ctx, TOTAL * xs, hx), y = clf_test_buffer(ctx, TOTAL * ys, NULL);
+    clf_reduce_desc d = {.layout = CLF_ROW_MAJOR, .m = R, .n = C, .axis = CLF_REDUCE_ROWS, .op = CLF_REDUCE_SUM,
+                         .pre = "x * x", .post = "rsqrt(r / len)", .write = "x * r", .x_type = xt, .x = x,
+                         .x_off = OFF, .ldx = LD, .y_type = yt, .y = y, .y_off = OFF, .ldy = LD};
+    rowk_plan_check(ctx, &d, NULL, 0, 1);
+    ck_assert_msg(clf_reduce(ctx, &d, NULL, 0, NULL) == CLF_SUCCESS, "%s", clf_last_error());
+    clf_test_read(ctx, y, TOTAL * ys, hy);
+    double tol = yt == CLF_F16 ? 1.0 / 1500 : yt == CLF_BF16 ? 1.0 / 200 : yt == CLF_F32 ? 1e-6 : 1e-13;
+    for (size_t r = 0; r < R; r++) {
+        double ss = 0;
+        for (size_t j = 0; j < C; j++) ss += v[OFF + r * LD + j] * v[OFF + r * LD + j];
+        for (size_t j = 0; j < C; j++) {
+            double want = v[OFF + r * LD + j] / sqrt(ss / C), got = stored_to_double(yt, hy, OFF + r * LD + j);
+            ck_assert_msg(fabs(got - want) <= tol * want, "%s -> %s (%zu, %zu): %.9g, expected %.9g",
+                          clf__dtype_name(xt), clf__dtype_name(yt), r, j, got, want);
+        }
+    }
+    clReleaseMemObject(x), clReleaseMemObject(y);
+    free(hx), free(hy), free(v);
+}
+
+START_TEST(row_kernel_types)
+{
+    clf_context **ctxs;
+    int nc = clf_test_contexts(&ctxs);
+    for (int d = 0; d < nc; d++) {
+        rms_typed(ctxs[d], CLF_F16, CLF_F16);
+        rms_typed(ctxs[d], CLF_BF16, CLF_F32);
+        rms_typed(ctxs[d], CLF_F32, CLF_BF16);
+        if (clf_context_device(ctxs[d])->fp64) rms_typed(ctxs[d], CLF_F64, CLF_F64);
+    }
+    clf_test_contexts_free(ctxs, nc);
+}
+END_TEST
+
 /* Every bad input: the status, a message naming it, no event, out unchanged. */
 static void expect_fail(clf_context *ctx, const clf_reduce_desc *d, const clf_map_arg *args, size_t nargs, int status,
                         const char *msg, cl_mem out)
@@ -760,6 +825,7 @@ int main(void)
     CLF_TEST_ALONE(s, recipes);
     CLF_TEST_ALONE(s, one_pass);
     CLF_TEST_ALONE(s, row_kernel);
+    CLF_TEST_ALONE(s, row_kernel_types);
     CLF_TEST_ALONE(s, errors);
     return clf_test_run(s);
 }
