@@ -47,12 +47,17 @@ static clf_status time_call(clf_context *ctx, const clf__gemm_call *call, const 
     return CLF_SUCCESS;
 }
 
-/* The first j after which one more row of tiles per compute unit costs more than half a lone tile's time:
- * up to there the extra work-groups ran alongside the others. */
+/* The first j after which one more row of tiles per compute unit costs nearly as much as the dearest such
+ * step: a new wave begins there. Steps within a wave cost less, but not nothing (H200, 128 x 128 tiles of
+ * two work-groups per unit: 0.070, 0.109, 0.201, 0.202, 0.293 ms for 1..5 rows), so a fixed threshold on
+ * the first time misreads them. */
 static int first_full_wave(const double *t)
 {
+    double most = 0;
     for (int j = 1; j < PROBE_ROWS; j++)
-        if (t[j] - t[j - 1] > 0.5 * t[0])
+        most = t[j] - t[j - 1] > most ? t[j] - t[j - 1] : most;
+    for (int j = 1; j < PROBE_ROWS; j++)
+        if (t[j] - t[j - 1] >= 0.75 * most)
             return j;
     return PROBE_ROWS;
 }
