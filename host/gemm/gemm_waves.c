@@ -13,6 +13,8 @@
 size_t clf__gemm_wave_slots(clf_context *ctx, clf_dtype dt, const char *bucket, const clf__config *cfg)
 {
     const char *env = getenv("CLFORGE_GEMM_WG_PER_CU");
+    if (env && strcmp(env, "off") == 0)
+        return 0;
     long per_cu = env && *env ? strtol(env, NULL, 10) : 0;
     if (per_cu <= 0)
         per_cu = clf__config_entry_int(ctx, &clf__family_gemm, dt, bucket, cfg, "wg_per_cu");
