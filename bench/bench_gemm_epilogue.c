@@ -225,7 +225,9 @@ static json_t *bench_shape(clf_context *ctx, const options *o, const size_t *s)
                             "plain_tflops", tp > 0 ? flops / tp / 1e12 : 0.0, "fused_over_plain",
                             tp > 0 ? tf / tp : 0.0, "unfused_over_fused", tf > 0 ? tu / tf : 0.0,
                             "unfused_min_over_fused", tf > 0 ? tm / tf : 0.0, "verified", good);
+    const char *unroll = getenv("CLFORGE_EPILOGUE_UNROLL");
     json_object_set_new(row, "epilogue_store", json_string(store && *store ? store : "staged"));
+    json_object_set_new(row, "epilogue_unroll", json_integer(unroll && *unroll ? atoi(unroll) : 1));
     if (tr > 0)
         json_object_set_new(row, "fused_unrolled_ms", json_real(tr * 1e3));
     printf("%zux%zux%zu %s  plain %.3f ms (%.1f TFLOP/s)  fused %.3f ms (%.3fx plain)  GEMM+map %.3f ms (%.2fx fused)"

@@ -399,6 +399,11 @@ CLF_INLINE void store_c(__global real *C, const idx_t ldc, const int M, const in
 #endif
 #define EPI_CAT_(a, b) a##b
 #define EPI_CAT(a, b) EPI_CAT_(a, b)
+/* Unroll factor of the program's loop (copies of the program in the code): more in flight per work-item
+ * against more code; set by the host ($CLFORGE_EPILOGUE_UNROLL), 1 by default. */
+#ifndef CLF_EPI_UNROLL
+#define CLF_EPI_UNROLL 1
+#endif
 
 /* Unit slot `slot` of the staging area, element `at` (a multiple of VWN) = v. */
 CLF_INLINE void stage_put(__local realM *alm, __local realN *blm, const int slot, const int at, const realN v)
@@ -426,7 +431,7 @@ CLF_INLINE real stage_get(const __local realM *alm, const __local realN *blm, co
 
 /* C = epilogue(alpha*acc + beta*C) over the tile at (m0, n0), slice by slice: stage this work-item's
  * units of the slice, then every work-item runs the program on the slice's elements tid, tid +
- * NTHREADS, ... (one call site, `#pragma unroll 1`). Called by every work-item of the group. */
+ * NTHREADS, ... (one call site in a loop unrolled CLF_EPI_UNROLL times). Called by every work-item. */
 CLF_INLINE void store_c_staged(__global real *C, const idx_t ldc, const int M, const int N, const int m0,
                                const int n0, const int tid, const real alpha, const real beta,
                                __private real acc[MWI][NWI], __local realM *alm, __local realN *blm,
@@ -447,19 +452,23 @@ CLF_INLINE void store_c_staged(__global real *C, const idx_t ldc, const int M, c
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         const int u0 = slice * EPI_UPS;
-        const int count = min(EPI_UPS, EPI_UNITS - u0) * EPI_UNIT;
+        const int steps = min(EPI_UPS, EPI_UNITS - u0) * VWN;   /* elements per work-item in this slice */
 #pragma unroll 1
-        for (int e = tid; e < count; e += NTHREADS) {
-            const int u = u0 + e / EPI_UNIT, in_unit = e % EPI_UNIT;
-            const int mi = u / (NWI / VWN), nv = u % (NWI / VWN);
-            const int row = m0 + ((mi / VWM) * MDIMC + in_unit / (NDIMC * VWN)) * VWM + mi % VWM;
-            const int col = n0 + nv * (NDIMC * VWN) + in_unit % (NDIMC * VWN);
-            if (row < M && col < N) {
-                __global real *cp = C + (idx_t)row * ldc + col;
-                real v = alpha * stage_get(alm, blm, e);
-                if (read_c)
-                    v += beta * *cp;
-                clf_epilogue(cp, bat, row, col, v CLF_EPI_PASS);
+        for (int s0 = 0; s0 < steps; s0 += CLF_EPI_UNROLL) {
+#pragma unroll
+            for (int q = 0; q < CLF_EPI_UNROLL; q++) {
+                const int e = (s0 + q) * NTHREADS + tid;
+                const int u = u0 + e / EPI_UNIT, in_unit = e % EPI_UNIT;
+                const int mi = u / (NWI / VWN), nv = u % (NWI / VWN);
+                const int row = m0 + ((mi / VWM) * MDIMC + in_unit / (NDIMC * VWN)) * VWM + mi % VWM;
+                const int col = n0 + nv * (NDIMC * VWN) + in_unit % (NDIMC * VWN);
+                if ((CLF_EPI_UNROLL == 1 || s0 + q < steps) && row < M && col < N) {
+                    __global real *cp = C + (idx_t)row * ldc + col;
+                    real v = alpha * stage_get(alm, blm, e);
+                    if (read_c)
+                        v += beta * *cp;
+                    clf_epilogue(cp, bat, row, col, v CLF_EPI_PASS);
+                }
             }
         }
     }

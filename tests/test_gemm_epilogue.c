@@ -641,8 +641,10 @@ END_TEST
 
 /* The tiled kernel's staged store (cl/gemm.cl) under configurations that stage the tile in one slice or
  * several (the last one short), in B's local buffers only or in A's too (with vstore where VWN > VWM),
- * single and double buffered, vector widths 1 to 8, on the direct and the fast path, in both precisions;
- * the H200's tuned fp32 configuration first. m and n stay above 1 (gemv takes those). */
+ * single and double buffered, vector widths 1 to 8, on the fast and the direct path (alternately: only the
+ * loads differ), in both precisions; the H200's tuned fp32 configuration first. On the direct path the
+ * loop over elements goes 3 at a time (CLFORGE_EPILOGUE_UNROLL, a count that divides no slice). m and n
+ * stay above 1 (gemv takes those). */
 START_TEST(staged_configs)
 {
     static const char *const cfgs[] = {
@@ -660,9 +662,9 @@ START_TEST(staged_configs)
     for (int d = 0; d < nctx && failures == 0; d++) {
         uint64_t seed = 4242 + (uint64_t)d;
         int fp64 = clf_context_device(ctxs[d])->fp64;
-        for (int i = 0; i < 2 * NCFG && failures == 0; i++) {
+        for (int i = 0; i < NCFG && failures == 0; i++) {
             clf__config cfg;
-            ck_assert_int_eq(clf__config_parse(&clf__family_gemm, cfgs[i / 2], &cfg), 0);
+            ck_assert_int_eq(clf__config_parse(&clf__family_gemm, cfgs[i], &cfg), 0);
             ecase c;
             make_case(&seed, i == 3 && fp64, &c);   /* one fp64 case */
             c.m = c.m < 2 ? 2 + c.m : c.m, c.n = c.n < 2 ? 150 : c.n;
@@ -671,14 +673,51 @@ START_TEST(staged_configs)
             if (!clf__family_gemm.valid(&cfg, clf_context_device(ctxs[d]), c.f64 ? CLF_F64 : CLF_F32))
                 continue;
             if (getenv("CLFORGE_TEST_VERBOSE"))
-                fprintf(stderr, "config %s, %s path: %s\n", cfgs[i / 2], i % 2 ? "direct" : "fast", c.prog);
+                fprintf(stderr, "config %s, %s path: %s\n", cfgs[i], i % 2 ? "direct" : "fast", c.prog);
+            if (i % 2)
+                setenv("CLFORGE_EPILOGUE_UNROLL", "3", 1);
             failures += run_case(ctxs[d], &c, &seed);
+            unsetenv("CLFORGE_EPILOGUE_UNROLL");
             if (failures)
-                fprintf(stderr, "  configuration %s, %s path\n", cfgs[i / 2], i % 2 ? "direct" : "fast");
+                fprintf(stderr, "  configuration %s, %s path\n", cfgs[i], i % 2 ? "direct" : "fast");
         }
     }
     clf_test_contexts_free(ctxs, nctx);
     ck_assert_int_eq(failures, 0);
+}
+END_TEST
+
+/* A bad CLFORGE_EPILOGUE_STORE or CLFORGE_EPILOGUE_UNROLL fails the call with a message naming it, and C is
+ * unchanged. */
+START_TEST(bad_store_env)
+{
+    static const char *const bad[][2] = {{"CLFORGE_EPILOGUE_STORE", "fast"}, {"CLFORGE_EPILOGUE_UNROLL", "0"},
+                                         {"CLFORGE_EPILOGUE_UNROLL", "17"}, {"CLFORGE_EPILOGUE_UNROLL", "2x"}};
+    enum { N = 20 };
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    ck_assert_int_gt(nctx, 0);
+    for (int d = 0; d < nctx; d++) {
+        uint64_t seed = 99;
+        float h[N * N], back[N * N];
+        clf_test_rand_f32(h, N * N, &seed);
+        cl_mem a = clf_test_buffer(ctxs[d], sizeof h, h), c = clf_test_buffer(ctxs[d], sizeof h, h);
+        clf_epilogue epi = {"c = relu(acc)", NULL, 0};
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            setenv(bad[i][0], bad[i][1], 1);
+            clf_status st = clf_gemm_epilogue(ctxs[d], NULL, CLF_ROW_MAJOR, CLF_NO_TRANS, CLF_NO_TRANS, N, N, N, 1.0,
+                                              a, 0, N, 0, a, 0, N, 0, 0.0, c, 0, N, 0, 1, &epi, NULL);
+            unsetenv(bad[i][0]);
+            ck_assert_int_eq(st, CLF_ERR_INVALID_ARG);
+            ck_assert_msg(strstr(clf_last_error(), bad[i][0]), "message: %s", clf_last_error());
+            ck_assert_int_eq(clEnqueueReadBuffer(clf_context_queue(ctxs[d]), c, CL_TRUE, 0, sizeof back, back, 0, NULL,
+                                                 NULL), CL_SUCCESS);
+            ck_assert_int_eq(memcmp(back, h, sizeof h), 0);
+        }
+        clReleaseMemObject(a);
+        clReleaseMemObject(c);
+    }
+    clf_test_contexts_free(ctxs, nctx);
 }
 END_TEST
 
@@ -819,6 +858,7 @@ int main(void)
     CLF_TEST_ALONE(s, random_typed);
     CLF_TEST_ALONE(s, paths);
     CLF_TEST_ALONE(s, staged_configs);
+    CLF_TEST_ALONE(s, bad_store_env);
     CLF_TEST_ALONE(s, bad_bindings);
     return clf_test_run(s);
 }

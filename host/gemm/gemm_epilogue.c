@@ -345,18 +345,33 @@ static int store_staged(void)
     return strcmp(env, "unrolled") == 0 ? 0 : -1;
 }
 
+/* The unroll factor of the staged store's loop over elements: $CLFORGE_EPILOGUE_UNROLL, 1 to 16 (copies of
+ * the program in the kernel), 1 when unset; -1 for anything else. */
+static int store_unroll(void)
+{
+    const char *env = getenv("CLFORGE_EPILOGUE_UNROLL");
+    if (!env || !*env)
+        return 1;
+    char *end;
+    long v = strtol(env, &end, 10);
+    return *end == '\0' && v >= 1 && v <= 16 ? (int)v : -1;
+}
+
 clf_status clf__epi_source(const clf__epi *e, clf_dtype c_type, char **out)
 {
     const char *ct = e->f64 ? "double" : "float";
-    int staged = store_staged();
+    int staged = store_staged(), unroll = store_unroll();
     if (staged < 0)
         return clf__fail(CLF_ERR_INVALID_ARG, EPI ": CLFORGE_EPILOGUE_STORE is '%s'; it must be staged or unrolled",
                          getenv("CLFORGE_EPILOGUE_STORE"));
+    if (unroll < 0)
+        return clf__fail(CLF_ERR_INVALID_ARG, EPI ": CLFORGE_EPILOGUE_UNROLL is '%s'; it must be a whole number from 1 to 16",
+                         getenv("CLFORGE_EPILOGUE_UNROLL"));
     clf__sbuf b = {0};
     if (e->fp64_ext)
         clf__sb_add(&b, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
-    clf__sb_add(&b, "#define CLF_EPI 1\n#define CLF_EPI_STAGED %d\n#define CLF_EPI_CT %s\n", staged,
-                clf__ex_dt_ctype(c_type));
+    clf__sb_add(&b, "#define CLF_EPI 1\n#define CLF_EPI_STAGED %d\n#define CLF_EPI_UNROLL %d\n#define CLF_EPI_CT %s\n",
+                staged, unroll, clf__ex_dt_ctype(c_type));
     gen_params(&b, e, ct);
     clf__sb_add(&b, "%s", bf16_fn);
     gen_fn(&b, e, c_type, ct, 0);
