@@ -46,7 +46,6 @@ static void usage(FILE *f)
             "  CLFORGE_GEMM_SPLIT_K=N    split GEMM's K into N slices (1: never)\n"
             "  CLFORGE_EPILOGUE_STORE=staged|unrolled  GEMM epilogues: through local memory (default) or unrolled\n"
             "  CLFORGE_EPILOGUE_UNROLL=N elements per step of the staged epilogue's loop (1 to 16, default 1)\n"
-            "  CLFORGE_EPILOGUE_UNROLL=N elements per step of the staged epilogue's loop (1 to 16, default 1)\n"
             "  CLFORGE_GEMM_WG_PER_CU=N  GEMM work-groups resident per compute unit (else measured by the tuner)\n"
             "  CLFORGE_TUNE_THREADS=N    the tuner's builder threads; CLFORGE_TUNE_TRACE=FILE logs every evaluation\n"
             "  CLFORGE_STAGING_THRESHOLD=BYTES, CLFORGE_STAGING_CHUNK=BYTES, CLFORGE_STAGING_THREADS=N\n"
