@@ -136,11 +136,13 @@ START_TEST(one_override_rule)
     ck_assert_ptr_nonnull(strstr(clf_last_error(), "CLFORGE_COPY_CONFIG"));
     unsetenv("CLFORGE_COPY_CONFIG");
     setenv("CLFORGE_GEMM_CONFIG", "MWG=33", 1);
+    setenv("CLFORGE_GEMV_CONFIG", "THIN=1 TINY=0", 1);   /* a 4 x 4 product on the tiled kernels */
     ck_assert_int_eq(clf_sgemm(ctx, CLF_ROW_MAJOR, CLF_NO_TRANS, CLF_NO_TRANS, 4, 4, 4, 1.0f, x, 0, 4, y, 0, 4, 0.0f,
                                x, 32, 4, NULL),
                      CLF_ERR_INVALID_ARG);
     ck_assert_ptr_nonnull(strstr(clf_last_error(), "CLFORGE_GEMM_CONFIG"));
     unsetenv("CLFORGE_GEMM_CONFIG");
+    unsetenv("CLFORGE_GEMV_CONFIG");
     clReleaseMemObject(x);
     clReleaseMemObject(y);
     clf_context_destroy(ctx);
@@ -244,8 +246,10 @@ static void check_small_sgemm(clf_context *ctx)
     cl_mem a = clf_test_buffer(ctx, sizeof ha, ha), b = clf_test_buffer(ctx, sizeof hb, hb);
     cl_mem c = clf_test_buffer(ctx, sizeof hc, NULL);
     ck_assert_str_eq(clf__gemm_bucket(&ctx->info, N, N, N), "small");
+    setenv("CLFORGE_GEMV_CONFIG", "TINY=0", 1);   /* else a product this small runs on the gemv kernels */
     clf_status s = clf_sgemm(ctx, CLF_ROW_MAJOR, CLF_NO_TRANS, CLF_NO_TRANS, N, N, N, 1.0f, a, 0, N, b, 0, N, 0.0f,
                              c, 0, N, NULL);
+    unsetenv("CLFORGE_GEMV_CONFIG");
     ck_assert_msg(s == CLF_SUCCESS, "%s", clf_last_error());
     clf_test_read(ctx, c, sizeof hc, hc);
     for (int i = 0; i < N; i++)
