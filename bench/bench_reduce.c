@@ -142,20 +142,21 @@ static json_t *sweep(bench *p, int (*run)(bench *), double bytes, int reps, char
     return rows;
 }
 
-/* The row kernel's configurations (bucket fused): work-group, work-items per line, vector width. */
+/* The row kernel's configurations (bucket fused): work-group, work-items per line, vector width, lines per
+ * team in sequence (the next one's loads in flight). */
 static json_t *sweep_fused(bench *p, int (*run)(bench *), double bytes, int reps, char *best, size_t cap,
                            double *best_gbs)
 {
-    static const int wgs[] = {128, 256, 512, 1024}, lpls[] = {32, 128, 256, 512, 1024}, vecs[] = {1, 2, 4};
+    static const int wgs[] = {128, 256, 512, 1024}, lpls[] = {128, 256, 512, 1024}, vecs[] = {2, 4}, unrs[] = {1, 2, 4};
     json_t *rows = json_array();
     *best_gbs = 0;
     for (int i = 0; i < 4; i++)
-        for (int j = 0; j < 5; j++)
-            for (int k = 0; k < 3; k++) {
+        for (int j = 0; j < 4; j++)
+            for (int k = 0; k < 6; k++) {
                 if (lpls[j] > wgs[i])
                     continue;
                 char cfg[64];
-                snprintf(cfg, sizeof cfg, "WG=%d LPL=%d VEC=%d", wgs[i], lpls[j], vecs[k]);
+                snprintf(cfg, sizeof cfg, "WG=%d LPL=%d VEC=%d UNR=%d", wgs[i], lpls[j], vecs[k / 3], unrs[k % 3]);
                 setenv("CLFORGE_REDUCE_CONFIG", cfg, 1);
                 double t = time_runs(p, run, reps);
                 double gbs = t > 0 ? bytes / t / 1e9 : 0;

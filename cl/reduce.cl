@@ -16,7 +16,7 @@
 #define LPL 256    /* work-items per line, a power of two dividing WG */
 #endif
 #ifndef UNR
-#define UNR 4      /* loads in flight per work-item */
+#define UNR 4      /* loads in flight per work-item; row kernel: lines per team in sequence */
 #endif
 #ifndef CLF_IDX
 #define CLF_IDX ulong
@@ -214,51 +214,72 @@ static inline st_t st_comb(st_t a, st_t b)
 #define CLF_X_T float
 #endif
 
+#if CLF_ROWK
+/* Loads a line (elements from base) into xs: NV vectors of VEC per work-item, whole vectors back to back
+ * when all of this work-item's lie inside the line (bytes in flight keep memory busy), else element by
+ * element past the end; 0 outside. */
+static inline void row_load(__global const CLF_X_T *x, const idx_t base, const idx_t len, const int lane,
+                            const int live, CT *xs)
+{
+    if (live && J0(NV - 1) + VEC <= len) {
+#pragma unroll
+        for (int k = 0; k < NV; k++)
+            UNPACK(xs, k * VEC, LDXV(base + J0(k)));
+    } else {
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            const idx_t j0 = J0(k);
+            if (live && j0 + VEC <= len) {
+                UNPACK(xs, k * VEC, LDXV(base + j0));
+            } else {
+#pragma unroll
+                for (int c = 0; c < VEC; c++)
+                    xs[k * VEC + c] = live && j0 + (idx_t)c < len ? LDX(base + j0 + (idx_t)c) : K(0);
+            }
+        }
+    }
+}
+
+/* The row kernel: each team of LPL work-items takes UNR lines in sequence (line i of team sub of group g:
+ * (g*UNR + i)*(WG/LPL) + sub), holds each in registers (xs), reduces it, merges with the tree, and writes it
+ * from registers; the next line's loads (xn) are issued before the current one is reduced, so they are in
+ * flight through its reduction, barriers and stores. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, const idx_t lines, const idx_t len,
                 CLF_RED_PARAMS const int unused)
 {
     const int lid = (int)get_local_id(0);
     const int sub = SUB, lane = LANE;
-    const idx_t line = (idx_t)get_group_id(0) * (WG / LPL) + (idx_t)sub;
-    const int live = line < lines;
     const CT lenv = (CT)len;
-    st_t acc;
-    ST_INIT(acc);
+    const idx_t first = (idx_t)get_group_id(0) * (idx_t)(UNR * (WG / LPL)) + (idx_t)sub;
+    __local st_t red[WG];
+    __local CT res[WG / LPL], res1[WG / LPL], res2[WG / LPL];
+    CT xs[NV * VEC], xn[NV * VEC];
+    row_load(x, xo + first * ldx, len, lane, first < lines, xs);
 #if NEEDS_SHIFT
-    CT shift = K(0);
-    if (live && len > 0) {
-        const idx_t j = 0;
-        const CT xv = LDX(ELEM(xo, ldx, line, j));
-        CT pv;
-        { CLF_RED_PRE }
-        shift = pv;
-    }
+    CT x0 = first < lines && len > 0 ? LDX(xo + first * ldx) : K(0), x0n = K(0);   /* the line's first element */
 #endif
-#if CLF_ROWK
-    /* The line's elements, read once with whole vectors (element by element past the line's end). A
-     * work-item whose vectors all lie in the line issues its NV loads unconditionally, back to back: bytes in
-     * flight are what keeps memory busy. */
-    CT xs[NV * VEC];
-    const int full = live && J0(NV - 1) + VEC <= len;
-    if (full) {
 #pragma unroll
-        for (int k = 0; k < NV; k++)
-            UNPACK(xs, k * VEC, LDXV(ELEM(xo, ldx, line, J0(k))));
-    } else {
-#pragma unroll
-        for (int k = 0; k < NV; k++) {
-            const idx_t j0 = J0(k);
-            if (live && j0 + VEC <= len) {
-                UNPACK(xs, k * VEC, LDXV(ELEM(xo, ldx, line, j0)));
-            } else {
-#pragma unroll
-                for (int c = 0; c < VEC; c++)
-                    xs[k * VEC + c] = live && j0 + (idx_t)c < len ? LDX(ELEM(xo, ldx, line, j0 + (idx_t)c)) : K(0);
-            }
+    for (int i = 0; i < UNR; i++) {   /* unrolled: xs and xn swap by renaming, not by copies */
+        const idx_t line = first + (idx_t)(i * (WG / LPL)), next = line + (idx_t)(WG / LPL);
+        const int live = line < lines;
+        if (i + 1 < UNR) {
+            row_load(x, xo + next * ldx, len, lane, next < lines, xn);
+#if NEEDS_SHIFT
+            x0n = next < lines && len > 0 ? LDX(xo + next * ldx) : K(0);
+#endif
         }
-    }
-    {
+#if NEEDS_SHIFT
+        CT shift;
+        {
+            const idx_t j = 0;
+            const CT xv = x0;
+            CT pv;
+            { CLF_RED_PRE }
+            shift = pv;
+        }
+#endif
+        const int full = live && J0(NV - 1) + VEC <= len;
         st_t b;
         ST_INIT(b);
         CT t = K(0);
@@ -283,9 +304,97 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
                 ST_P2(b, pv);
             }
         }
-        acc = b;
+        /* The tree (as in the generic kernel). Reusing red and res for the next line is safe: every
+         * work-item passes the barrier before res is read only after its last read of red, and reads res
+         * before it reaches the next line's first barrier. */
+        red[lid] = b;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int w = LPL; w > 1;) {
+            const int nw = w >= 8 ? w / 8 : 1;
+            if (lane < nw) {
+                st_t a = red[lid];
+                for (int q = 1; q < w / nw; q++)
+                    a = ST_COMB(a, red[lid + q * nw * STEP]);
+                red[lid] = a;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            w = nw;
+        }
+        if (lane == 0 && live) {
+            const st_t fin = red[lid];
+            CT rv, e1v, e2v;
+            ST_FIN(fin, rv, e1v, e2v);
+            CT po = rv;
+            { CLF_RED_POST }
+#if CLF_HAS_OUT
+            STO(oo + line, po);
+#endif
+            res[sub] = po;
+            res1[sub] = e1v;
+            res2[sub] = e2v;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (live) {
+            const CT rv = res[sub], e1v = res1[sub], e2v = res2[sub];
+#pragma unroll
+            for (int k = 0; k < NV; k++) {
+                const idx_t j0 = J0(k);
+#if defined(STYV)
+                if (j0 + VEC <= len) {   /* a whole vector: computed element by element, stored at once */
+                    CT w[VEC];
+#pragma unroll
+                    for (int c = 0; c < VEC; c++) {
+                        const idx_t j = j0 + (idx_t)c;
+                        const CT xv = xs[k * VEC + c];
+                        CT wv;
+                        { CLF_RED_WRITEV }
+                        w[c] = wv;
+                    }
+                    STYV(ELEM(yo, ldy, line, j0), PACK(w));
+                    continue;
+                }
+#endif
+#pragma unroll
+                for (int c = 0; c < VEC; c++) {
+                    const idx_t j = j0 + (idx_t)c;
+                    const CT xv = xs[k * VEC + c];
+                    if (j < len) { CLF_RED_WRITE }
+                }
+            }
+        }
+        if (i + 1 < UNR) {
+#pragma unroll
+            for (int e = 0; e < NV * VEC; e++)
+                xs[e] = xn[e];
+#if NEEDS_SHIFT
+            x0 = x0n;
+#endif
+        }
     }
-#elif CLF_CACHE
+}
+#else
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, const idx_t lines, const idx_t len,
+                CLF_RED_PARAMS const int unused)
+{
+    const int lid = (int)get_local_id(0);
+    const int sub = SUB, lane = LANE;
+    const idx_t line = (idx_t)get_group_id(0) * (WG / LPL) + (idx_t)sub;
+    const int live = line < lines;
+    const CT lenv = (CT)len;
+    st_t acc;
+    ST_INIT(acc);
+#if NEEDS_SHIFT
+    CT shift = K(0);
+    if (live && len > 0) {
+        const idx_t j = 0;
+        const CT xv = LDX(ELEM(xo, ldx, line, j));
+        CT pv;
+        { CLF_RED_PRE }
+        shift = pv;
+    }
+#endif
+#if CLF_CACHE
     CT keep[CLF_CACHE], pvs[CLF_CACHE];
 #pragma unroll
     for (int k = 0; k < CLF_CACHE; k++) {
@@ -369,33 +478,7 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
     barrier(CLK_LOCAL_MEM_FENCE);
     if (live) {
         const CT rv = res[sub], e1v = res1[sub], e2v = res2[sub];
-#if CLF_ROWK
-#pragma unroll
-        for (int k = 0; k < NV; k++) {
-            const idx_t j0 = J0(k);
-#if defined(STYV)
-            if (j0 + VEC <= len) {   /* a whole vector: computed element by element, stored at once */
-                CT w[VEC];
-#pragma unroll
-                for (int c = 0; c < VEC; c++) {
-                    const idx_t j = j0 + (idx_t)c;
-                    const CT xv = xs[k * VEC + c];
-                    CT wv;
-                    { CLF_RED_WRITEV }
-                    w[c] = wv;
-                }
-                STYV(ELEM(yo, ldy, line, j0), PACK(w));
-                continue;
-            }
-#endif
-#pragma unroll
-            for (int c = 0; c < VEC; c++) {
-                const idx_t j = j0 + (idx_t)c;
-                const CT xv = xs[k * VEC + c];
-                if (j < len) { CLF_RED_WRITE }
-            }
-        }
-#elif CLF_CACHE
+#if CLF_CACHE
 #pragma unroll
         for (int k = 0; k < CLF_CACHE; k++) {
             const idx_t j = (idx_t)lane + (idx_t)(k * LPL);
@@ -411,3 +494,4 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
     }
 #endif
 }
+#endif

@@ -624,7 +624,8 @@ static void check_rowk(clf_context *ctx, const rowk_case *c, uint64_t *rng)
  * fits: 64 floats per work-item) and one longer (the generic kernel), aligned and not, every kind. */
 START_TEST(row_kernel)
 {
-    static const char *cfgs[] = {"WG=64 LPL=64 VEC=4", "WG=32 LPL=8 VEC=2", "WG=128 LPL=128 VEC=1", NULL};
+    static const char *cfgs[] = {"WG=64 LPL=64 VEC=4 UNR=2", "WG=32 LPL=8 VEC=2 UNR=4", "WG=128 LPL=128 VEC=1 UNR=1",
+                                 NULL};
     static const int wgs[] = {64, 32, 128, 0};
     clf_context **ctxs;
     int nc = clf_test_contexts(&ctxs);

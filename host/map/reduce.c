@@ -410,8 +410,8 @@ static clf_status red_build(clf_context *ctx, const red_plan *pl, int *rowk, clf
         clf__red_row rg;
         if (*rowk && !clf__red_row_geom(pl, c, &rg))
             *rowk = 0;
-        if (*rowk)   /* parameters the kernel does not read are pinned, so equal kernels share one program */
-            c->v[CLF__R_LPL] = rg.lpl, c->v[CLF__R_VEC] = rg.vec, c->v[CLF__R_UNR] = 1;
+        if (*rowk)   /* VEC, unread by the generic kernel, is pinned there so that equal kernels share a program */
+            c->v[CLF__R_LPL] = rg.lpl, c->v[CLF__R_VEC] = rg.vec;
         else
             c->v[CLF__R_LPL] = team_width(pl, c), c->v[CLF__R_VEC] = 1;
         char opts[400] = "";
@@ -469,7 +469,7 @@ clf_status clf__red_plan_launch(clf_context *ctx, const red_plan *pl, const clf_
     if (s != CLF_SUCCESS)
         return s;
     s = set_args(pl, k, pl->idx64);
-    size_t per = (size_t)(c.v[CLF__R_WG] / c.v[CLF__R_LPL]);
+    size_t per = (size_t)(c.v[CLF__R_WG] / c.v[CLF__R_LPL]) * (size_t)(rowk ? c.v[CLF__R_UNR] : 1);   /* lines */
     size_t local = (size_t)c.v[CLF__R_WG], global = (pl->lines + per - 1) / per * local;
     clf__work w = {"reduce", pl->flops, pl->bytes};
     if (s == CLF_SUCCESS)

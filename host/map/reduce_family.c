@@ -22,7 +22,9 @@ static void red_default(const clf_device_info *dev, clf_dtype dt, const char *bu
     out->v[CLF__R_UNR] = 4;
     out->v[CLF__R_VEC] = 4;
     if (bucket && !strcmp(bucket, "fused") && gpu && (!dev->max_work_group || dev->max_work_group >= 512))
-        out->v[CLF__R_WG] = out->v[CLF__R_LPL] = 512;   /* a row of 8192 floats: 16 per work-item */
+        out->v[CLF__R_WG] = out->v[CLF__R_LPL] = 512, out->v[CLF__R_UNR] = 2;   /* 8192 floats: 16 per item */
+    else if (bucket && !strcmp(bucket, "fused"))
+        out->v[CLF__R_LPL] = wg, out->v[CLF__R_UNR] = 1;
     else if (bucket && !strcmp(bucket, "short"))
         out->v[CLF__R_LPL] = gpu ? 32 : 8, out->v[CLF__R_UNR] = 1;
     else if (bucket && !strcmp(bucket, "cols"))
