@@ -372,16 +372,21 @@ int clf__red_row_geom(const red_plan *pl, const clf__config *c, clf__red_row *g)
                        d->ldy % (size_t)vec))
         vec /= 2;   /* whole vectors need aligned lines (buffers themselves are aligned far beyond) */
     size_t nvec = (pl->len + (size_t)vec - 1) / (size_t)vec, cap = CLF__RED_ROW_BYTES / (pl->f64 ? 8 : 4);
-    int lpl = 1;
+    int lpl = 1, unr = c->v[CLF__R_UNR];
     while (lpl < c->v[CLF__R_LPL] && lpl < wg && (size_t)lpl < nvec)
         lpl *= 2;
-    while (lpl < wg && (nvec + (size_t)lpl - 1) / (size_t)lpl * (size_t)vec > cap)
-        lpl *= 2;   /* a wider team before giving up: the line fits in registers when the group does */
-    size_t nv = nvec ? (nvec + (size_t)lpl - 1) / (size_t)lpl : 1;
-    if (nv * (size_t)vec > cap)
-        return 0;
-    g->vec = vec, g->lpl = lpl, g->nv = (int)nv;
-    return 1;
+    for (;;) {   /* held: the line's elements per work-item, twice that with the next line's (UNR > 1) */
+        while (lpl < wg && (nvec + (size_t)lpl - 1) / (size_t)lpl * (size_t)vec * (unr > 1 ? 2u : 1u) > cap)
+            lpl *= 2;   /* a wider team before giving up: the line fits in registers when the group does */
+        size_t nv = nvec ? (nvec + (size_t)lpl - 1) / (size_t)lpl : 1;
+        if (nv * (size_t)vec * (unr > 1 ? 2u : 1u) <= cap) {
+            g->vec = vec, g->lpl = lpl, g->nv = (int)nv, g->unr = unr;
+            return 1;
+        }
+        if (unr == 1)
+            return 0;
+        unr = 1;   /* no room for the next line: one line per team */
+    }
 }
 
 /* The -D options of one build: the family's parameters, then what the plan fixes (rg: the row kernel's). */
@@ -411,7 +416,7 @@ static clf_status red_build(clf_context *ctx, const red_plan *pl, int *rowk, clf
         if (*rowk && !clf__red_row_geom(pl, c, &rg))
             *rowk = 0;
         if (*rowk)   /* VEC, unread by the generic kernel, is pinned there so that equal kernels share a program */
-            c->v[CLF__R_LPL] = rg.lpl, c->v[CLF__R_VEC] = rg.vec;
+            c->v[CLF__R_LPL] = rg.lpl, c->v[CLF__R_VEC] = rg.vec, c->v[CLF__R_UNR] = rg.unr;
         else
             c->v[CLF__R_LPL] = team_width(pl, c), c->v[CLF__R_VEC] = 1;
         char opts[400] = "";

@@ -13,7 +13,8 @@ extern const clf__family clf__family_reduce;
 #define CLF__R_UNR 2
 #define CLF__R_VEC 3
 
-/* Registers per work-item the row kernel may hold a line in: 64 floats or 32 doubles. */
+/* Registers per work-item the row kernel may hold lines in (with UNR > 1 the current and the next one):
+ * 64 floats or 32 doubles. */
 #define CLF__RED_ROW_BYTES 256u
 
 /* One bound argument of the expressions. */
@@ -51,9 +52,10 @@ clf_status clf__red_plan_make(clf_context *ctx, const clf_reduce_desc *desc, con
                               red_plan *pl);
 void clf__red_plan_free(red_plan *pl);
 /* The row kernel's shape under cfg: vector width (narrowed to what the alignment of x and y allows), work-items
- * per line (narrowed to the line, widened up to WG to fit) and vectors per work-item. 0 when the plan has no
- * write pass, its lines are strided, or a line needs more than CLF__RED_ROW_BYTES per work-item. */
-typedef struct clf__red_row { int vec, lpl, nv; } clf__red_row;
+ * per line (narrowed to the line, widened up to WG to fit), vectors per work-item, and lines per team (UNR,
+ * 1 when the next line's registers do not fit beside the current one's). 0 when the plan has no write pass,
+ * its lines are strided, or a line needs more than CLF__RED_ROW_BYTES per work-item. */
+typedef struct clf__red_row { int vec, lpl, nv, unr; } clf__red_row;
 int clf__red_row_geom(const red_plan *pl, const clf__config *cfg, clf__red_row *g);
 /* Builds (program cache) and enqueues the plan with cfg: the row kernel when rowk and the line fits, else the
  * generic one. */
