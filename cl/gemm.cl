@@ -457,14 +457,15 @@ CLF_INLINE void store_c_staged(__global real *C, const idx_t ldc, const int M, c
         for (int s0 = 0; s0 < steps; s0 += CLF_EPI_UNROLL) {
 #pragma unroll
             for (int q = 0; q < CLF_EPI_UNROLL; q++) {
-                const int e = (s0 + q) * NTHREADS + tid;
-                const int u = u0 + e / EPI_UNIT, in_unit = e % EPI_UNIT;
-                const int mi = u / (NWI / VWN), nv = u % (NWI / VWN);
-                const int row = m0 + ((mi / VWM) * MDIMC + in_unit / (NDIMC * VWN)) * VWM + mi % VWM;
-                const int col = n0 + nv * (NDIMC * VWN) + in_unit % (NDIMC * VWN);
+                /* unsigned: the divisions by these powers of two are shifts */
+                const uint e = (uint)((s0 + q) * NTHREADS + tid);
+                const uint u = (uint)u0 + e / EPI_UNIT, in_unit = e % EPI_UNIT;
+                const uint mi = u / (NWI / VWN), nv = u % (NWI / VWN);
+                const int row = m0 + (int)(((mi / VWM) * MDIMC + in_unit / (NDIMC * VWN)) * VWM + mi % VWM);
+                const int col = n0 + (int)(nv * (NDIMC * VWN) + in_unit % (NDIMC * VWN));
                 if ((CLF_EPI_UNROLL == 1 || s0 + q < steps) && row < M && col < N) {
                     __global real *cp = C + (idx_t)row * ldc + col;
-                    real v = alpha * stage_get(alm, blm, e);
+                    real v = alpha * stage_get(alm, blm, (int)e);
                     if (read_c)
                         v += beta * *cp;
                     clf_epilogue(cp, bat, row, col, v CLF_EPI_PASS);
