@@ -39,6 +39,14 @@
 #ifndef FPIPE
 #define FPIPE 0   /* 1: load the next K-step's fragments before this step's products (more registers) */
 #endif
+#ifndef ASYNC
+#define ASYNC 0   /* 1: global -> local memory by cp.async, STAGES (2-4) deep, with no register staging; the loads
+                   * of the next STAGES - 1 stages are in flight while a stage computes */
+#endif
+#ifndef SWZ
+#define SWZ 0     /* 1 (ldmatrix only): rows unpadded, their 16-byte chunks XOR-swizzled by row so that the 8 rows
+                   * an ldmatrix phase reads fall on distinct banks: more stages fit in 48 KiB */
+#endif
 #ifndef LDSM
 #define LDSM 0   /* fragments from local memory: 0 64-bit loads (interleaved layout), 1 ldmatrix (natural layout,
                   * 64-bit shared address), 2 ldmatrix with a 32-bit shared address; the tuner verifies which
@@ -75,7 +83,9 @@ typedef float acc_t;
 /* Local rows are LDW words apart. 64-bit fragment loads: LDW = 8 or 24 mod 32, so that a half-warp's
  * (4 rows x 4 lanes x 2 words) fall on 32 distinct banks. ldmatrix: LDW = 4 mod 8, so that the 8 rows of
  * 16 bytes each phase reads do. */
-#if MODE == 64
+#if SWZ
+#define PADW 0
+#elif MODE == 64
 #define PADW 8   /* rows LDW/2 = 4 or 12 mod 16 doubles apart: a half-warp's 4 rows x 4 doubles hit distinct banks */
 #elif LDSM
 #define PADW 4
@@ -83,6 +93,18 @@ typedef float acc_t;
 #define PADW (BKW % 16 == 8 ? 16 : 8)
 #endif
 #define LDW (BKW + PADW)
+#define CPR (BKW / 4)                  /* 16-byte chunks per row */
+/* Word w of row r of a stage: chunk (w / 4) of the row, XOR-swizzled when SWZ. Eight consecutive rows at one
+ * logical chunk then cover all 32 banks: with 8 or more chunks a row, chunk ^ (r % 8); with fewer, rows share
+ * a 128-byte line and the swizzle steps every 8 / CPR rows. */
+#if SWZ && CPR >= 8
+#define SWZ_OF(r) ((r) & 7)
+#elif SWZ
+#define SWZ_OF(r) (((r) / (8 / CPR)) & (CPR - 1))
+#else
+#define SWZ_OF(r) 0
+#endif
+#define WORD_AT(r, w) ((r) * LDW + ((((w) >> 2) ^ SWZ_OF(r)) << 2) + ((w) & 3))
 #define WARPS_M (BM / WM)
 #define WARPS_N (BN / WN)
 #define THREADS (WARPS_M * WARPS_N * 32)
@@ -164,7 +186,7 @@ static inline void load_a(const __local uint *As, int row, int kk, uint *hi, uin
 {
     const int l = (int)get_local_id(0) & 31, mi = l >> 3;
     uint w[4];
-    ldsm_x4(As + (row + (l & 7) + (mi & 1) * 8) * LDW + kk + (mi >> 1) * 4, w);
+    ldsm_x4(As + WORD_AT(row + (l & 7) + (mi & 1) * 8, kk + (mi >> 1) * 4), w);
     split_words(w, hi, lo, 4);
 }
 
@@ -173,7 +195,7 @@ static inline void load_b2(const __local uint *Bs, int col, int kk, uint *hi0, u
 {
     const int l = (int)get_local_id(0) & 31, mi = l >> 3;
     uint w[4];
-    ldsm_x4(Bs + (col + (l & 7) + (mi >> 1) * 8) * LDW + kk + (mi & 1) * 4, w);
+    ldsm_x4(Bs + WORD_AT(col + (l & 7) + (mi >> 1) * 8, kk + (mi & 1) * 4), w);
     split_words(w, hi0, lo0, 2);
     split_words(w + 2, hi1, lo1, 2);
 }
@@ -313,14 +335,43 @@ static inline void stash(__local uint *S, const uint8 *r, int nvec, int pieces)
         const uint8 x = r[i];
         if (pieces % THREADS == 0 || v < pieces) {
 #if LDSM || MODE == 64   /* natural order (rows only 16-byte aligned when LDW = 4 mod 8) */
-            *(__local uint4 *)(S + row * LDW + c8 * 8) = x.lo;
-            *(__local uint4 *)(S + row * LDW + c8 * 8 + 4) = x.hi;
+            *(__local uint4 *)(S + WORD_AT(row, c8 * 8)) = x.lo;
+            *(__local uint4 *)(S + WORD_AT(row, c8 * 8 + 4)) = x.hi;
 #else
             *(__local uint8 *)(S + row * LDW + c8 * 8) = (uint8)(x.s0, x.s4, x.s1, x.s5, x.s2, x.s6, x.s3, x.s7);
 #endif
         }
     }
 }
+
+#if ASYNC
+/* One stage of A (rows ld words apart, from word kw) or B, global -> local memory in 16-byte cp.async copies
+ * that bypass registers; the caller commits them as one group. */
+static inline void copy_async(__local uint *S, const __global uint4 *X, ulong base, long ld, int kw, int chunks)
+{
+#pragma unroll
+    for (int i = 0; i < (chunks + THREADS - 1) / THREADS; i++) {
+        const int v = (int)get_local_id(0) + i * THREADS, row = v / CPR, c = v % CPR;
+        if (chunks % THREADS == 0 || v < chunks) {
+            const __global uint4 *src = X + (base + (ulong)((long)row * ld) + (ulong)kw) / 4 + (ulong)c;
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "l"((ulong)(S + WORD_AT(row, c * 4))),
+                         "l"(src) : "memory");
+        }
+    }
+}
+
+static inline void async_commit(void) { asm volatile("cp.async.commit_group;" ::: "memory"); }
+
+/* Waits until this thread's copies of the oldest outstanding stage have landed (STAGES - 2 younger ones may
+ * still be in flight). */
+#if STAGES == 2
+#define ASYNC_WAIT() asm volatile("cp.async.wait_group 0;" ::: "memory")
+#elif STAGES == 3
+#define ASYNC_WAIT() asm volatile("cp.async.wait_group 1;" ::: "memory")
+#else
+#define ASYNC_WAIT() asm volatile("cp.async.wait_group 2;" ::: "memory")
+#endif
+#endif
 
 #include "bf16.cl"
 /* The GEMM epilogue's store hook (cl/common.cl explains it): empty without an epilogue. */
@@ -389,8 +440,33 @@ void gemm_mma(const int M, const int N, const int Kw, const acc_t alpha, const a
 #pragma unroll
     for (int i = 0; i < ACC_N; i++)
         acc[i] = 0;
-    uint8 ra[A_VECS], rb[B_VECS];
     const int stages = Kw / BKW;
+#if ASYNC
+    /* STAGES buffers in a ring: stage s computes from buffer s % STAGES while stages s + 1 .. s + STAGES - 1
+     * are in flight; the barrier after each wait also tells that everyone is done with the buffer refilled. */
+    const __global uint4 *A4 = (const __global uint4 *)A, *B4 = (const __global uint4 *)B;
+    for (int st = 0; st < STAGES - 1; st++) {
+        if (st < stages) {
+            copy_async(As + st * BM * LDW, A4, abase, lda, st * BKW, BM * CPR);
+            copy_async(Bs + st * BN * LDW, B4, bbase, ldb, st * BKW, BN * CPR);
+        }
+        async_commit();
+    }
+    int cur = 0, fill = STAGES - 1;
+    for (int s = 0; s < stages; s++) {
+        ASYNC_WAIT();
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (s + STAGES - 1 < stages) {
+            copy_async(As + fill * BM * LDW, A4, abase, lda, (s + STAGES - 1) * BKW, BM * CPR);
+            copy_async(Bs + fill * BN * LDW, B4, bbase, ldb, (s + STAGES - 1) * BKW, BN * CPR);
+        }
+        async_commit();
+        COMPUTE_STAGE(As + cur * BM * LDW, Bs + cur * BN * LDW, wm0, wn0, acc);
+        cur = cur + 1 == STAGES ? 0 : cur + 1;
+        fill = fill + 1 == STAGES ? 0 : fill + 1;
+    }
+#else
+    uint8 ra[A_VECS], rb[B_VECS];
     /* The next stage's global loads are in flight (in registers) during this stage's products. */
     fetch(A, abase, lda, 0, ra, A_VECS, A_PIECES);
     fetch(B, bbase, ldb, 0, rb, B_VECS, B_PIECES);
@@ -424,6 +500,7 @@ void gemm_mma(const int M, const int N, const int Kw, const acc_t alpha, const a
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
+#endif
 #endif
 
     const int g = (int)(get_local_id(0) & 31) >> 2, t = (int)get_local_id(0) & 3;

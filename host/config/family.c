@@ -122,10 +122,13 @@ clf_status clf__config_parse(const clf__family *f, const char *text, clf__config
         c.v[idx] = (int)v;
         s = end;
     }
-    for (int i = 0; i < f->nparams; i++)
-        if (!seen[i])
+    for (int i = 0; i < f->nparams; i++) {
+        if (!seen[i] && f->params[i].optional)
+            c.v[i] = f->params[i].values[0];
+        else if (!seen[i])
             return clf__fail(CLF_ERR_PARSE, "%s config \"%s\": missing parameter %s", f->name, text,
                              f->params[i].name);
+    }
     *out = c;
     return CLF_SUCCESS;
 }

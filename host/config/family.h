@@ -14,6 +14,8 @@ typedef struct clf__param {
     const char *name;              /* becomes -D<name>=<value> */
     int nvalues;
     int values[CLF__MAX_VALUES];   /* allowed values */
+    int optional;                  /* 1: a stored configuration may lack it (it then takes values[0]), so that
+                                    * configurations stored before the parameter existed still parse */
 } clf__param;
 
 /* One configuration: a value per parameter, in the family's parameter order. */

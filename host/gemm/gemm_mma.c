@@ -182,8 +182,8 @@ static void mma_default(const clf_device_info *dev, clf_dtype dt, const char *bu
 {
     memset(out, 0, sizeof *out);
     int three = bucket && strcmp(bucket, "3x") == 0;
-    int v[CLF__MMA_NPARAMS] = {128, 128, dt == CLF_F32 ? 32 : 64, three ? 32 : 64, 64, 1, 1, 1};
-    int v64[CLF__MMA_NPARAMS] = {64, 64, 16, 32, 32, 0, 2, 0};   /* H200, tune-dmma-h200.json */
+    int v[CLF__MMA_NPARAMS] = {128, 128, dt == CLF_F32 ? 32 : 64, three ? 32 : 64, 64, 1, 1, 1, 0, 0};
+    int v64[CLF__MMA_NPARAMS] = {64, 64, 16, 32, 32, 0, 2, 0, 0, 0};   /* H200, tune-dmma-h200.json */
     memcpy(out->v, dt == CLF_F64 ? v64 : v, sizeof v);
 }
 
@@ -196,13 +196,20 @@ static int mma_valid(const clf__config *c, const clf_device_info *dev, clf_dtype
     int bkw = bk * (int)clf__dtype_size(dt) / 4, threads = (bm / wm) * (bn / wn) * 32;
     if (bkw % 8 || threads < 64 || threads > 1024 || (size_t)threads > dev->max_work_group)
         return 0;
-    int ldsm = c->v[CLF__MMA_LDSM], f64 = dt == CLF_F64;
+    int ldsm = c->v[CLF__MMA_LDSM], f64 = dt == CLF_F64, async = c->v[CLF__MMA_ASYNC], swz = c->v[CLF__MMA_SWZ];
+    int stages = c->v[CLF__MMA_STAGES];
     if (f64 && c->v[CLF__MMA_FPIPE])   /* the fp64 loop has no fragment pipeline */
         return 0;
     if ((ldsm && (wn % 16 || f64)) || (f64 && !dev->fp64))   /* ldmatrix fetches B two n8 tiles at a time */
         return 0;
-    int ldw = bkw + (f64 ? 8 : ldsm ? 4 : bkw % 16 == 8 ? 16 : 8);   /* as LDW in gemm_mma.cl */
-    if ((size_t)c->v[CLF__MMA_STAGES] * (size_t)(bm + bn) * (size_t)ldw * 4 > dev->local_mem)
+    /* Register staging runs one or two buffers; cp.async two to four, into the natural layout (ldmatrix, or
+     * fp64's loads); the swizzled layout serves ldmatrix only. */
+    if (async ? stages < 2 || (!ldsm && !f64) : stages > 2)
+        return 0;
+    if (swz && (!ldsm || f64))
+        return 0;
+    int ldw = bkw + (swz ? 0 : f64 ? 8 : ldsm ? 4 : bkw % 16 == 8 ? 16 : 8);   /* as LDW in gemm_mma.cl */
+    if ((size_t)stages * (size_t)(bm + bn) * (size_t)ldw * 4 > dev->local_mem)
         return 0;
     if (f64)   /* m8n8 tiles of two doubles per thread */
         return (wm / 8) * (wn / 8) * 4 <= 128;
@@ -410,8 +417,10 @@ const clf__family clf__family_gemm_mma = {
         {"WM", 3, {16, 32, 64}},
         {"WN", 4, {8, 16, 32, 64}},
         {"LDSM", 3, {0, 1, 2}},
-        {"STAGES", 2, {1, 2}},
+        {"STAGES", 4, {1, 2, 3, 4}},
         {"FPIPE", 2, {0, 1}},
+        {"ASYNC", 2, {0, 1}, 1},   /* 1: global -> local by cp.async, STAGES deep, no register staging */
+        {"SWZ", 2, {0, 1}, 1},     /* 1: unpadded rows, 16-byte chunks XOR-swizzled against bank conflicts */
     },
     .nbuckets = 2,
     .buckets = {"all", "3x"},
