@@ -24,7 +24,7 @@ for kd in ${MMA_KDIRS:-default}; do
     [ -n "$c" ] || continue
     reg=$(CLFORGE_GEMM_MMA_CONFIG="$c" CLFORGE_BUILD_OPTIONS=-cl-nv-verbose CLFORGE_BUILD_LOG=1 timeout 60 $B --device gpu \
           --modes f16 --bt --reps 1 --shape 256x256x256 2>&1 | grep -A4 "Compiling entry function 'gemm_mma'" | grep -E "registers|spill" | tr '\n' ' ')
-    t=$(CLFORGE_GEMM_MMA_CONFIG="$c" timeout 60 $B --device gpu --modes ${MMA_MODES:-f16} --bt --reps 5 --shape 8192x8192x8192 2>&1 | grep GFLOP | awk '{print $(NF-5)}' | tr '\n' ' ')
+    t=$(CLFORGE_GEMM_MMA_CONFIG="$c" timeout 60 $B --device gpu --modes ${MMA_MODES:-f16} --bt --reps 5 --shape 8192x8192x8192 2>&1 | grep -E 'GFLOP|rror|warn' | awk '{print $(NF-5), $NF}' | tr '\n' ' ')
     echo "$c | $t | $reg"
   done <<< "$cfgs"
 done
