@@ -353,11 +353,14 @@ static int plan_waves(planner *pl, const product *p, const clf__config *cfg, clf
     if (!slots || tiles < slots || tiles % slots == 0)
         return 0;
     size_t bulk_rows = tiles / slots * slots / tn;   /* rows of tiles that fill whole waves */
-    if (bulk_rows == 0 || bulk_rows >= tm)
+    /* A tail of less than half a row of tiles is an edge strip, which plan_packed already gives the direct
+     * kernel (4097^3 runs at cuBLAS's speed that way). */
+    if (bulk_rows == 0 || bulk_rows >= tm || p->m - bulk_rows * mwg < mwg / 2)
         return 0;
     size_t units = (tm - bulk_rows) * tn, best_parts = 1, kc = 0, best_kc = p->k;
     double best = 2.0;
-    for (size_t parts = 2; parts <= SPLIT_K_MAX && parts * WAVE_GRAIN <= p->k; parts++) {
+    /* Slices of at least SPLIT_K_GRAIN: shorter ones write more partial sums than they save. */
+    for (size_t parts = 2; parts <= SPLIT_K_MAX && parts * SPLIT_K_GRAIN <= p->k; parts++) {
         double t = split_waves(units, slots, p->k, parts, &kc);
         if (t < best - 1e-9) {
             best = t;

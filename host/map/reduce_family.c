@@ -216,7 +216,7 @@ const clf__family clf__family_reduce = {
     .name = "reduce",
     .nparams = 4,
     .params = {{"WG", 6, {32, 64, 128, 256, 512, 1024}}, {"LPL", 11, {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}},
-               {"UNR", 4, {1, 2, 4, 8}}, {"VEC", 3, {1, 2, 4}}},
+               {"UNR", 4, {1, 2, 4, 8}}, {"VEC", 3, {1, 2, 4}, 1}},
     .nbuckets = 4,
     .buckets = {"rows", "short", "cols", "fused"},
     .unit = "GB/s",
