@@ -1,5 +1,5 @@
-/* bench_percall.c — the host cost of one call of a tiny op: sgemm 8^3 and 32^3 and a map over 256 floats,
- * against CLBlast's sgemm on the same queue where built with it. "enqueue" is the time per call of many
+/* bench_percall.c — the host cost of one call of a tiny op: sgemm 8^3, 16^3 and 32^3 and a map over 256
+ * floats, against CLBlast's sgemm on the same queue where built with it. "enqueue" is the time per call of many
  * calls followed by one finish (argument checks, kernel lookup, argument setting and the driver's enqueue),
  * "sync" one call plus a finish. Median of 7 samples, in microseconds.
  *   bench_percall [--calls N] [--json FILE]      device: $CLFORGE_DEVICE */
@@ -112,8 +112,8 @@ int main(int argc, char **argv)
     json_t *rows = json_array();
     printf("%s: per call, microseconds\n%-10s %-8s %9s %9s\n", clf_context_device(o.ctx)->name, "op", "library",
            "enqueue", "sync");
-    const size_t sizes[2] = {8, 32};
-    for (int s = 0; s < 2; s++) {
+    const size_t sizes[3] = {8, 16, 32};
+    for (int s = 0; s < 3; s++) {
         char name[32];
         o.n = sizes[s];
         snprintf(name, sizeof name, "sgemm%zu", o.n);

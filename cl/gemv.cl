@@ -46,7 +46,13 @@
 #define TEAM 64       /* gemv_rows: work-items per line, a power of two */
 #endif
 #ifndef RPG
-#define RPG 4         /* gemv_rows: lines per work-group */
+#define RPG 4         /* gemv_rows: teams per work-group */
+#endif
+#ifndef RPT
+#define RPT 1         /* gemv_rows: consecutive lines per work-item (they share the loads of x) */
+#endif
+#ifndef X_NVEC
+#define X_NVEC 0      /* gemv_rows: 1 when xvs == 1 and NV is 2, 4, 8 or 16: the NV entries of a column in one load */
 #endif
 #ifndef TX
 #define TX 64         /* gemv_cols: work-items along the outputs */
@@ -144,44 +150,130 @@ INL void store_y(__global real *y, real sum, real alpha, real beta, const int b,
 #endif
 }
 
-/* This work-item's part of dot(row[c0..c1), x_v[c0..c1)) for every vector v; base: row's element index in
- * A (its alignment). Scalar loads up to the first VW-aligned element and after the last whole vector. */
-INL void row_part(real *sum, const __global real *row, ulong base, const __global real *x, ulong xvs, ulong incx,
-                  int c0, int c1, int t)
+#if RPT > 1 || ALIGNED
+#define ROW_AV(p) LOAD_A(p)   /* several lines share one column: no per-line alignment (ALIGNED: none needed) */
+#else
+#define ROW_AV(p) LOAD_AV(p)  /* row_part aligns the line's vectors */
+#endif
+
+/* Accumulators of a work-item's line: one NV-wide vector (X_NVEC); NV scalars (several vectors: RPT x NV
+ * registers, whatever VW); one VW-wide vector (one vector: no horizontal add until the end). */
+#if X_NVEC
+typedef CAT(REAL, NV) realn;  /* the NV vectors' entries at one column, contiguous in x (xvs == 1) */
+#define ACC_T realn
+#define ACC_N 1
+#elif NV > 1
+#define ACC_T real
+#define ACC_N NV
+#else
+#define ACC_T realv
+#define ACC_N 1
+#endif
+
+/* acc + dot(a, b), element by element (the compiler contracts each step to a multiply-add). */
+INL real dot_acc(real acc, realv a, realv b)
+{
+#if VW == 1
+    return acc + a * b;
+#else
+    real ae[VW], be[VW];
+    CAT(vstore, VW)(a, 0, ae);
+    CAT(vstore, VW)(b, 0, be);
+    for (int e = 0; e < VW; e++)
+        acc += ae[e] * be[e];
+    return acc;
+#endif
+}
+
+/* acc[r][.] += line r's vector a[r] (at column c) times the vectors of x there. */
+INL void row_fma(ACC_T acc[RPT][ACC_N], const realv a[RPT], const __global real *x, ulong xvs, ulong incx, int c)
+{
+#if X_NVEC
+    (void)xvs;
+    for (int e = 0; e < VW; e++) {
+        const realn xe = CAT(vload, NV)(0, x + (ulong)(c + e) * incx);
+        for (int r = 0; r < RPT; r++) {
+            real ae[VW];
+#if VW == 1
+            ae[0] = a[r];
+#else
+            CAT(vstore, VW)(a[r], 0, ae);
+#endif
+            acc[r][0] += ae[e] * xe;
+        }
+    }
+#elif NV > 1
+    for (int v = 0; v < NV; v++) {
+        const realv xv = load_x(x + v * xvs, c, incx);
+        for (int r = 0; r < RPT; r++)
+            acc[r][v] = dot_acc(acc[r][v], a[r], xv);
+    }
+#else
+    const realv xv = load_x(x, c, incx);
+    (void)xvs;
+    for (int r = 0; r < RPT; r++)
+        acc[r][0] += a[r] * xv;
+#endif
+}
+
+/* The sums of acc, per line and vector. */
+INL void row_sums(real sum[RPT][NV], ACC_T acc[RPT][ACC_N])
+{
+    for (int r = 0; r < RPT; r++) {
+#if X_NVEC
+        CAT(vstore, NV)(acc[r][0], 0, sum[r]);
+#elif NV > 1
+        for (int v = 0; v < NV; v++)
+            sum[r][v] = acc[r][v];
+#else
+        sum[r][0] = hsum(acc[r][0]);
+#endif
+    }
+}
+
+/* This work-item's part of dot(line r [c0..c1), x_v[c0..c1)) for its RPT lines (lda apart from row; lines
+ * past `last` repeat line `last`, read but never stored) and every vector v; base: the first line's element
+ * index in A (its alignment). With one line a work-item, scalar loads up to the line's first VW-aligned
+ * element, then aligned vectors; scalar loads after the last whole vector. */
+INL void row_part(real sum[RPT][NV], const __global real *row, ulong lda, int last, ulong base,
+                  const __global real *x, ulong xvs, ulong incx, int c0, int c1, int t)
 {
     const int step = TEAM * VW;
-#if ALIGNED
+#if ALIGNED || RPT > 1
     const int head = 0;
     (void)base;
 #else
     const int head = min(c1 - c0, (int)((VW - (base + (ulong)c0) % VW) % VW));
 #endif
     const int cb = c0 + head, ce = c1 - (c1 - cb) % VW;
-    realv acc[NV];
-    for (int v = 0; v < NV; v++)
-        acc[v] = (realv)(ZERO);
+    ACC_T acc[RPT][ACC_N];
+    for (int r = 0; r < RPT; r++)
+        for (int v = 0; v < ACC_N; v++)
+            acc[r][v] = (ACC_T)(ZERO);
     int c = cb + t * VW;
     for (; c + (LU - 1) * step + VW <= ce; c += LU * step) {
-        realv a[LU];
+        realv a[LU][RPT];
         for (int j = 0; j < LU; j++)
-            a[j] = LOAD_AV(row + c + j * step);
+            for (int r = 0; r < RPT; r++)
+                a[j][r] = ROW_AV(row + min(r, last) * lda + c + j * step);
         for (int j = 0; j < LU; j++)
-            for (int v = 0; v < NV; v++)
-                acc[v] += a[j] * load_x(x + v * xvs, c + j * step, incx);
+            row_fma(acc, a[j], x, xvs, incx, c + j * step);
     }
     for (; c + VW <= ce; c += step) {
-        const realv a = LOAD_AV(row + c);
-        for (int v = 0; v < NV; v++)
-            acc[v] += a * load_x(x + v * xvs, c, incx);
+        realv a[RPT];
+        for (int r = 0; r < RPT; r++)
+            a[r] = ROW_AV(row + min(r, last) * lda + c);
+        row_fma(acc, a, x, xvs, incx, c);
     }
-    for (int v = 0; v < NV; v++)
-        sum[v] = hsum(acc[v]);
+    row_sums(sum, acc);
     for (int e = c0 + t; e < cb; e += TEAM)
-        for (int v = 0; v < NV; v++)
-            sum[v] += row[e] * x[v * xvs + (ulong)e * incx];
+        for (int r = 0; r < RPT; r++)
+            for (int v = 0; v < NV; v++)
+                sum[r][v] += row[min(r, last) * lda + e] * x[v * xvs + (ulong)e * incx];
     for (int e = ce + t; e < c1; e += TEAM)
-        for (int v = 0; v < NV; v++)
-            sum[v] += row[e] * x[v * xvs + (ulong)e * incx];
+        for (int r = 0; r < RPT; r++)
+            for (int v = 0; v < NV; v++)
+                sum[r][v] += row[min(r, last) * lda + e] * x[v * xvs + (ulong)e * incx];
 }
 
 __kernel __attribute__((reqd_work_group_size(TEAM * RPG, 1, 1)))
@@ -192,47 +284,48 @@ void gemv_rows(const int L, const int W, const int chunk, const real alpha, cons
                const ulong xvs, const ulong yvs, const ulong a_bs, const ulong x_bs, const ulong y_bs CLF_EPI_DECL)
 {
     const int lid = (int)get_local_id(0), t = lid % TEAM;
-    const int line = (int)get_group_id(0) * RPG + lid / TEAM, s = (int)get_group_id(1), b = (int)get_group_id(2);
-    const int c0 = s * chunk, c1 = c0 + min(chunk, W - c0), nsplit = (int)get_num_groups(1);
-    const ulong base = a_off + (ulong)b * a_bs + (ulong)line * lda;
-    real sum[NV];
-    for (int v = 0; v < NV; v++)
-        sum[v] = ZERO;
-    if (line < L)
-        row_part(sum, A + base, base, x + x_off + (ulong)b * x_bs, xvs, incx, c0, c1, t);
+    const int line0 = ((int)get_group_id(0) * RPG + lid / TEAM) * RPT, s = (int)get_group_id(1);
+    const int b = (int)get_group_id(2), c0 = s * chunk, c1 = c0 + min(chunk, W - c0), nsplit = (int)get_num_groups(1);
+    /* Lines past L repeat the last one (read, never stored): every work-item runs the same loop. */
+    const int first = min(line0, L - 1), last = min(RPT, L - first) - 1;
+    const ulong base = a_off + (ulong)b * a_bs + (ulong)first * lda;
+    real sum[RPT][NV];
+    row_part(sum, A + base, lda, last, base, x + x_off + (ulong)b * x_bs, xvs, incx, c0, c1, t);
 #if TEAM > 1
     __local real red[TEAM * RPG];
 #endif
-    for (int v = 0; v < NV; v++) {
+    for (int r = 0; r < RPT; r++)
+        for (int v = 0; v < NV; v++) {
 #if TEAM > 1
-        /* One vector at a time: local memory stays at one real per work-item whatever NV is. */
-        red[lid] = sum[v];
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int h = TEAM / 2; h > 0; h >>= 1) {
-            if (t < h)
-                red[lid] += red[lid + h];
+            /* One sum at a time: local memory stays at one real per work-item whatever NV and RPT are. */
+            red[lid] = sum[r][v];
             barrier(CLK_LOCAL_MEM_FENCE);
-        }
-        const real total = red[lid];
-        barrier(CLK_LOCAL_MEM_FENCE);   /* everyone has read before the next vector overwrites */
+            for (int h = TEAM / 2; h > 0; h >>= 1) {
+                if (t < h)
+                    red[lid] += red[lid + h];
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+            const real total = red[lid];
+            barrier(CLK_LOCAL_MEM_FENCE);   /* everyone has read before the next sum overwrites */
 #else
-        const real total = sum[v];
+            const real total = sum[r][v];
 #endif
-        if (t != 0 || line >= L)
-            continue;
-        if (nsplit > 1)
-            P[((ulong)(b * NV + v) * (ulong)nsplit + (ulong)s) * (ulong)L + (ulong)line] = total;
-        else
-            store_y(y + y_off + (ulong)b * y_bs + v * yvs + (ulong)line * incy, total, alpha, beta, b, line,
-                    v CLF_EPI_PASS);
-    }
+            const int line = line0 + r;
+            if (t != 0 || line >= L)
+                continue;
+            if (nsplit > 1)
+                P[((ulong)(b * NV + v) * (ulong)nsplit + (ulong)s) * (ulong)L + (ulong)line] = total;
+            else
+                store_y(y + y_off + (ulong)b * y_bs + v * yvs + (ulong)line * incy, total, alpha, beta, b, line,
+                        v CLF_EPI_PASS);
+        }
 }
 
-/* Vector k of this work-item's outputs in the line at p, zero past the line's end (left: outputs from the
- * work-item's first to the end of the line). */
-INL realv load_cols(const __global real *p, int k, int left)
+/* Vector k of this work-item's outputs in the line at p; past the line's end (left: outputs from the
+ * work-item's first to the end of the line) zero. full: every vector is whole (a constant after inlining). */
+INL realv load_cols(const __global real *p, int k, int left, const int full)
 {
-    if (left >= (k * TX + 1) * VW)
+    if (full || left >= (k * TX + 1) * VW)
         return LOAD_A(p + k * TX * VW);
     real t[VW];
     for (int e = 0; e < VW; e++)
@@ -246,8 +339,8 @@ INL realv load_cols(const __global real *p, int k, int left)
 
 /* Sums over lines l, l+TY, ... < l1 of A(line, w) * x_v[line] for this work-item's CW vectors of outputs,
  * which start at a, a + TX*VW, ... (a points into line 0); left: outputs from a to the end of the line. */
-INL void col_part(realv acc[NV][CW], const __global real *a, ulong lda, const __global real *x, ulong xvs,
-                  ulong incx, int l, int l1, int left)
+INL void col_loop(realv acc[NV][CW], const __global real *a, ulong lda, const __global real *x, ulong xvs,
+                  ulong incx, int l, int l1, int left, const int full)
 {
     const __global real *p = a + (ulong)l * lda;
     const ulong pstep = (ulong)TY * lda;
@@ -255,7 +348,7 @@ INL void col_part(realv acc[NV][CW], const __global real *a, ulong lda, const __
         realv va[LU][CW];
         for (int j = 0; j < LU; j++)
             for (int k = 0; k < CW; k++)
-                va[j][k] = load_cols(p + (ulong)j * pstep, k, left);
+                va[j][k] = load_cols(p + (ulong)j * pstep, k, left, full);
         for (int j = 0; j < LU; j++)
             for (int v = 0; v < NV; v++) {
                 const real xv = x[v * xvs + (ulong)(l + j * TY) * incx];
@@ -266,13 +359,23 @@ INL void col_part(realv acc[NV][CW], const __global real *a, ulong lda, const __
     for (; l < l1; l += TY, p += pstep) {
         realv va[CW];
         for (int k = 0; k < CW; k++)
-            va[k] = load_cols(p, k, left);
+            va[k] = load_cols(p, k, left, full);
         for (int v = 0; v < NV; v++) {
             const real xv = x[v * xvs + (ulong)l * incx];
             for (int k = 0; k < CW; k++)
                 acc[v][k] += va[k] * xv;
         }
     }
+}
+
+/* col_loop, specialised for whole vectors (every work-item but the last of a line) and the line's end. */
+INL void col_part(realv acc[NV][CW], const __global real *a, ulong lda, const __global real *x, ulong xvs,
+                  ulong incx, int l, int l1, int left)
+{
+    if (left >= ((CW - 1) * TX + 1) * VW)
+        col_loop(acc, a, lda, x, xvs, incx, l, l1, left, 1);
+    else
+        col_loop(acc, a, lda, x, xvs, incx, l, l1, left, 0);
 }
 
 /* Writes the VW outputs of vector k of this work-item, starting at output w0 (< W), for vector v of matrix b. */

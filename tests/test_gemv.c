@@ -273,11 +273,14 @@ END_TEST
 /* ---- thin and tiny GEMMs: the planner sends them to these kernels (NV vectors, batches) --------- */
 
 /* Overrides cycled through the thin cases: every kernel variant with several vectors at once (vector widths,
- * teams, CW, forced splits, the tiny path switched off so that small shapes split and reduce too). */
+ * teams, CW, forced splits, the tiny path switched off so that small shapes split and reduce too). THIN=16
+ * everywhere but the first: CPU devices keep thin products on the GEMM path by default. */
 static const char *const thin_configs[] = {
-    NULL, "TINY=0", "WG=64 VW=1 LU=1 SPLIT=3 TINY=0", "WG=128 VW=2 LU=3 CW=3 TEAM=8 TX=4 TINY=0",
-    "WG=32 VW=8 LU=2 CW=2 TEAM=32 TX=32 SPLIT=1", "WG=16 VW=16 LU=8 SPLIT=100 TINY=0",
-    "WG=64 VW=8 LU=4 CW=4 TEAM=1 TX=1 TINY=0", "WG=8 VW=4 LU=2 CW=8 TEAM=2 TX=2 SPLIT=9 TINY=0",
+    NULL, "THIN=16", "THIN=16 TINY=0", "THIN=16 WG=64 VW=1 LU=1 SPLIT=3 TINY=0",
+    "THIN=16 WG=128 VW=2 LU=3 CW=3 TEAM=8 TX=4 TINY=0", "THIN=16 WG=32 VW=8 LU=2 CW=2 TEAM=32 TX=32 SPLIT=1",
+    "THIN=16 WG=16 VW=16 LU=8 SPLIT=100 TINY=0", "THIN=16 WG=64 VW=8 LU=4 CW=4 TEAM=1 TX=1 TINY=0",
+    "THIN=16 WG=8 VW=4 LU=2 CW=8 TEAM=2 TX=2 SPLIT=9 TINY=0", "THIN=16 RPT=3 TINY=0",
+    "THIN=16 WG=64 VW=2 RPT=4 TEAM=4 LU=3 SPLIT=2 TINY=0", "THIN=16 WG=32 VW=8 RPT=8 TEAM=32 TINY=0",
 };
 
 typedef struct tcase {

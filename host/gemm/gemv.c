@@ -39,9 +39,9 @@ static clf_status params_check(const clf_device_info *dev, clf_dtype dt, const c
     if ((p->team && (!pow2(p->team) || p->team > p->wg)) || (p->tx && (!pow2(p->tx) || p->tx > p->wg)))
         return clf__fail(CLF_ERR_INVALID_ARG, "gemv: TEAM=%d and TX=%d must be 0 or powers of two up to WG=%d",
                          p->team, p->tx, p->wg);
-    if (p->thin < 0 || p->thin > CLF__GEMV_NV_MAX || p->tiny < 0 || p->tiny > 64)
-        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: THIN=%d TINY=%d: THIN in 0..%d, TINY in 0..64", p->thin,
-                         p->tiny, CLF__GEMV_NV_MAX);
+    if (p->thin < 0 || p->thin > CLF__GEMV_NV_MAX || p->tiny < 0 || p->tiny > 64 || p->rpt < 0 || p->rpt > 8)
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: THIN=%d TINY=%d RPT=%d: THIN in 0..%d, TINY in 0..64, RPT in "
+                         "0..8", p->thin, p->tiny, p->rpt, CLF__GEMV_NV_MAX);
     size_t local = (size_t)(p->wg * p->vw) * clf__dtype_size(dt);   /* gemv_cols' reduction array */
     if (dev->local_mem && local > dev->local_mem)
         return clf__fail(CLF_ERR_INVALID_ARG, "gemv: WG=%d x VW=%d needs %zu bytes of local memory; the device has "
@@ -51,8 +51,9 @@ static clf_status params_check(const clf_device_info *dev, clf_dtype dt, const c
 
 static clf_status params_parse(const char *text, clf__gemv_params *p)
 {
-    static const char *const names[] = {"WG", "VW", "LU", "GPB", "TEAM", "TX", "CW", "SPLIT", "THIN", "TINY"};
-    int *fields[] = {&p->wg, &p->vw, &p->lu, &p->gpb, &p->team, &p->tx, &p->cw, &p->split, &p->thin, &p->tiny};
+    static const char *const names[] = {"WG", "VW", "LU", "GPB", "TEAM", "TX", "CW", "SPLIT", "THIN", "TINY", "RPT"};
+    int *fields[] = {&p->wg, &p->vw, &p->lu, &p->gpb, &p->team, &p->tx, &p->cw, &p->split, &p->thin, &p->tiny,
+                     &p->rpt};
     const int count = (int)(sizeof names / sizeof names[0]);
     const char *s = text;
     while (*s) {
@@ -69,7 +70,7 @@ static clf_status params_parse(const char *text, clf__gemv_params *p)
             i++;
         if (i == count)
             return clf__fail(CLF_ERR_INVALID_ARG, "CLFORGE_GEMV_CONFIG: unknown parameter %s (WG, VW, LU, GPB, "
-                             "TEAM, TX, CW, SPLIT, THIN, TINY)", name);
+                             "TEAM, TX, CW, SPLIT, THIN, TINY, RPT)", name);
         *fields[i] = value;
         s += used;
     }
@@ -85,7 +86,7 @@ clf_status clf__gemv_params_get(const clf_device_info *dev, clf_dtype dt, clf__g
     *out = (clf__gemv_params){.wg = 256, .vw = 16 / esz, .lu = 4, .cw = 1, .gpb = 8, .thin = 16, .tiny = 32};
     if (dev->type & CL_DEVICE_TYPE_CPU)
         *out = (clf__gemv_params){.wg = 16, .vw = 32 / esz, .lu = 4, .cw = 2, .gpb = 4, .team = 1, .tx = 1,
-                                  .thin = 16, .tiny = 32};
+                                  .thin = 1, .tiny = 32};   /* PoCL: the CPU GEMM path beat thin kernels 2-20x */
     while ((size_t)out->wg > dev->max_work_group && out->wg > 1)
         out->wg /= 2;
     const char *env = getenv("CLFORGE_GEMV_CONFIG");
@@ -108,7 +109,7 @@ typedef struct gemv_plan {
     size_t L, W, lda, nout;      /* nout: outputs per vector (L for rows, W for cols) */
     size_t nv, batch;
     size_t chunk, nsplit;        /* slices of the reduced dimension */
-    int team, rpg, tx, ty, aligned, x_unit;
+    int team, rpg, rpt, tx, ty, aligned, x_unit, x_nvec;
     int tiny;                    /* at most TINY^3 multiply-adds a matrix: one pass, no reduction in local memory */
     size_t global[3], local[3];
 } gemv_plan;
@@ -146,9 +147,12 @@ static void plan_rows(clf_context *ctx, const clf__gemv_params *p, gemv_plan *pl
     pl->team = p->team ? p->team : (int)(pow2_ceil(per) < (size_t)p->wg ? pow2_ceil(per) : (size_t)p->wg);
     if (pl->tiny && !p->team)
         pl->team = 1;
-    size_t rpg = (size_t)(p->wg / pl->team);
-    pl->rpg = (int)(pow2_ceil(pl->L) < rpg ? pow2_ceil(pl->L) : rpg);
-    size_t groups = (pl->L + (size_t)pl->rpg - 1) / (size_t)pl->rpg;
+    /* Several vectors: a work-item takes a few lines, which share its loads of x (GPUs: 4). */
+    int gpu = !(ctx->info.type & CL_DEVICE_TYPE_CPU);
+    pl->rpt = p->rpt ? p->rpt : pl->nv > 1 && gpu && !pl->tiny ? 4 : 1;
+    size_t rpg = (size_t)(p->wg / pl->team), blocks = (pl->L + (size_t)pl->rpt - 1) / (size_t)pl->rpt;
+    pl->rpg = (int)(pow2_ceil(blocks) < rpg ? pow2_ceil(blocks) : rpg);
+    size_t groups = (blocks + (size_t)pl->rpg - 1) / (size_t)pl->rpg;
     plan_split(ctx, p, groups * pl->batch, pl->W, (size_t)pl->team * vw * (size_t)p->lu, vw, pl);
     pl->local[0] = (size_t)(pl->team * pl->rpg);
     pl->global[0] = groups * pl->local[0];
@@ -157,10 +161,13 @@ static void plan_rows(clf_context *ctx, const clf__gemv_params *p, gemv_plan *pl
 }
 
 /* Work-items along the outputs: the most (up to 64) that still give the device its groups, but no fewer
- * than fill a 32-byte sector of a line; the rest of the group goes along the lines. */
+ * than fill a 32-byte sector of a line; the rest of the group goes along the lines. With several vectors,
+ * at most 16 along the lines: the group's reduction runs once per vector. */
 static size_t cols_tx(clf_context *ctx, const clf__gemv_params *p, const gemv_plan *pl, size_t nvec, size_t esz)
 {
     size_t tx_max = p->wg < 64 ? (size_t)p->wg : 64, tx_min = 32 / ((size_t)p->vw * esz);
+    if (pl->nv > 1 && (size_t)p->wg / 16 > tx_min)
+        tx_min = (size_t)p->wg / 16;
     if (tx_min < 1)
         tx_min = 1;
     if (tx_min > tx_max)
@@ -215,6 +222,7 @@ static void plan_make(clf_context *ctx, const clf__gemv_params *p, clf_dtype dt,
     pl->tiny = (double)d->rows * (double)d->cols * (double)d->nv <= tiny * tiny * tiny;
     if (pl->kind == K_ROWS) {
         pl->x_unit = d->incx == 1;
+        pl->x_nvec = !pl->x_unit && d->x_vstride == 1 && (d->nv == 2 || d->nv == 4 || d->nv == 8 || d->nv == 16);
         plan_rows(ctx, p, pl);
     } else {
         plan_cols(ctx, p, clf__dtype_size(dt), pl);
@@ -227,15 +235,16 @@ static void plan_make(clf_context *ctx, const clf__gemv_params *p, clf_dtype dt,
 static clf_status plan_kernels(clf_context *ctx, const clf__gemv_params *p, const gemv_plan *pl,
                                const clf__epi *epi, int epi_rows, cl_kernel *main_k, cl_kernel *reduce_k)
 {
-    char opts[320];
+    char opts[360];
     if (pl->kind == K_SCALE)
         snprintf(opts, sizeof opts, "-DPRECISION=%d -DNV=%zu -DRWG=%d", pl->prec, pl->nv, RWG);
     else
-        snprintf(opts, sizeof opts, "-DPRECISION=%d -DNV=%zu -DVW=%d -DLU=%d -DTEAM=%d -DRPG=%d -DTX=%d -DTY=%d "
-                 "-DCW=%d -DALIGNED=%d -DX_UNIT=%d -DRWG=%d", pl->prec, pl->nv, p->vw, p->lu,
+        snprintf(opts, sizeof opts, "-DPRECISION=%d -DNV=%zu -DVW=%d -DLU=%d -DTEAM=%d -DRPG=%d -DRPT=%d -DTX=%d "
+                 "-DTY=%d -DCW=%d -DALIGNED=%d -DX_UNIT=%d -DX_NVEC=%d -DRWG=%d", pl->prec, pl->nv, p->vw, p->lu,
                  pl->kind == K_ROWS ? pl->team : 1, pl->kind == K_ROWS ? pl->rpg : 1,
-                 pl->kind == K_COLS ? pl->tx : 1, pl->kind == K_COLS ? pl->ty : 1, pl->kind == K_COLS ? p->cw : 1,
-                 pl->aligned, pl->x_unit, RWG);
+                 pl->kind == K_ROWS ? pl->rpt : 1, pl->kind == K_COLS ? pl->tx : 1,
+                 pl->kind == K_COLS ? pl->ty : 1, pl->kind == K_COLS ? p->cw : 1, pl->aligned, pl->x_unit,
+                 pl->x_nvec, RWG);
     const char *src;
     char *pre = NULL, *all = NULL;
     clf_status s = clf__source("gemv.cl", &src);

@@ -18,12 +18,13 @@ typedef struct clf__gemv_params {
     int split;   /* slices of the reduced dimension; 0: enough to reach gpb groups per compute unit */
     int thin;    /* GEMM products with up to thin rows or columns of C run on these kernels (0 or 1: only one) */
     int tiny;    /* GEMM products of at most tiny^3 multiply-adds with min(m, n) <= CLF__GEMV_NV_MAX too; 0: none */
+    int rpt;     /* rows kernel: lines per work-item, 1..8, sharing its loads of x; 0: 4 for several vectors on GPUs */
 } clf__gemv_params;
 
 #define CLF__GEMV_NV_MAX 32   /* right-hand vectors one launch keeps in registers */
 
 /* Defaults for dev and dt, then $CLFORGE_GEMV_CONFIG when set ("WG=256 VW=4 LU=4 GPB=8 TEAM=0 TX=0 CW=1
- * SPLIT=0 THIN=16 TINY=32", any subset). GPUs: 256 work-items, 16-byte loads, neighbours on neighbouring
+ * SPLIT=0 THIN=16 TINY=32 RPT=0", any subset). GPUs: 256 work-items, 16-byte loads, neighbours on neighbouring
  * vectors. CPUs (a work-group runs as a loop on one core): a work-item per line, 32-byte loads, contiguous
  * runs. An invalid override fails with CLF_ERR_INVALID_ARG. */
 clf_status clf__gemv_params_get(const clf_device_info *dev, clf_dtype dt, clf__gemv_params *out);
