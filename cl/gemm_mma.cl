@@ -151,11 +151,17 @@ static inline uint to_tf32(uint x)
 
 /* Fragment words of one m16 tile of A (a) and one n8 tile of B (b) from local memory, at word kk. For
  * 3xTF32, lo gets the tf32 remainders. */
+/* TF32 staged through registers is rounded once, as it goes to local memory (stash), rather than by every
+ * warp that loads it as a fragment. */
+#define TF32_AT_STASH (MODE == 32 && !ASYNC)
+
 static inline void split_words(const uint *w, uint *hi, uint *lo, int n)
 {
 #pragma unroll
     for (int i = 0; i < n; i++) {
-#if MODE == 32 || MODE == 33
+#if TF32_AT_STASH
+        hi[i] = w[i];
+#elif MODE == 32 || MODE == 33
         hi[i] = to_tf32(w[i]);
 #if MODE == 33
         lo[i] = to_tf32(as_uint(as_float(w[i]) - as_float(hi[i])));
@@ -332,7 +338,12 @@ static inline void stash(__local uint *S, const uint8 *r, int nvec, int pieces)
 #pragma unroll
     for (int i = 0; i < nvec; i++) {
         const int v = (int)get_local_id(0) + i * THREADS, row = v / (BKW / 8), c8 = v % (BKW / 8);
+#if TF32_AT_STASH
+        const uint8 x = (uint8)(to_tf32(r[i].s0), to_tf32(r[i].s1), to_tf32(r[i].s2), to_tf32(r[i].s3),
+                                to_tf32(r[i].s4), to_tf32(r[i].s5), to_tf32(r[i].s6), to_tf32(r[i].s7));
+#else
         const uint8 x = r[i];
+#endif
         if (pieces % THREADS == 0 || v < pieces) {
 #if LDSM || MODE == 64   /* natural order (rows only 16-byte aligned when LDW = 4 mod 8) */
             *(__local uint4 *)(S + WORD_AT(row, c8 * 8)) = x.lo;
