@@ -72,6 +72,9 @@
 #ifndef RWG
 #define RWG 64        /* gemv_reduce: work-group size */
 #endif
+#ifndef RCH
+#define RCH 1         /* sums per work-item that meet in local memory at once (several vectors or lines) */
+#endif
 
 #if PRECISION == 64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -276,6 +279,18 @@ INL void row_part(real sum[RPT][NV], const __global real *row, ulong lda, int la
                 sum[r][v] += row[min(r, last) * lda + e] * x[v * xvs + (ulong)e * incx];
 }
 
+/* Stores the sum of line `line` (when it exists) for vector v: y, or its slice's partial sum when split. */
+INL void rows_out(real total, int line, int v, int L, int b, int s, int nsplit, real alpha, real beta,
+                  __global real *y, ulong yb, ulong incy, ulong yvs, __global real *P CLF_EPI_DECL)
+{
+    if (line >= L)
+        return;
+    if (nsplit > 1)
+        P[((ulong)(b * NV + v) * (ulong)nsplit + (ulong)s) * (ulong)L + (ulong)line] = total;
+    else
+        store_y(y + yb + v * yvs + (ulong)line * incy, total, alpha, beta, b, line, v CLF_EPI_PASS);
+}
+
 __kernel __attribute__((reqd_work_group_size(TEAM * RPG, 1, 1)))
 void gemv_rows(const int L, const int W, const int chunk, const real alpha, const real beta,
                const __global real *restrict A, const ulong a_off, const ulong lda,
@@ -291,34 +306,52 @@ void gemv_rows(const int L, const int W, const int chunk, const real alpha, cons
     const ulong base = a_off + (ulong)b * a_bs + (ulong)first * lda;
     real sum[RPT][NV];
     row_part(sum, A + base, lda, last, base, x + x_off + (ulong)b * x_bs, xvs, incx, c0, c1, t);
-#if TEAM > 1
-    __local real red[TEAM * RPG];
-#endif
-    for (int r = 0; r < RPT; r++)
-        for (int v = 0; v < NV; v++) {
-#if TEAM > 1
-            /* One sum at a time: local memory stays at one real per work-item whatever NV and RPT are. */
-            red[lid] = sum[r][v];
-            barrier(CLK_LOCAL_MEM_FENCE);
-            for (int h = TEAM / 2; h > 0; h >>= 1) {
-                if (t < h)
-                    red[lid] += red[lid + h];
-                barrier(CLK_LOCAL_MEM_FENCE);
-            }
-            const real total = red[lid];
-            barrier(CLK_LOCAL_MEM_FENCE);   /* everyone has read before the next sum overwrites */
-#else
-            const real total = sum[r][v];
-#endif
-            const int line = line0 + r;
-            if (t != 0 || line >= L)
-                continue;
-            if (nsplit > 1)
-                P[((ulong)(b * NV + v) * (ulong)nsplit + (ulong)s) * (ulong)L + (ulong)line] = total;
-            else
-                store_y(y + y_off + (ulong)b * y_bs + v * yvs + (ulong)line * incy, total, alpha, beta, b, line,
-                        v CLF_EPI_PASS);
+#if TEAM > 1 && RPT * NV > 1
+    /* RPT x NV sums a work-item: RCH of them at a time go to local memory, and the team's work-items each add
+     * up the team's entries of one (a padded row per sum: the team's reads fall in different banks). */
+#define WGP (TEAM * RPG + 1)
+    __local real red[RCH * WGP];
+    const int team0 = lid - t;
+#pragma unroll
+    for (int q0 = 0; q0 < RPT * NV; q0 += RCH) {
+#pragma unroll
+        for (int j = 0; j < RCH; j++)
+            if (q0 + j < RPT * NV)
+                red[j * WGP + lid] = sum[(q0 + j) / NV][(q0 + j) % NV];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        /* A trip count the same for every work-item: PoCL and llvmpipe skipped the later trips of a loop
+         * starting at t after a barrier. */
+        for (int jj = 0; jj < (RCH + TEAM - 1) / TEAM; jj++) {
+            const int j = t + jj * TEAM;
+            if (j >= RCH || q0 + j >= RPT * NV)
+                break;
+            real total = ZERO;
+            for (int u = 0; u < TEAM; u++)
+                total += red[j * WGP + team0 + u];
+            const int q = q0 + j;
+            rows_out(total, line0 + q / NV, q % NV, L, b, s, nsplit, alpha, beta, y, y_off + (ulong)b * y_bs, incy,
+                     yvs, P CLF_EPI_PASS);
         }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+#elif TEAM > 1
+    __local real red[TEAM * RPG];
+    red[lid] = sum[0][0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int h = TEAM / 2; h > 0; h >>= 1) {
+        if (t < h)
+            red[lid] += red[lid + h];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (t == 0)
+        rows_out(red[lid], line0, 0, L, b, s, nsplit, alpha, beta, y, y_off + (ulong)b * y_bs, incy, yvs,
+                 P CLF_EPI_PASS);
+#else
+    for (int r = 0; r < RPT; r++)
+        for (int v = 0; v < NV; v++)
+            rows_out(sum[r][v], line0 + r, v, L, b, s, nsplit, alpha, beta, y, y_off + (ulong)b * y_bs, incy, yvs,
+                     P CLF_EPI_PASS);
+#endif
 }
 
 /* Vector k of this work-item's outputs in the line at p; past the line's end (left: outputs from the
@@ -414,30 +447,53 @@ void gemv_cols(const int L, const int W, const int chunk, const real alpha, cons
     if (wt < W)
         col_part(acc, A + a_off + (ulong)b * a_bs + wt, lda, x + x_off + (ulong)b * x_bs, xvs, incx, l0 + ty, l1,
                  W - wt);
-#if TY > 1
-    __local realv red[TY][TX];
-#endif
-    for (int v = 0; v < NV; v++)
-        for (int k = 0; k < CW; k++) {
-#if TY > 1
-            /* One vector of outputs at a time: local memory stays at one realv per work-item. */
-            red[ty][tx] = acc[v][k];
-            barrier(CLK_LOCAL_MEM_FENCE);
-            for (int h = TY / 2; h > 0; h >>= 1) {
-                if (ty < h)
-                    red[ty][tx] += red[ty + h][tx];
-                barrier(CLK_LOCAL_MEM_FENCE);
-            }
-            const realv total = red[0][tx];
-            barrier(CLK_LOCAL_MEM_FENCE);
-#else
-            const realv total = acc[v][k];
-#endif
-            const int w0 = wt + k * TX * VW;
-            if (ty == 0 && w0 < W)
+#if TY > 1 && NV * CW > 1
+    /* NV x CW vectors of sums a work-item: RCH of them at a time go to local memory, and the work-items of a
+     * column of the group each add up the column's entries of one. */
+#define GP (TX * TY + 1)
+    __local realv red[RCH * GP];
+#pragma unroll
+    for (int q0 = 0; q0 < NV * CW; q0 += RCH) {
+#pragma unroll
+        for (int j = 0; j < RCH; j++)
+            if (q0 + j < NV * CW)
+                red[j * GP + ty * TX + tx] = acc[(q0 + j) / CW][(q0 + j) % CW];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int jj = 0; jj < (RCH + TY - 1) / TY; jj++) {   /* the same trip count everywhere, as in gemv_rows */
+            const int j = ty + jj * TY;
+            if (j >= RCH || q0 + j >= NV * CW)
+                break;
+            realv total = (realv)(ZERO);
+            for (int u = 0; u < TY; u++)
+                total += red[j * GP + u * TX + tx];
+            const int q = q0 + j, v = q / CW, w0 = wt + (q % CW) * TX * VW;
+            if (w0 < W)
                 cols_out(total, w0, W, v, b, s, nsplit, alpha, beta, y, y_off + (ulong)b * y_bs + v * yvs, incy,
                          P CLF_EPI_PASS);
         }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+#else
+#if TY > 1
+    __local realv red[TY][TX];
+    red[ty][tx] = acc[0][0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int h = TY / 2; h > 0; h >>= 1) {
+        if (ty < h)
+            red[ty][tx] += red[ty + h][tx];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    acc[0][0] = red[0][tx];
+#endif
+    if (ty == 0)
+        for (int v = 0; v < NV; v++)
+            for (int k = 0; k < CW; k++) {
+                const int w0 = wt + k * TX * VW;
+                if (w0 < W)
+                    cols_out(acc[v][k], w0, W, v, b, s, nsplit, alpha, beta, y, y_off + (ulong)b * y_bs + v * yvs,
+                             incy, P CLF_EPI_PASS);
+            }
+#endif
 }
 
 /* Second pass of a split call, or the whole of a call that reads no A (nsplit 0: y = beta*y). Dimension 1

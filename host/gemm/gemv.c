@@ -12,6 +12,7 @@
 
 #define MAX_SPLIT 4096   /* slices: dimension 1 of the grid stays far below every driver's limit (65535) */
 #define RWG 64           /* gemv_reduce's work-group */
+#define RED_BYTES 16384  /* local memory for the sums of several vectors or lines meeting at once */
 
 /* ---- launch parameters -------------------------------------------------------------------- */
 
@@ -107,9 +108,10 @@ enum { K_ROWS, K_COLS, K_SCALE };
 typedef struct gemv_plan {
     int kind, prec;
     size_t L, W, lda, nout;      /* nout: outputs per vector (L for rows, W for cols) */
-    size_t nv, batch;
+    size_t nv, batch, esz;
     size_t chunk, nsplit;        /* slices of the reduced dimension */
     int team, rpg, rpt, tx, ty, aligned, x_unit, x_nvec;
+    int rch;                     /* sums a work-item puts in local memory at once (-DRCH) */
     int tiny;                    /* at most TINY^3 multiply-adds a matrix: one pass, no reduction in local memory */
     size_t global[3], local[3];
 } gemv_plan;
@@ -120,12 +122,15 @@ static size_t target_groups(clf_context *ctx, const clf__gemv_params *p)
 }
 
 /* Slices for `groups` work-groups (all matrices) over a reduced dimension of `len`, each slice at least
- * min_chunk long (a multiple of align); sets chunk and nsplit. */
+ * min_chunk long (a multiple of align); sets chunk and nsplit. A quarter of the target keeps one pass: the
+ * reduce launch is a fixed cost on products read in ~20 us (H200, 64 MiB), assumed larger than that of a
+ * partly filled device (not measured yet; GPB=32 splits as eagerly as GPB=8 did before). */
 static void plan_split(clf_context *ctx, const clf__gemv_params *p, size_t groups, size_t len, size_t min_chunk,
                        size_t align, gemv_plan *pl)
 {
     size_t target = target_groups(ctx, p);
-    size_t want = p->split ? (size_t)p->split : groups >= target || pl->tiny ? 1 : (target + groups - 1) / groups;
+    int one = 4 * groups >= target || pl->tiny;
+    size_t want = p->split ? (size_t)p->split : one ? 1 : (target + groups - 1) / groups;
     size_t most = len / (min_chunk ? min_chunk : 1);
     if (!p->split && want > most)
         want = most;
@@ -137,6 +142,14 @@ static void plan_split(clf_context *ctx, const clf__gemv_params *p, size_t group
     chunk = (chunk + align - 1) / align * align;
     pl->chunk = chunk;
     pl->nsplit = (len + chunk - 1) / chunk;
+}
+
+/* Sums (of vw elements each) that a work-group of wg puts in local memory at once: nq (all of them) when
+ * they fit in 16 KiB, which leaves room for several groups on a compute unit. */
+static int red_chunk(size_t wg, size_t vw, size_t esz, size_t nq)
+{
+    size_t fit = RED_BYTES / ((wg + 1) * vw * esz);
+    return (int)(fit < 1 ? 1 : fit < nq ? fit : nq);
 }
 
 static void plan_rows(clf_context *ctx, const clf__gemv_params *p, gemv_plan *pl)
@@ -155,6 +168,7 @@ static void plan_rows(clf_context *ctx, const clf__gemv_params *p, gemv_plan *pl
     size_t groups = (blocks + (size_t)pl->rpg - 1) / (size_t)pl->rpg;
     plan_split(ctx, p, groups * pl->batch, pl->W, (size_t)pl->team * vw * (size_t)p->lu, vw, pl);
     pl->local[0] = (size_t)(pl->team * pl->rpg);
+    pl->rch = red_chunk(pl->local[0], 1, pl->esz, (size_t)pl->rpt * pl->nv);
     pl->global[0] = groups * pl->local[0];
     pl->global[1] = pl->nsplit;
     pl->nout = pl->L;
@@ -190,6 +204,7 @@ static void plan_cols(clf_context *ctx, const clf__gemv_params *p, size_t esz, g
     plan_split(ctx, p, groups * pl->batch, pl->L, min_lines, 1, pl);
     pl->local[0] = (size_t)pl->tx;
     pl->local[1] = (size_t)pl->ty;
+    pl->rch = red_chunk(pl->local[0] * pl->local[1], vw, esz, pl->nv * cw);
     pl->global[0] = groups * pl->local[0];
     pl->global[1] = pl->nsplit * pl->local[1];
     pl->nout = pl->W;
@@ -201,7 +216,7 @@ static void plan_make(clf_context *ctx, const clf__gemv_params *p, clf_dtype dt,
 {
     memset(pl, 0, sizeof *pl);
     pl->prec = dt == CLF_F64 ? 64 : 32;
-    pl->nv = d->nv, pl->batch = d->batch;
+    pl->nv = d->nv, pl->batch = d->batch, pl->esz = clf__dtype_size(dt);
     pl->kind = d->a_rows_contiguous ? K_ROWS : K_COLS;
     pl->L = d->a_rows_contiguous ? d->rows : d->cols;
     pl->W = d->a_rows_contiguous ? d->cols : d->rows;
@@ -235,16 +250,16 @@ static void plan_make(clf_context *ctx, const clf__gemv_params *p, clf_dtype dt,
 static clf_status plan_kernels(clf_context *ctx, const clf__gemv_params *p, const gemv_plan *pl,
                                const clf__epi *epi, int epi_rows, cl_kernel *main_k, cl_kernel *reduce_k)
 {
-    char opts[360];
+    char opts[380];
     if (pl->kind == K_SCALE)
         snprintf(opts, sizeof opts, "-DPRECISION=%d -DNV=%zu -DRWG=%d", pl->prec, pl->nv, RWG);
     else
         snprintf(opts, sizeof opts, "-DPRECISION=%d -DNV=%zu -DVW=%d -DLU=%d -DTEAM=%d -DRPG=%d -DRPT=%d -DTX=%d "
-                 "-DTY=%d -DCW=%d -DALIGNED=%d -DX_UNIT=%d -DX_NVEC=%d -DRWG=%d", pl->prec, pl->nv, p->vw, p->lu,
+                 "-DTY=%d -DCW=%d -DALIGNED=%d -DX_UNIT=%d -DX_NVEC=%d -DRCH=%d -DRWG=%d", pl->prec, pl->nv, p->vw, p->lu,
                  pl->kind == K_ROWS ? pl->team : 1, pl->kind == K_ROWS ? pl->rpg : 1,
                  pl->kind == K_ROWS ? pl->rpt : 1, pl->kind == K_COLS ? pl->tx : 1,
                  pl->kind == K_COLS ? pl->ty : 1, pl->kind == K_COLS ? p->cw : 1, pl->aligned, pl->x_unit,
-                 pl->x_nvec, RWG);
+                 pl->x_nvec, pl->rch, RWG);
     const char *src;
     char *pre = NULL, *all = NULL;
     clf_status s = clf__source("gemv.cl", &src);
