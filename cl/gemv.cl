@@ -52,7 +52,10 @@
 #define RPT 1         /* gemv_rows: consecutive lines per work-item (they share the loads of x) */
 #endif
 #ifndef X_NVEC
-#define X_NVEC 0      /* gemv_rows: 1 when xvs == 1 and NV is 2, 4, 8 or 16: the NV entries of a column in one load */
+#define X_NVEC 0      /* gemv_rows: 1 when xvs == 1 and NV is even: a column's NV entries in NV/NVW vector loads */
+#endif
+#ifndef NVW
+#define NVW 2         /* with X_NVEC: the largest of 16, 8, 4, 2 that divides NV */
 #endif
 #ifndef TX
 #define TX 64         /* gemv_cols: work-items along the outputs */
@@ -162,9 +165,9 @@ INL void store_y(__global real *y, real sum, real alpha, real beta, const int b,
 /* Accumulators of a work-item's line: one NV-wide vector (X_NVEC); NV scalars (several vectors: RPT x NV
  * registers, whatever VW); one VW-wide vector (one vector: no horizontal add until the end). */
 #if X_NVEC
-typedef CAT(REAL, NV) realn;  /* the NV vectors' entries at one column, contiguous in x (xvs == 1) */
+typedef CAT(REAL, NVW) realn; /* NVW of the NV vectors' entries at one column, contiguous in x (xvs == 1) */
 #define ACC_T realn
-#define ACC_N 1
+#define ACC_N (NV / NVW)
 #elif NV > 1
 #define ACC_T real
 #define ACC_N NV
@@ -193,18 +196,20 @@ INL void row_fma(ACC_T acc[RPT][ACC_N], const realv a[RPT], const __global real 
 {
 #if X_NVEC
     (void)xvs;
-    for (int e = 0; e < VW; e++) {
-        const realn xe = CAT(vload, NV)(0, x + (ulong)(c + e) * incx);
-        for (int r = 0; r < RPT; r++) {
-            real ae[VW];
+    real ae[RPT][VW];
+    for (int r = 0; r < RPT; r++) {
 #if VW == 1
-            ae[0] = a[r];
+        ae[r][0] = a[r];
 #else
-            CAT(vstore, VW)(a[r], 0, ae);
+        CAT(vstore, VW)(a[r], 0, ae[r]);
 #endif
-            acc[r][0] += ae[e] * xe;
-        }
     }
+    for (int e = 0; e < VW; e++)
+        for (int h = 0; h < ACC_N; h++) {
+            const realn xe = CAT(vload, NVW)(0, x + (ulong)(c + e) * incx + h * NVW);
+            for (int r = 0; r < RPT; r++)
+                acc[r][h] += ae[r][e] * xe;
+        }
 #elif NV > 1
     for (int v = 0; v < NV; v++) {
         const realv xv = load_x(x + v * xvs, c, incx);
@@ -224,7 +229,8 @@ INL void row_sums(real sum[RPT][NV], ACC_T acc[RPT][ACC_N])
 {
     for (int r = 0; r < RPT; r++) {
 #if X_NVEC
-        CAT(vstore, NV)(acc[r][0], 0, sum[r]);
+        for (int h = 0; h < ACC_N; h++)
+            CAT(vstore, NVW)(acc[r][h], 0, sum[r] + h * NVW);
 #elif NV > 1
         for (int v = 0; v < NV; v++)
             sum[r][v] = acc[r][v];

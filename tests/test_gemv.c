@@ -321,6 +321,8 @@ static void make_thin(uint64_t *s, int f64, tcase *c)
         big = 1 + clf_test_rand_u64(s) % 33;
     c->m = clf_test_rand_u64(s) & 1 ? few : big;
     c->n = c->m == few ? big : few;
+    if (tiny)   /* both sides up to 33: up to 32 vectors in one launch */
+        c->m = 1 + clf_test_rand_u64(s) % 33;
     c->k = tiny ? 1 + clf_test_rand_u64(s) % 33 : pick_dim(s);
     while (big * c->k > 600000)
         c->k = c->k / 2 + 1;

@@ -110,7 +110,7 @@ typedef struct gemv_plan {
     size_t L, W, lda, nout;      /* nout: outputs per vector (L for rows, W for cols) */
     size_t nv, batch, esz;
     size_t chunk, nsplit;        /* slices of the reduced dimension */
-    int team, rpg, rpt, tx, ty, aligned, x_unit, x_nvec;
+    int team, rpg, rpt, tx, ty, aligned, x_unit, x_nvec, nvw;
     int rch;                     /* sums a work-item puts in local memory at once (-DRCH) */
     int tiny;                    /* at most TINY^3 multiply-adds a matrix: one pass, no reduction in local memory */
     size_t global[3], local[3];
@@ -237,7 +237,8 @@ static void plan_make(clf_context *ctx, const clf__gemv_params *p, clf_dtype dt,
     pl->tiny = (double)d->rows * (double)d->cols * (double)d->nv <= tiny * tiny * tiny;
     if (pl->kind == K_ROWS) {
         pl->x_unit = d->incx == 1;
-        pl->x_nvec = !pl->x_unit && d->x_vstride == 1 && (d->nv == 2 || d->nv == 4 || d->nv == 8 || d->nv == 16);
+        pl->nvw = d->nv % 16 == 0 ? 16 : d->nv % 8 == 0 ? 8 : d->nv % 4 == 0 ? 4 : 2;
+        pl->x_nvec = !pl->x_unit && d->x_vstride == 1 && d->nv % 2 == 0;
         plan_rows(ctx, p, pl);
     } else {
         plan_cols(ctx, p, clf__dtype_size(dt), pl);
@@ -250,16 +251,16 @@ static void plan_make(clf_context *ctx, const clf__gemv_params *p, clf_dtype dt,
 static clf_status plan_kernels(clf_context *ctx, const clf__gemv_params *p, const gemv_plan *pl,
                                const clf__epi *epi, int epi_rows, cl_kernel *main_k, cl_kernel *reduce_k)
 {
-    char opts[380];
+    char opts[400];
     if (pl->kind == K_SCALE)
         snprintf(opts, sizeof opts, "-DPRECISION=%d -DNV=%zu -DRWG=%d", pl->prec, pl->nv, RWG);
     else
         snprintf(opts, sizeof opts, "-DPRECISION=%d -DNV=%zu -DVW=%d -DLU=%d -DTEAM=%d -DRPG=%d -DRPT=%d -DTX=%d "
-                 "-DTY=%d -DCW=%d -DALIGNED=%d -DX_UNIT=%d -DX_NVEC=%d -DRCH=%d -DRWG=%d", pl->prec, pl->nv, p->vw, p->lu,
-                 pl->kind == K_ROWS ? pl->team : 1, pl->kind == K_ROWS ? pl->rpg : 1,
+                 "-DTY=%d -DCW=%d -DALIGNED=%d -DX_UNIT=%d -DX_NVEC=%d -DNVW=%d -DRCH=%d -DRWG=%d", pl->prec,
+                 pl->nv, p->vw, p->lu, pl->kind == K_ROWS ? pl->team : 1, pl->kind == K_ROWS ? pl->rpg : 1,
                  pl->kind == K_ROWS ? pl->rpt : 1, pl->kind == K_COLS ? pl->tx : 1,
                  pl->kind == K_COLS ? pl->ty : 1, pl->kind == K_COLS ? p->cw : 1, pl->aligned, pl->x_unit,
-                 pl->x_nvec, pl->rch, RWG);
+                 pl->x_nvec, pl->x_nvec ? pl->nvw : 2, pl->rch, RWG);
     const char *src;
     char *pre = NULL, *all = NULL;
     clf_status s = clf__source("gemv.cl", &src);
