@@ -324,10 +324,16 @@ static clf_status plan_product(planner *pl, const product *p, const clf__config 
 
 #define WAVE_GRAIN 64         /* K slices of a tail: a multiple of every KWG and vector width */
 #define WAVE_GAIN 0.9         /* cut only when the estimate is at least 10% faster */
-#define WAVE_SPLIT_COST 0.05  /* the tail's extra launches and partial sums, in waves */
+#define WAVE_SPLIT_COST 0.05  /* the tail's extra launches and partial sums, in full-K waves */
+#define WAVE_TILE_K 128       /* a work-group's fixed cost (prologue, stores) in steps of K: without it, short
+                               * slices looked free, and 1000x3000x700 split its 700-deep tail into 320, 320 and
+                               * 60 and lost 24% on the H200 (bench/results/h200/2026-12-01/release) */
 
-/* Time of units work-groups of kc-long K each, then units more of rest, in waves of slots, in units of one
- * full-K wave: the slices of a split run as one batched launch, the remainder as a second. */
+/* Time of a wave of work-groups kc deep, in full-K waves of k. */
+static double wave_time(size_t kc, size_t k) { return (double)(kc + WAVE_TILE_K) / (double)(k + WAVE_TILE_K); }
+
+/* Time of units work-groups of kc-long K each, then units more of rest, in waves of slots, in full-K waves:
+ * the slices of a split run as one batched launch, the remainder as a second. */
 static double split_waves(size_t units, size_t slots, size_t k, size_t parts, size_t *kc_out)
 {
     size_t kc = k / parts / WAVE_GRAIN * WAVE_GRAIN;
@@ -335,10 +341,10 @@ static double split_waves(size_t units, size_t slots, size_t k, size_t parts, si
         return 1e30;
     size_t whole = k / kc, rest = k - whole * kc;
     *kc_out = kc;
-    double t = (double)((units * whole + slots - 1) / slots) * (double)kc;
+    double t = (double)((units * whole + slots - 1) / slots) * wave_time(kc, k);
     if (rest)
-        t += (double)((units + slots - 1) / slots) * (double)rest;
-    return t / (double)k + (parts > 1 ? WAVE_SPLIT_COST : 0.0);
+        t += (double)((units + slots - 1) / slots) * wave_time(rest, k);
+    return t + (parts > 1 ? WAVE_SPLIT_COST : 0.0);
 }
 
 /* A product whose last wave of tiles would leave most of the device idle (3072^3 in 128 x 128 tiles on 132
