@@ -105,7 +105,7 @@ static void check_case(clf_context *ctx, const clf__config *cfg, int row, int ta
                        uint64_t *rng)
 {
     size_t cu = clf_context_device(ctx)->compute_units, slots = 4 * cu;
-    size_t tn = 4, big = 32 * (2 * slots / tn + 1) - 5, small = 32 * tn - 3, k = 1000 + (size_t)(*rng % 64);
+    size_t tn = 4, big = 32 * (2 * slots / tn + 1) - 5, small = 32 * tn - 3, k = 2048 + (size_t)(*rng % 64);
     size_t m = row ? big : small, n = row ? small : big;
     size_t rm = row ? m : n, rn = row ? n : m;   /* C's stored rows and columns */
     size_t ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;   /* stored A and B: rows x cols */
