@@ -620,8 +620,9 @@ static void check_rowk(clf_context *ctx, const rowk_case *c, uint64_t *rng)
     free(hx), free(hy), free(gb), free(lse), free(xd), free(gd);
 }
 
-/* Forced configurations of the fused bucket (and the default), lines of 1 to WG * 64 elements (the most that
- * fits: 64 floats per work-item) and one longer (the generic kernel), aligned and not, every kind. */
+/* Forced configurations of the fused bucket (and the default), lines of 1 to WG * 64 elements (64 floats per
+ * work-item), WG * 64 + 1 (the team and work-group widen), and one longer than 64 x CLF__RED_ROW_WG_MAX (the
+ * generic kernel), aligned and not, every kind. */
 START_TEST(row_kernel)
 {
     static const char *cfgs[] = {"WG=64 LPL=64 VEC=4 UNR=2", "WG=32 LPL=8 VEC=2 UNR=4", "WG=128 LPL=128 VEC=1 UNR=1",
@@ -634,11 +635,12 @@ START_TEST(row_kernel)
         for (int k = 0; k < 4; k++) {
             if (cfgs[k])
                 setenv("CLFORGE_REDUCE_CONFIG", cfgs[k], 1);
-            size_t wg = (size_t)wgs[k], lens[] = {1, 3, 1000, 8193, wg * 64, wg * 64 + 1};
-            for (size_t i = 0; i < (wg ? 6u : 4u); i++) {
+            size_t wg = (size_t)wgs[k], most = 64 * (size_t)CLF__RED_ROW_WG_MAX;
+            size_t lens[] = {1, 3, 1000, 8193, wg * 64, wg * 64 + 1, most + 1};
+            for (size_t i = 0; i < (wg ? 7u : 4u); i++) {
                 int aligned = (int)(i + (size_t)k) % 2 == 0;
                 rowk_case c = {.rows = lens[i] > 4000 ? 3 : 7, .cols = lens[i], .off = aligned ? 8 : 3,
-                               .kind = (int)(i + (size_t)k) % 4, .want_rowk = !wg ? -1 : lens[i] <= wg * 64};
+                               .kind = (int)(i + (size_t)k) % 4, .want_rowk = !wg ? -1 : lens[i] <= most};
                 c.ld = c.cols + (aligned ? (4 - c.cols % 4) % 4 + 4 : 1);
                 check_rowk(ctxs[d], &c, &rng);
             }

@@ -362,12 +362,15 @@ static int team_width(const red_plan *pl, const clf__config *c)
     return lpl > c->v[CLF__R_WG] ? c->v[CLF__R_WG] : lpl;
 }
 
-int clf__red_row_geom(const red_plan *pl, const clf__config *c, clf__red_row *g)
+/* The configuration's WG is a floor: a line too long for its team widens the team, and the work-group with
+ * it, up to wg_cap work-items (the H200's best for 8192-long lines, 128, would otherwise send 16384-long ones
+ * to the generic kernel). */
+static int row_geom(const red_plan *pl, const clf__config *c, int wg_cap, clf__red_row *g)
 {
     const clf_reduce_desc *d = &pl->d;
     if (!d->write || pl->strided)
         return 0;
-    int vec = c->v[CLF__R_VEC], wg = c->v[CLF__R_WG];
+    int vec = c->v[CLF__R_VEC], wg = c->v[CLF__R_WG] > wg_cap ? c->v[CLF__R_WG] : wg_cap;
     while (vec > 1 && (d->x_off % (size_t)vec || d->ldx % (size_t)vec || d->y_off % (size_t)vec ||
                        d->ldy % (size_t)vec))
         vec /= 2;   /* whole vectors need aligned lines (buffers themselves are aligned far beyond) */
@@ -381,12 +384,18 @@ int clf__red_row_geom(const red_plan *pl, const clf__config *c, clf__red_row *g)
         size_t nv = nvec ? (nvec + (size_t)lpl - 1) / (size_t)lpl : 1;
         if (nv * (size_t)vec * (unr > 1 ? 2u : 1u) <= cap) {
             g->vec = vec, g->lpl = lpl, g->nv = (int)nv, g->unr = unr;
+            g->wg = lpl > c->v[CLF__R_WG] ? lpl : c->v[CLF__R_WG];
             return 1;
         }
         if (unr == 1)
             return 0;
         unr = 1;   /* no room for the next line: one line per team */
     }
+}
+
+int clf__red_row_geom(const red_plan *pl, const clf__config *c, clf__red_row *g)
+{
+    return row_geom(pl, c, CLF__RED_ROW_WG_MAX, g);
 }
 
 /* The -D options of one build: the family's parameters, then what the plan fixes (rg: the row kernel's). */
@@ -411,12 +420,13 @@ static clf_status build_options(const red_plan *pl, const clf__config *c, const 
  * cleared when halving leaves the line too long for it (the generic kernel then runs with c). */
 static clf_status red_build(clf_context *ctx, const red_plan *pl, int *rowk, clf__config *c, cl_kernel *k)
 {
+    int wg_cap = CLF__RED_ROW_WG_MAX;
     for (;;) {
         clf__red_row rg;
-        if (*rowk && !clf__red_row_geom(pl, c, &rg))
+        if (*rowk && !row_geom(pl, c, wg_cap, &rg))
             *rowk = 0;
         if (*rowk)   /* VEC, unread by the generic kernel, is pinned there so that equal kernels share a program */
-            c->v[CLF__R_LPL] = rg.lpl, c->v[CLF__R_VEC] = rg.vec, c->v[CLF__R_UNR] = rg.unr;
+            c->v[CLF__R_WG] = rg.wg, c->v[CLF__R_LPL] = rg.lpl, c->v[CLF__R_VEC] = rg.vec, c->v[CLF__R_UNR] = rg.unr;
         else
             c->v[CLF__R_LPL] = team_width(pl, c), c->v[CLF__R_VEC] = 1;
         char opts[400] = "";
@@ -433,6 +443,7 @@ static clf_status red_build(clf_context *ctx, const red_plan *pl, int *rowk, clf
         clf__kernel_give(ctx, *k);
         *k = NULL;
         c->v[CLF__R_WG] /= 2;
+        wg_cap = c->v[CLF__R_WG];   /* the row kernel may not widen past what the device took */
     }
 }
 

@@ -55,7 +55,10 @@ void clf__red_plan_free(red_plan *pl);
  * per line (narrowed to the line, widened up to WG to fit), vectors per work-item, and lines per team (UNR,
  * 1 when the next line's registers do not fit beside the current one's). 0 when the plan has no write pass,
  * its lines are strided, or a line needs more than CLF__RED_ROW_BYTES per work-item. */
-typedef struct clf__red_row { int vec, lpl, nv, unr; } clf__red_row;
+/* The row kernel's geometry for a plan: vector width, team per line, vectors per work-item, lines per team in
+ * sequence, and the work-group (the configuration's WG, widened for long lines up to CLF__RED_ROW_WG_MAX). */
+#define CLF__RED_ROW_WG_MAX 1024
+typedef struct clf__red_row { int vec, lpl, nv, unr, wg; } clf__red_row;
 int clf__red_row_geom(const red_plan *pl, const clf__config *cfg, clf__red_row *g);
 /* Builds (program cache) and enqueues the plan with cfg: the row kernel when rowk and the line fits, else the
  * generic one. */

@@ -21,8 +21,11 @@ static void red_default(const clf_device_info *dev, clf_dtype dt, const char *bu
     out->v[CLF__R_WG] = wg;
     out->v[CLF__R_UNR] = 4;
     out->v[CLF__R_VEC] = 4;
-    if (bucket && !strcmp(bucket, "fused") && gpu && (!dev->max_work_group || dev->max_work_group >= 512))
-        out->v[CLF__R_WG] = out->v[CLF__R_LPL] = 512, out->v[CLF__R_UNR] = 2;   /* 8192 floats: 16 per item */
+    /* Row kernel on GPUs: teams of 128 with no second line in flight were the best of a sweep of WG, LPL, VEC
+     * and UNR on the H200 (one-call softmax over 8192 x 8192: 3059 GB/s against 2188 with 512 and UNR=2,
+     * bench/results/h200/2026-12-01/release); longer lines widen the team (reduce.c). */
+    if (bucket && !strcmp(bucket, "fused") && gpu && (!dev->max_work_group || dev->max_work_group >= 128))
+        out->v[CLF__R_WG] = out->v[CLF__R_LPL] = 128, out->v[CLF__R_UNR] = 1;
     else if (bucket && !strcmp(bucket, "fused"))
         out->v[CLF__R_LPL] = wg, out->v[CLF__R_UNR] = 1;
     else if (bucket && !strcmp(bucket, "short"))
