@@ -376,7 +376,7 @@ START_TEST(invalid_arguments)
         else
             expect_unchanged(&e, clf_dgemm(x, R, N, N, 8, 8, 8, 1, e.a, 0, 8, e.b, 0, 8, 0, e.c, 0, 8, NULL), BAD,
                              "dgemm: A too small for doubles");
-        setenv("CLFORGE_GEMV_CONFIG", "TINY=0", 1);   /* an 8^3 product would run on the gemv kernels */
+        setenv("CLFORGE_GEMV_CONFIG", "THIN=1 TINY=0", 1);   /* else 8^3 runs on the gemv kernels (GPUs: thin) */
         setenv("CLFORGE_GEMM_CONFIG", "MWG=48", 1);
         expect_unchanged(&e, clf_sgemm(x, R, N, N, 8, 8, 8, 1, e.a, 0, 8, e.b, 0, 8, 0, e.c, 0, 8, NULL), BAD, "override value");
         setenv("CLFORGE_GEMM_CONFIG", "MWG=16 MDIMC=32", 1);
