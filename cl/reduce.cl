@@ -165,6 +165,41 @@ static inline st_t st_comb(st_t a, st_t b)
 #define STEP 1
 #endif
 
+/* A line's partial results b of its LPL lanes folded by a tree of fan-in 8 in red[] (3 barriers for 256
+ * lanes, not 8: lanes below nw fold in lanes lane + q*nw), then finished by lane 0: the post expression, the
+ * output, and res/res1/res2[sub] for the write pass. A macro, not a function: CLF_RED_POST may name the
+ * kernel's arguments. Both kernels use it with lid, lane, sub, line, live, red, res* and oo in scope. */
+#if CLF_HAS_OUT
+#define STO_OUT(p, v) STO(p, v)
+#else
+#define STO_OUT(p, v)
+#endif
+#define RED_TREE_AND_POST(b)                                                                                \
+    red[lid] = (b);                                                                                         \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                           \
+    for (int w = LPL; w > 1;) {                                                                             \
+        const int nw = w >= 8 ? w / 8 : 1;                                                                  \
+        if (lane < nw) {                                                                                    \
+            st_t a = red[lid];                                                                              \
+            for (int q = 1; q < w / nw; q++)                                                                \
+                a = ST_COMB(a, red[lid + q * nw * STEP]);                                                   \
+            red[lid] = a;                                                                                   \
+        }                                                                                                   \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                                       \
+        w = nw;                                                                                             \
+    }                                                                                                       \
+    if (lane == 0 && live) {                                                                                \
+        const st_t fin = red[lid];                                                                          \
+        CT rv, e1v, e2v;                                                                                    \
+        ST_FIN(fin, rv, e1v, e2v);                                                                          \
+        CT po = rv;                                                                                         \
+        { CLF_RED_POST }                                                                                    \
+        STO_OUT(oo + line, po);                                                                             \
+        res[sub] = po;                                                                                      \
+        res1[sub] = e1v;                                                                                    \
+        res2[sub] = e2v;                                                                                    \
+    }
+
 #if CLF_ROWK
 /* Whole vectors of x and y at element index i (a multiple of VEC from an aligned start), in CT. */
 #define CLF_CAT_(a, b) a##b
@@ -307,32 +342,7 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
         /* The tree (as in the generic kernel). Reusing red and res for the next line is safe: every
          * work-item passes the barrier before res is read only after its last read of red, and reads res
          * before it reaches the next line's first barrier. */
-        red[lid] = b;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int w = LPL; w > 1;) {
-            const int nw = w >= 8 ? w / 8 : 1;
-            if (lane < nw) {
-                st_t a = red[lid];
-                for (int q = 1; q < w / nw; q++)
-                    a = ST_COMB(a, red[lid + q * nw * STEP]);
-                red[lid] = a;
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
-            w = nw;
-        }
-        if (lane == 0 && live) {
-            const st_t fin = red[lid];
-            CT rv, e1v, e2v;
-            ST_FIN(fin, rv, e1v, e2v);
-            CT po = rv;
-            { CLF_RED_POST }
-#if CLF_HAS_OUT
-            STO(oo + line, po);
-#endif
-            res[sub] = po;
-            res1[sub] = e1v;
-            res2[sub] = e2v;
-        }
+        RED_TREE_AND_POST(b)
         barrier(CLK_LOCAL_MEM_FENCE);
         if (live) {
             const CT rv = res[sub], e1v = res1[sub], e2v = res2[sub];
@@ -447,33 +457,7 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
 #endif
     __local st_t red[WG];
     __local CT res[WG / LPL], res1[WG / LPL], res2[WG / LPL];
-    red[lid] = acc;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    /* A tree of fan-in 8 (3 barriers for 256 lanes, not 8): lanes below nw fold in lanes lane + q*nw. */
-    for (int w = LPL; w > 1;) {
-        const int nw = w >= 8 ? w / 8 : 1;
-        if (lane < nw) {
-            st_t a = red[lid];
-            for (int q = 1; q < w / nw; q++)
-                a = ST_COMB(a, red[lid + q * nw * STEP]);
-            red[lid] = a;
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        w = nw;
-    }
-    if (lane == 0 && live) {
-        const st_t fin = red[lid];
-        CT rv, e1v, e2v;
-        ST_FIN(fin, rv, e1v, e2v);
-        CT po = rv;
-        { CLF_RED_POST }
-#if CLF_HAS_OUT
-        STO(oo + line, po);
-#endif
-        res[sub] = po;
-        res1[sub] = e1v;
-        res2[sub] = e2v;
-    }
+    RED_TREE_AND_POST(acc)
 #if CLF_HAS_Y
     barrier(CLK_LOCAL_MEM_FENCE);
     if (live) {
