@@ -3,6 +3,8 @@
 #   gpu_results   makes $r (/tmp/results), packed into $out/results.tgz when the script exits
 #                 (the tool brings back at most 8 files)
 #   gpu_build [T] unpacks the dependencies in .gpu/, builds Release (or target T) in build-gpu, enters it
+#   gpu_session N results, build, a cache of its own (/tmp/clf-cache-N), and say: echo to the terminal and
+#                 append to $out/N.txt, which comes back even when the call is cut short
 set -u
 out=${OUT:-$PWD/gpu-out}; mkdir -p "$out"
 export PYTHONUNBUFFERED=1
@@ -18,3 +20,10 @@ gpu_build() {
     { echo "build failed:"; grep -E "error" "$log" | head -20; exit 1; }
   cd build-gpu
 }
+gpu_session() {
+  gpu_results
+  gpu_build
+  export CLFORGE_CACHE_DIR=/tmp/clf-cache-$1
+  log=$out/$1.txt
+}
+say() { echo "$@" | tee -a "$log"; }

@@ -5,11 +5,7 @@
 # one-call softmax and layer norm (with a sweep of the row kernel) against PyTorch and torch.compile.
 # Every part appends to $out/release.txt as it goes, so a run cut short still brings back what it measured.
 . scripts/gpu/common.sh
-gpu_results
-gpu_build
-export CLFORGE_CACHE_DIR=/tmp/clf-cache-release
-log=$out/release.txt
-say() { echo "$@" | tee -a $log; }
+gpu_session release
 say "== $(date -u) suites on the H200"
 ( CLFORGE_TEST_DEVICES=0:0 timeout 240 ctest -R 'test_gemm_waves|test_gemv|test_gemm_epilogue|test_reduce|test_gemm_plan|test_gemm_mixed|test_gemm$' \
     -j4 --output-on-failure ) > $r/ctest-release.log 2>&1

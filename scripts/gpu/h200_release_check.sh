@@ -5,14 +5,10 @@
 # the new row-kernel default, the wave and reduce suites, and the thin/tiny GEMM paths. Appends to
 # $out/check.txt as it goes.
 . scripts/gpu/common.sh
-gpu_results
-gpu_build
-export CLFORGE_CACHE_DIR=/tmp/clf-cache-check
-log=$out/check.txt
-say() { echo "$@" | tee -a $log; }
+gpu_session check
 say "== $(date -u) f16 8192^3 on matrix units, B stored N x K: new (cp.async) and old configuration, alternating"
 for round in 1 2; do
-  for c in "BM=128 BN=128 BK=32 WM=64 WN=64 LDSM=1 STAGES=3 FPIPE=1 ASYNC=1 SWZ=1" "BM=128 BN=128 BK=64 WM=64 WN=64 LDSM=1 STAGES=1 FPIPE=1"; do
+  for c in "BM=128 BN=128 BK=32 WM=64 WN=64 LDSM=1 STAGES=3 FPIPE=1 ASYNC=1 SWZ=1" "BM=128 BN=128 BK=64 WM=64 WN=64 LDSM=1 STAGES=1 FPIPE=1 ASYNC=0 SWZ=0"; do
     t=$(CLFORGE_GEMM_MMA_CONFIG="$c" timeout 60 bench/bench_gemm_mixed --device gpu --modes f16,bf16 --bt --reps 5 \
         --shape 8192x8192x8192 2>&1 | grep GFLOP | awk '{print $(NF-6), $(NF-5)}' | tr '\n' ' ')
     say "round $round | $c | $t"
