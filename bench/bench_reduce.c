@@ -95,6 +95,18 @@ static double time_runs(bench *p, int (*run)(bench *), int reps)
     return clf_bench_time(p->ctx, call_thunk, &t, reps, 200);
 }
 
+/* One configuration of a sweep: timed under CLFORGE_REDUCE_CONFIG, appended to rows, kept when best. */
+static void sweep_point(bench *p, int (*run)(bench *), double bytes, int reps, const char *cfg, json_t *rows,
+                        char *best, size_t cap, double *best_gbs)
+{
+    setenv("CLFORGE_REDUCE_CONFIG", cfg, 1);
+    double t = time_runs(p, run, reps);
+    double gbs = t > 0 ? bytes / t / 1e9 : 0;
+    json_array_append_new(rows, json_pack("{s:s, s:f}", "config", cfg, "gbs", gbs));
+    if (gbs > *best_gbs)
+        *best_gbs = gbs, snprintf(best, cap, "%s", cfg);
+}
+
 /* Softmax (kind 0) or layer norm with g = 1, b = 0 (kind 1) of 16 sampled rows against double: worst error. */
 static double verify(bench *p, int kind)
 {
@@ -131,12 +143,7 @@ static json_t *sweep(bench *p, int (*run)(bench *), double bytes, int reps, char
                     continue;
                 char cfg[64];
                 snprintf(cfg, sizeof cfg, "WG=%d LPL=%d UNR=%d", wgs[i], lpls[j], unrs[k]);
-                setenv("CLFORGE_REDUCE_CONFIG", cfg, 1);
-                double t = time_runs(p, run, reps);
-                double gbs = t > 0 ? bytes / t / 1e9 : 0;
-                json_array_append_new(rows, json_pack("{s:s, s:f}", "config", cfg, "gbs", gbs));
-                if (gbs > *best_gbs)
-                    *best_gbs = gbs, snprintf(best, cap, "%s", cfg);
+                sweep_point(p, run, bytes, reps, cfg, rows, best, cap, best_gbs);
             }
     unsetenv("CLFORGE_REDUCE_CONFIG");
     return rows;
@@ -157,12 +164,7 @@ static json_t *sweep_fused(bench *p, int (*run)(bench *), double bytes, int reps
                     continue;
                 char cfg[64];
                 snprintf(cfg, sizeof cfg, "WG=%d LPL=%d VEC=%d UNR=%d", wgs[i], lpls[j], vecs[k / 3], unrs[k % 3]);
-                setenv("CLFORGE_REDUCE_CONFIG", cfg, 1);
-                double t = time_runs(p, run, reps);
-                double gbs = t > 0 ? bytes / t / 1e9 : 0;
-                json_array_append_new(rows, json_pack("{s:s, s:f}", "config", cfg, "gbs", gbs));
-                if (gbs > *best_gbs)
-                    *best_gbs = gbs, snprintf(best, cap, "%s", cfg);
+                sweep_point(p, run, bytes, reps, cfg, rows, best, cap, best_gbs);
             }
     unsetenv("CLFORGE_REDUCE_CONFIG");
     return rows;
