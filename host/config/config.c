@@ -131,11 +131,9 @@ static int entry_int(json_t *e, const clf__family *f, const clf_device_info *dev
     return x > 0 && x < 1000000 ? (int)x : 0;
 }
 
-int clf__config_entry_int(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
-                          const clf__config *cfg, const char *field)
+static int entry_int_uncached(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
+                              const clf__config *cfg, const char *field)
 {
-    if (!ctx || !f || !cfg || !field || ctx->no_tuning)
-        return 0;
     char section[160];
     clf__tunedb_entry_path(f->name, clf__dtype_name(dt), clf__bucket_name(f, bucket), section, sizeof section);
     json_t *e = NULL;
@@ -300,6 +298,17 @@ typedef struct memo_entry {
 } memo_entry;
 
 #define ASIDE_CAP 16
+#define INTS_CAP 16
+
+/* An integer field of a tuning entry, as clf__config_entry_int found it for cfg (0: none). */
+typedef struct int_entry {
+    const clf__family *f;
+    clf_dtype dt;
+    char bucket[24];
+    char field[24];
+    clf__config cfg;
+    int value;
+} int_entry;
 
 /* A configuration whose kernel did not build here (kept across clf__config_forget: a new tune stores a
  * different configuration, which is not matched). */
@@ -317,6 +326,8 @@ typedef struct config_memo {
     int nchecked;
     memo_entry e[MEMO_CAP];
     int n, next;            /* entries used; the slot replaced next once full */
+    int_entry ints[INTS_CAP];   /* clf__config_entry_int's answers, dropped with the configurations */
+    int nints, nextint;
     unsigned long gen;      /* bumped by clf__config_forget */
 } config_memo;
 
@@ -340,7 +351,7 @@ void clf__config_forget(clf_context *ctx)
     pthread_mutex_lock(&ctx->lock);
     config_memo *m = ctx->configs;
     if (m) {
-        m->n = m->next = 0;
+        m->n = m->next = m->nints = m->nextint = 0;
         m->gen++;
     }
     pthread_mutex_unlock(&ctx->lock);
@@ -426,6 +437,47 @@ clf_status clf__config_resolve(clf_context *ctx, const clf__family *f, clf_dtype
     }
     pthread_mutex_unlock(&ctx->lock);
     return CLF_SUCCESS;
+}
+
+static int_entry *int_find(config_memo *m, const clf__family *f, clf_dtype dt, const char *bucket,
+                           const clf__config *cfg, const char *field)
+{
+    for (int i = 0; i < m->nints; i++) {
+        int_entry *e = &m->ints[i];
+        if (e->f == f && e->dt == dt && strcmp(e->bucket, bucket) == 0 && strcmp(e->field, field) == 0 &&
+            memcmp(&e->cfg, cfg, sizeof *cfg) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+/* Memoised like the configurations (the planner asks on every call): no file-system call once answered. */
+int clf__config_entry_int(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
+                          const clf__config *cfg, const char *field)
+{
+    if (!ctx || !f || !cfg || !field || ctx->no_tuning)
+        return 0;
+    const char *b = clf__bucket_name(f, bucket);
+    pthread_mutex_lock(&ctx->lock);
+    config_memo *m = memo_get(ctx);
+    int_entry *hit = m ? int_find(m, f, dt, b, cfg, field) : NULL;
+    int value = hit ? hit->value : 0;
+    unsigned long gen = m ? m->gen : 0;
+    pthread_mutex_unlock(&ctx->lock);
+    if (hit)
+        return value;
+    value = entry_int_uncached(ctx, f, dt, b, cfg, field);
+    if (!m || strlen(b) >= sizeof m->ints[0].bucket || strlen(field) >= sizeof m->ints[0].field)
+        return value;
+    pthread_mutex_lock(&ctx->lock);
+    if (m->gen == gen && !int_find(m, f, dt, b, cfg, field)) {
+        int slot = m->nints < INTS_CAP ? m->nints++ : (m->nextint++ % INTS_CAP);
+        m->ints[slot] = (int_entry){.f = f, .dt = dt, .cfg = *cfg, .value = value};
+        snprintf(m->ints[slot].bucket, sizeof m->ints[slot].bucket, "%s", b);
+        snprintf(m->ints[slot].field, sizeof m->ints[slot].field, "%s", field);
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    return value;
 }
 
 static int is_set_aside(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,

@@ -353,9 +353,11 @@ static double split_waves(size_t units, size_t slots, size_t k, size_t parts, si
  * configuration's work-groups per compute unit were measured (gemm_waves.c). 1 when planned so. */
 static int plan_waves(planner *pl, const product *p, const clf__config *cfg, clf_status *s)
 {
-    size_t slots = p->batch != 1 ? 0 : clf__gemm_wave_slots(pl->ctx, pl->plan->dtype, pl->plan->bucket, cfg);
     size_t mwg = param(cfg, CLF__GEMM_MWG), tm = (p->m + mwg - 1) / mwg;
     size_t tn = (p->n + param(cfg, CLF__GEMM_NWG) - 1) / param(cfg, CLF__GEMM_NWG), tiles = tm * tn;
+    if (p->batch != 1 || tiles < cus(pl->ctx))   /* under one work-group per unit: no whole wave to keep */
+        return 0;
+    size_t slots = clf__gemm_wave_slots(pl->ctx, pl->plan->dtype, pl->plan->bucket, cfg);
     if (!slots || tiles < slots || tiles % slots == 0)
         return 0;
     size_t bulk_rows = tiles / slots * slots / tn;   /* rows of tiles that fill whole waves */
