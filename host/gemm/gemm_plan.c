@@ -334,13 +334,12 @@ static double wave_time(size_t kc, size_t k) { return (double)(kc + WAVE_TILE_K)
 
 /* Time of units work-groups of kc-long K each, then units more of rest, in waves of slots, in full-K waves:
  * the slices of a split run as one batched launch, the remainder as a second. */
-static double split_waves(size_t units, size_t slots, size_t k, size_t parts, size_t *kc_out)
+static double split_waves(size_t units, size_t slots, size_t k, size_t parts)
 {
     size_t kc = k / parts / WAVE_GRAIN * WAVE_GRAIN;
     if (kc == 0)
         return 1e30;
     size_t whole = k / kc, rest = k - whole * kc;
-    *kc_out = kc;
     double t = (double)((units * whole + slots - 1) / slots) * wave_time(kc, k);
     if (rest)
         t += (double)((units + slots - 1) / slots) * wave_time(rest, k);
@@ -365,20 +364,19 @@ static int plan_waves(planner *pl, const product *p, const clf__config *cfg, clf
      * kernel (4097^3 runs at cuBLAS's speed that way). */
     if (bulk_rows == 0 || bulk_rows >= tm || p->m - bulk_rows * mwg < mwg / 2)
         return 0;
-    size_t units = (tm - bulk_rows) * tn, best_parts = 1, kc = 0, best_kc = p->k;
+    size_t units = (tm - bulk_rows) * tn, best_parts = 1;
     double best = 2.0;
     /* Slices of at least SPLIT_K_GRAIN: shorter ones write more partial sums than they save. */
     for (size_t parts = 2; parts <= SPLIT_K_MAX && parts * SPLIT_K_GRAIN <= p->k; parts++) {
-        double t = split_waves(units, slots, p->k, parts, &kc);
+        double t = split_waves(units, slots, p->k, parts);
         if (t < best - 1e-9) {
             best = t;
             best_parts = parts;
-            best_kc = kc;
         }
     }
     double plain = (double)((tiles + slots - 1) / slots);
     double cut = (double)((bulk_rows * tn + slots - 1) / slots) + best;
-    if (best_parts == 1 || best_kc >= p->k || cut > WAVE_GAIN * plain)
+    if (best_parts == 1 || cut > WAVE_GAIN * plain)
         return 0;
     product bulk = *p, tail = *p;
     size_t mb = bulk_rows * mwg;
