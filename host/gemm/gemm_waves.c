@@ -23,30 +23,24 @@ size_t clf__gemm_wave_slots(clf_context *ctx, clf_dtype dt, const char *bucket, 
     return (size_t)per_cu * (ctx->info.compute_units ? ctx->info.compute_units : 1);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+typedef struct probe_run {
+    clf_context *ctx;
+    const clf__gemm_call *call;
+    const clf__config *cfg;
+} probe_run;
 
-/* Median wall time of PROBE_REPS runs of call (after one that builds and warms up). */
-static clf_status time_call(clf_context *ctx, const clf__gemm_call *call, const clf__config *cfg, double *out)
+/* One run for the project's timing policy (clf__time_median): the event back when the plan is one kernel. */
+static clf_status run_probe(void *arg, cl_event *ev)
 {
-    double t[PROBE_REPS];
-    for (int r = -1; r < PROBE_REPS; r++) {
-        double t0 = clf__now();
-        clf_status s = clf__gemm_run(ctx, call, cfg, CLF__GEMM_FAST, NULL, NULL);
-        cl_int e = s == CLF_SUCCESS ? clFinish(ctx->queue) : CL_SUCCESS;
-        if (s != CLF_SUCCESS)
-            return s;
-        if (e != CL_SUCCESS)
-            return clf__fail_cl(e, "clFinish", "gemm waves probe");
-        if (r >= 0)
-            t[r] = clf__now() - t0;
-    }
-    qsort(t, PROBE_REPS, sizeof t[0], cmp_double);
-    *out = t[PROBE_REPS / 2];
-    return CLF_SUCCESS;
+    const probe_run *r = arg;
+    int launches = 0;
+    cl_event done = NULL;
+    clf_status s = clf__gemm_run(r->ctx, r->call, r->cfg, CLF__GEMM_FAST, &launches, &done);
+    if (done && launches == 1)
+        *ev = done;
+    else if (done)
+        clReleaseEvent(done);
+    return s;
 }
 
 /* The first j after which one more row of tiles per compute unit costs nearly as much as the dearest such
@@ -93,7 +87,8 @@ clf_status clf__gemm_measure_wg_per_cu(clf_context *ctx, clf_dtype dt, const clf
         clf__gemm_call call = {.dtype = dt, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_NO_TRANS,
                                .m = mj, .n = n, .k = k, .alpha = 1.0, .beta = 0.0, .a = buf[0], .lda = k,
                                .b = buf[1], .ldb = n, .c = buf[2], .ldc = n, .batch = 1, .no_split = 1};
-        s = time_call(ctx, &call, cfg, &t[j - 1]);
+        probe_run r = {ctx, &call, cfg};
+        s = clf__time_median(ctx, run_probe, &r, 1, PROBE_REPS, &t[j - 1]);
     }
     for (int i = 0; i < 3; i++)
         if (buf[i])
