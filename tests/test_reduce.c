@@ -184,7 +184,7 @@ static void rowk_plan_check(clf_context *ctx, const clf_reduce_desc *d, const cl
     clf__config cfg;
     clf__red_row rg;
     ck_assert(clf__config_resolve(ctx, &clf__family_reduce, CLF_F32, pl.bucket, &cfg, NULL) == CLF_SUCCESS);
-    int got = !strcmp(pl.bucket, "fused") && clf__red_row_geom(&pl, &cfg, &rg);
+    int got = !strcmp(pl.bucket, "fused") && clf__red_row_geom(&pl, &cfg, &ctx->info, &rg);
     ck_assert_msg(want < 0 || got == want, "%zu x %zu: row kernel %d, expected %d", d->m, d->n, got, want);
     clf__red_plan_free(&pl);
 }
@@ -621,7 +621,7 @@ static void check_rowk(clf_context *ctx, const rowk_case *c, uint64_t *rng)
 }
 
 /* Forced configurations of the fused bucket (and the default), lines of 1 to WG * 64 elements (64 floats per
- * work-item), WG * 64 + 1 (the team and work-group widen), and one longer than 64 x CLF__RED_ROW_WG_MAX (the
+ * work-item), WG * 64 + 1 (the team and work-group widen), and one longer than 64 x clf__red_row_wg_max (the
  * generic kernel), aligned and not, every kind. */
 START_TEST(row_kernel)
 {
@@ -635,7 +635,7 @@ START_TEST(row_kernel)
         for (int k = 0; k < 4; k++) {
             if (cfgs[k])
                 setenv("CLFORGE_REDUCE_CONFIG", cfgs[k], 1);
-            size_t wg = (size_t)wgs[k], most = 64 * (size_t)CLF__RED_ROW_WG_MAX;
+            size_t wg = (size_t)wgs[k], most = 64 * (size_t)clf__red_row_wg_max(clf_context_device(ctxs[d]));
             size_t lens[] = {1, 3, 1000, 8193, wg * 64, wg * 64 + 1, most + 1};
             for (size_t i = 0; i < (wg ? 7u : 4u); i++) {
                 int aligned = (int)(i + (size_t)k) % 2 == 0;

@@ -393,9 +393,15 @@ static int row_geom(const red_plan *pl, const clf__config *c, int wg_cap, clf__r
     }
 }
 
-int clf__red_row_geom(const red_plan *pl, const clf__config *c, clf__red_row *g)
+int clf__red_row_wg_max(const clf_device_info *dev)
 {
-    return row_geom(pl, c, CLF__RED_ROW_WG_MAX, g);
+    return dev->max_work_group && dev->max_work_group < CLF__RED_ROW_WG_MAX ? (int)dev->max_work_group
+                                                                            : CLF__RED_ROW_WG_MAX;
+}
+
+int clf__red_row_geom(const red_plan *pl, const clf__config *c, const clf_device_info *dev, clf__red_row *g)
+{
+    return row_geom(pl, c, clf__red_row_wg_max(dev), g);
 }
 
 /* The -D options of one build: the family's parameters, then what the plan fixes (rg: the row kernel's). */
@@ -420,7 +426,7 @@ static clf_status build_options(const red_plan *pl, const clf__config *c, const 
  * cleared when halving leaves the line too long for it (the generic kernel then runs with c). */
 static clf_status red_build(clf_context *ctx, const red_plan *pl, int *rowk, clf__config *c, cl_kernel *k)
 {
-    int wg_cap = CLF__RED_ROW_WG_MAX;
+    int wg_cap = clf__red_row_wg_max(&ctx->info);   /* a work-group the device cannot take would not build */
     for (;;) {
         clf__red_row rg;
         if (*rowk && !row_geom(pl, c, wg_cap, &rg))
@@ -510,7 +516,7 @@ clf_status clf_reduce(clf_context *ctx, const clf_reduce_desc *desc, const clf_m
         clf__red_row rg;
         clf_dtype dt = pl.f64 ? CLF_F64 : CLF_F32;
         s = clf__config_resolve(ctx, &clf__family_reduce, dt, pl.bucket, &cfg, NULL);
-        int rowk = s == CLF_SUCCESS && !strcmp(pl.bucket, "fused") && clf__red_row_geom(&pl, &cfg, &rg);
+        int rowk = s == CLF_SUCCESS && !strcmp(pl.bucket, "fused") && clf__red_row_geom(&pl, &cfg, &ctx->info, &rg);
         if (s == CLF_SUCCESS && !rowk && strcmp(pl.bucket, pl.fallback))   /* too long for the row kernel */
             s = clf__config_resolve(ctx, &clf__family_reduce, dt, pl.fallback, &cfg, NULL);
         if (s == CLF_SUCCESS)

@@ -51,15 +51,16 @@ typedef struct red_plan {
 clf_status clf__red_plan_make(clf_context *ctx, const clf_reduce_desc *desc, const clf_map_arg *args, size_t nargs,
                               red_plan *pl);
 void clf__red_plan_free(red_plan *pl);
-/* The row kernel's shape under cfg: vector width (narrowed to what the alignment of x and y allows), work-items
- * per line (narrowed to the line, widened up to WG to fit), vectors per work-item, and lines per team (UNR,
- * 1 when the next line's registers do not fit beside the current one's). 0 when the plan has no write pass,
- * its lines are strided, or a line needs more than CLF__RED_ROW_BYTES per work-item. */
-/* The row kernel's geometry for a plan: vector width, team per line, vectors per work-item, lines per team in
- * sequence, and the work-group (the configuration's WG, widened for long lines up to CLF__RED_ROW_WG_MAX). */
+/* The row kernel's shape under cfg on dev: vector width (narrowed to what the alignment of x and y allows),
+ * work-items per line (narrowed to the line, widened to fit), vectors per work-item, lines per team (UNR, 1 when
+ * the next line's registers do not fit beside the current one's), and the work-group: cfg's WG, widened with
+ * the team for long lines up to clf__red_row_wg_max(dev). 0 when the plan has no write pass, its lines are
+ * strided, or a line needs more than CLF__RED_ROW_BYTES per work-item even then. */
 #define CLF__RED_ROW_WG_MAX 1024
 typedef struct clf__red_row { int vec, lpl, nv, unr, wg; } clf__red_row;
-int clf__red_row_geom(const red_plan *pl, const clf__config *cfg, clf__red_row *g);
+int clf__red_row_geom(const red_plan *pl, const clf__config *cfg, const clf_device_info *dev, clf__red_row *g);
+/* The widest work-group the row kernel widens to on dev: CLF__RED_ROW_WG_MAX, or less where dev takes less. */
+int clf__red_row_wg_max(const clf_device_info *dev);
 /* Builds (program cache) and enqueues the plan with cfg: the row kernel when rowk and the line fits, else the
  * generic one. */
 clf_status clf__red_plan_launch(clf_context *ctx, const red_plan *pl, const clf__config *cfg, int rowk,

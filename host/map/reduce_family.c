@@ -151,7 +151,7 @@ static clf_status red_bench_run(void *state, const clf__config *cfg, cl_event *e
 {
     red_bench *b = state;
     clf__red_row rg;
-    if (b->fused && !clf__red_row_geom(&b->pl, cfg, &rg))
+    if (b->fused && !clf__red_row_geom(&b->pl, cfg, &b->ctx->info, &rg))
         return clf__fail(CLF_ERR_UNSUPPORTED, "reduce: a line of %zu does not fit the row kernel with this "
                          "configuration", b->len);
     return clf__red_plan_launch(b->ctx, &b->pl, cfg, b->fused, ev);
