@@ -148,7 +148,8 @@ static int entry_int_uncached(clf_context *ctx, const clf__family *f, clf_dtype 
     int best = -1;
     for (size_t i = 0; i < json_array_size(shipped_docs); i++) {
         json_t *doc = json_array_get(shipped_docs, i);
-        int score = shipped_score(doc, &ctx->info), v = entry_int(clf__tunedb_get(doc, section), f, &ctx->info, dt, cfg, field);
+        int score = shipped_score(doc, &ctx->info);
+        int v = entry_int(clf__tunedb_get(doc, section), f, &ctx->info, dt, cfg, field);
         if (score > best && v) {
             best = score;
             got = v;

@@ -70,16 +70,11 @@ clf_status clf__gemm_measure_wg_per_cu(clf_context *ctx, clf_dtype dt, const clf
     size_t sizes[3] = {m * k * esz, k * n * esz, m * n * esz};
     cl_mem buf[3] = {NULL, NULL, NULL};
     clf_status s = CLF_SUCCESS;
-    for (int i = 0; i < 3 && s == CLF_SUCCESS; i++) {
-        if (sizes[i] > ctx->info.max_alloc)
-            s = clf__fail(CLF_ERR_UNSUPPORTED, "gemm waves probe: %zu bytes exceed the device's largest buffer", sizes[i]);
-        else
-            s = clf_buffer_create(ctx, sizes[i], &buf[i]);
-        float zero = 0;
-        cl_int e = s == CLF_SUCCESS ? clEnqueueFillBuffer(ctx->queue, buf[i], &zero, sizeof zero, 0, sizes[i], 0, NULL, NULL)
-                                    : CL_SUCCESS;
-        if (e != CL_SUCCESS)
-            s = clf__fail_cl(e, "clEnqueueFillBuffer", "gemm waves probe");
+    const float zero = 0;
+    for (int i = 0; i < 3 && s == CLF_SUCCESS; i++) {   /* clf_buffer_create refuses more than max_alloc */
+        s = clf_buffer_create(ctx, sizes[i], &buf[i]);
+        if (s == CLF_SUCCESS)
+            s = clf_fill(ctx, buf[i], 0, &zero, sizeof zero, sizes[i], NULL);
     }
     double t[PROBE_ROWS];
     for (int j = 1; j <= PROBE_ROWS && s == CLF_SUCCESS; j++) {
