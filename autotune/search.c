@@ -512,7 +512,7 @@ static clf_status store_entry(task *t, clf_tune_entry *e)
                           t->phase_evals[PH_EXHAUSTIVE]);
     /* GEMM on GPUs: how many of its work-groups share a compute unit, for the planner's wave rule. */
     if (t->f == &clf__family_gemm)
-        clf__gemm_describe_entry(t->ctx, t->dt, &t->seen[t->best].cfg, v);
+        clf__gemm_describe_entry(t->ctx, t->dt, t->bucket, &t->seen[t->best].cfg, v);
     clf_status s = clf__tunedb_store(t->ctx, section, v);
     if (s != CLF_SUCCESS && !t->opt->quiet)
         fprintf(stderr, "clforge: could not store the result: %s\n", clf_last_error());

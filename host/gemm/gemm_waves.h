@@ -20,7 +20,9 @@ size_t clf__gemm_wave_slots(clf_context *ctx, clf_dtype dt, const char *bucket, 
 clf_status clf__gemm_measure_wg_per_cu(clf_context *ctx, clf_dtype dt, const clf__config *cfg, int *out,
                                        double *times);
 
-/* The tuner's hook: adds "wg_per_cu" (measured as above) to a gemm tuning entry on GPUs; nothing elsewhere. */
-void clf__gemm_describe_entry(clf_context *ctx, clf_dtype dt, const clf__config *cfg, json_t *entry);
+/* The tuner's hook: adds "wg_per_cu" (measured as above) to a gemm tuning entry on GPUs, for the buckets the
+ * wave rule serves (not "small", whose products run the direct kernel, nor "batched"); nothing elsewhere. */
+void clf__gemm_describe_entry(clf_context *ctx, clf_dtype dt, const char *bucket, const clf__config *cfg,
+                              json_t *entry);
 
 #endif
