@@ -92,6 +92,22 @@ START_TEST(last_wave_splits_where_measured)
     ck_assert_int_eq(clf__config_parse(&clf__family_gemm, SMALL_CFG, &other), CLF_SUCCESS);
     ck_assert_uint_eq(clf__gemm_wave_slots(ctx, CLF_F32, "large", &want), 0);   /* measured for another one */
     ck_assert_uint_eq(clf__gemm_wave_slots(ctx, CLF_F32, "large", &other), 264);
+    /* Hostile values in the entry or the variable turn the rule off; nothing else changes. */
+    json_t *bad[] = {json_integer(-3), json_integer(1000000000), json_string("2"), json_real(2.0), json_integer(65)};
+    for (int i = 0; i < 5; i++) {
+        json_t *e = json_pack("{s:s, s:f}", "config", SMALL_CFG, "speed", 1.0);
+        json_object_set_new(e, "wg_per_cu", bad[i]);
+        ck_assert_int_eq(clf__tunedb_store(ctx, section, e), CLF_SUCCESS);
+        ck_assert_uint_eq(clf__gemm_wave_slots(ctx, CLF_F32, "large", &other), 0);
+    }
+    const char *bad_env[] = {"x", "3x", "0", "-2", "65", ""};
+    for (int i = 0; i < 6; i++) {
+        setenv("CLFORGE_GEMM_WG_PER_CU", bad_env[i], 1);
+        ck_assert_msg(clf__gemm_wave_slots(ctx, CLF_F32, "large", &other) == 0, "CLFORGE_GEMM_WG_PER_CU=%s", bad_env[i]);
+    }
+    setenv("CLFORGE_GEMM_WG_PER_CU", "3", 1);
+    ck_assert_uint_eq(clf__gemm_wave_slots(ctx, CLF_F32, "large", &other), 396);
+    unsetenv("CLFORGE_GEMM_WG_PER_CU");
     unsetenv("CLFORGE_SHIPPED");
     ctx->info = saved;
     clf_context_destroy(ctx);
