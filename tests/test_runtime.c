@@ -416,6 +416,45 @@ START_TEST(kernel_include_expansion)
 }
 END_TEST
 
+/* Runs good_src's kernel (OFFSET from the build) over 4 floats x[j] = j and returns x[1] afterwards. */
+static float run_twice(clf_context *ctx, const char *options)
+{
+    float host[4] = {0, 1, 2, 3};
+    cl_mem buf = clf_test_buffer(ctx, sizeof host, host);
+    cl_kernel k;
+    ck_assert_msg(clf_build_kernel(ctx, good_src, options, "twice", &k) == CLF_SUCCESS, "%s", clf_last_error());
+    clSetKernelArg(k, 0, sizeof buf, &buf);
+    size_t g = 4;
+    ck_assert_int_eq(clEnqueueNDRangeKernel(clf_context_queue(ctx), k, 1, NULL, &g, NULL, 0, NULL, NULL), CL_SUCCESS);
+    clf_test_read(ctx, buf, sizeof host, host);
+    clReleaseKernel(k);
+    clReleaseMemObject(buf);
+    return host[1];
+}
+
+/* CLFORGE_BUILD_OPTIONS reaches the compiler; the program cache tells builds with and without it apart, and a
+ * bad option fails the build with the compiler's word and the options named. */
+START_TEST(extra_build_options)
+{
+    clf_context **ctxs;
+    int n = clf_test_contexts(&ctxs);
+    for (int i = 0; i < n; i++) {
+        setenv("CLFORGE_BUILD_OPTIONS", "-DOFFSET=5.0f", 1);
+        ck_assert_float_eq(run_twice(ctxs[i], ""), 7.0f);
+        unsetenv("CLFORGE_BUILD_OPTIONS");
+        ck_assert_int_eq(clf_build_kernel(ctxs[i], good_src, "", "twice", &(cl_kernel){0}), CLF_ERR_BUILD);
+        ck_assert_float_eq(run_twice(ctxs[i], "-DOFFSET=1.0f"), 3.0f);
+        setenv("CLFORGE_BUILD_OPTIONS", "-cl-no-such-option", 1);
+        cl_kernel k = NULL;
+        ck_assert_int_ne(clf_build_kernel(ctxs[i], good_src, "-DOFFSET=2.0f", "twice", &k), CLF_SUCCESS);
+        ck_assert_ptr_nonnull(strstr(clf_last_error(), "clBuildProgram"));
+        unsetenv("CLFORGE_BUILD_OPTIONS");
+        ck_assert_float_eq(run_twice(ctxs[i], "-DOFFSET=2.0f"), 4.0f);
+    }
+    clf_test_contexts_free(ctxs, n);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[1], "--child-load") == 0) return child_load(argv[2], argv[3]);
@@ -432,6 +471,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, unwritable_cache_dir_is_not_fatal);
     tcase_add_test(tc, kernel_dir_override);
     tcase_add_test(tc, kernel_include_expansion);
+    tcase_add_test(tc, extra_build_options);
     suite_add_tcase(s, tc);
     return clf_test_run(s);
 }

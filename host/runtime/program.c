@@ -373,6 +373,8 @@ clf_status clf__program(clf_context *ctx, const char *source, const char *option
     XXH3_128bits_reset(st);
     XXH3_128bits_update(st, source, strlen(source) + 1);
     XXH3_128bits_update(st, options, strlen(options) + 1);
+    const char *extra = clf__extra_build_options();   /* a changed CLFORGE_BUILD_OPTIONS builds anew */
+    XXH3_128bits_update(st, extra, strlen(extra) + 1);
     XXH128_hash_t key = XXH3_128bits_digest(st);
     XXH3_freeState(st);
 
