@@ -70,11 +70,19 @@
 #else
 #define BKW BK
 #endif
-#if MODE == 64
+#ifndef DK
+#define DK 4      /* fp64 (MODE 64) matrix-unit shape: 4 m8n8k4 (compute capability 8.x), 16 m16n8k16 (9.0 on) */
+#endif
+#if MODE == 64 && DK == 4
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 typedef double acc_t;
 #define MT (WM / 8)                    /* m8 tiles per warp */
 #define ACC_N (MT * (WN / 8) * 2)      /* accumulators per thread */
+#elif MODE == 64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef double acc_t;
+#define MT (WM / 16)                   /* m16 tiles per warp */
+#define ACC_N (MT * (WN / 8) * 4)
 #else
 typedef float acc_t;
 #define MT (WM / 16)                   /* m16 tiles per warp */
@@ -288,7 +296,44 @@ static inline void compute_stage(const __local uint *As, const __local uint *Bs,
 
 #endif
 
-#if MODE == 64
+#if MODE == 64 && DK == 16
+/* fp64 on compute capability 9.0: d (rows g and g+8, columns 2t and 2t+1 of a 16x8 tile, as the f32 C
+ * fragment) += a (a[r] at row g + 8 (r % 2), k t + 4 (r / 2)) * b (b[r] at k t + 4 r, column g). Twice the
+ * products per instruction of m8n8k4 (scripts/gpu/wgmma_probe.c checks the fragment positions). */
+static inline void mma_f64_k16(double *d, const double *a, const double *b)
+{
+    asm("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7,%8,%9,%10,%11}, "
+        "{%12,%13,%14,%15}, {%0,%1,%2,%3};"
+        : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]),
+          "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
+}
+
+static inline void compute_stage64(const __local uint *As, const __local uint *Bs, int wm0, int wn0, double *acc)
+{
+    const int g = (int)(get_local_id(0) & 31) >> 2, t = (int)get_local_id(0) & 3;
+#pragma unroll
+    for (int kk = 0; kk < BK; kk += 16) {
+        double a[MT][8], b[NT][4];
+#pragma unroll
+        for (int i = 0; i < MT; i++)
+#pragma unroll
+            for (int r = 0; r < 8; r++)
+                a[i][r] = ((const __local double *)(As + (wm0 + i * 16 + g + 8 * (r & 1)) * LDW))[kk + t + 4 * (r >> 1)];
+#pragma unroll
+        for (int j = 0; j < NT; j++)
+#pragma unroll
+            for (int r = 0; r < 4; r++)
+                b[j][r] = ((const __local double *)(Bs + (wn0 + j * 8 + g) * LDW))[kk + t + 4 * r];
+#pragma unroll
+        for (int i = 0; i < MT; i++)
+#pragma unroll
+            for (int j = 0; j < NT; j++)
+                mma_f64_k16(acc + (i * NT + j) * 4, a[i], b[j]);
+    }
+}
+#define COMPUTE_STAGE compute_stage64
+#elif MODE == 64
 /* fp64: d (2 accumulators, row g, columns 2t and 2t+1 of an 8x8 tile) += a (row g, k t) * b (k t, column g). */
 static inline void mma_f64(double *d, double a, double b)
 {
@@ -516,8 +561,8 @@ void gemm_mma(const int M, const int N, const int Kw, const acc_t alpha, const a
 
     const int g = (int)(get_local_id(0) & 31) >> 2, t = (int)get_local_id(0) & 3;
     const ulong cb = c_off + batch * c_stride;
-#if MODE == 64
-    const int halves = 1, tile_m = 8;   /* DMMA: one row (g) of two columns per 8x8 tile */
+#if MODE == 64 && DK == 4
+    const int halves = 1, tile_m = 8;   /* DMMA m8n8k4: one row (g) of two columns per 8x8 tile */
 #else
     const int halves = 2, tile_m = 16;  /* rows g and g+8 of two columns per 16x8 tile */
 #endif

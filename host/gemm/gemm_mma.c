@@ -10,7 +10,6 @@
 #include <stdint.h>
 #include <strings.h>
 
-#define CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV 0x4000   /* cl_nv_device_attribute_query */
 #define CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV 0x4001
 
 clf__mma_mode clf__mma_wanted(const clf__gemm_call *c)
@@ -48,14 +47,6 @@ static int is_nvidia_gpu(const clf_device_info *d)
     return nvidia && (d->type & CL_DEVICE_TYPE_GPU);
 }
 
-/* Compute capability 8.0 or later (cl_nv_device_attribute_query): mma.sync with these shapes. */
-static int has_mma_hardware(clf_context *ctx)
-{
-    cl_uint major = 0;
-    if (clGetDeviceInfo(ctx->dev, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof major, &major, NULL) != CL_SUCCESS)
-        return 0;
-    return major >= 8;
-}
 
 /* Verdicts per device and mode, for the process: 0 not known yet, 1 self-test passed, -1 failed, -2 no
  * matrix units (asked of the driver once, not on every call). */
@@ -147,7 +138,7 @@ int clf__mma_usable(clf_context *ctx, clf__mma_mode mode)
     /* The lock is held through the test: a second thread waits for the verdict instead of running it too. */
     pthread_mutex_lock(&selftest_lock);
     int *state = selftest_slot(ctx, mode);
-    if (state && *state == 0 && !has_mma_hardware(ctx))
+    if (state && *state == 0 && ctx->info.nv_cc < 80)   /* compute capability 8.0: mma.sync with these shapes */
         *state = -2;
     if (state && *state == 0) {
         char msg[512];
@@ -183,12 +174,13 @@ static void mma_default(const clf_device_info *dev, clf_dtype dt, const char *bu
 {
     memset(out, 0, sizeof *out);
     int three = bucket && strcmp(bucket, "3x") == 0;
-    int v[CLF__MMA_NPARAMS] = {128, 128, dt == CLF_F32 ? 32 : 64, three ? 32 : 64, 64, 1, 1, 1, 0, 0};
+    int v[CLF__MMA_NPARAMS] = {128, 128, dt == CLF_F32 ? 32 : 64, three ? 32 : 64, 64, 1, 1, 1, 0, 0, 4};
     if (dt == CLF_F16) {   /* cp.async, three 32-deep stages, swizzled: 342 against 307 TFLOP/s at 8192^3 */
-        int a[CLF__MMA_NPARAMS] = {128, 128, 32, 64, 64, 1, 3, 1, 1, 1};
+        int a[CLF__MMA_NPARAMS] = {128, 128, 32, 64, 64, 1, 3, 1, 1, 1, 4};
         memcpy(v, a, sizeof a);
     }
-    int v64[CLF__MMA_NPARAMS] = {64, 64, 16, 32, 32, 0, 2, 0, 1, 0};   /* H200, 2026-12-01 sweep: 31.0 against 29.0 */
+    /* fp64: m16n8k16 where the hardware has it (compute capability 9.0), else m8n8k4 */
+    int v64[CLF__MMA_NPARAMS] = {64, 64, 16, 32, 32, 0, 2, 0, 1, 0, dev->nv_cc >= 90 ? 16 : 4};
     memcpy(out->v, dt == CLF_F64 ? v64 : v, sizeof v);
 }
 
@@ -204,6 +196,9 @@ static int mma_valid(const clf__config *c, const clf_device_info *dev, clf_dtype
     int ldsm = c->v[CLF__MMA_LDSM], f64 = dt == CLF_F64, async = c->v[CLF__MMA_ASYNC], swz = c->v[CLF__MMA_SWZ];
     int stages = c->v[CLF__MMA_STAGES];
     if (f64 && c->v[CLF__MMA_FPIPE])   /* the fp64 loop has no fragment pipeline */
+        return 0;
+    int dk = c->v[CLF__MMA_DK];   /* fp64's shape; one value for the other modes, so no candidate repeats */
+    if (dk != 4 && (!f64 || dk != 16 || dev->nv_cc < 90 || bk % 16))
         return 0;
     if ((ldsm && (wn % 16 || f64)) || (f64 && !dev->fp64))   /* ldmatrix fetches B two n8 tiles at a time */
         return 0;
@@ -426,6 +421,7 @@ const clf__family clf__family_gemm_mma = {
         {"FPIPE", 2, {0, 1}},
         {"ASYNC", 2, {0, 1}, 1},   /* 1: global -> local by cp.async, STAGES deep, no register staging */
         {"SWZ", 2, {0, 1}, 1},     /* 1: unpadded rows, 16-byte chunks XOR-swizzled against bank conflicts */
+        {"DK", 2, {4, 16}, 1},     /* fp64: mma m8n8k4, or m16n8k16 (compute capability 9.0 on) */
     },
     .nbuckets = 2,
     .buckets = {"all", "3x"},

@@ -7,6 +7,9 @@
 #include <string.h>
 #include <xxhash.h>
 
+#define CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV 0x4000   /* cl_nv_device_attribute_query */
+#define CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV 0x4001
+
 #define CLF__MAX_PLATFORMS 16
 #define CLF__MAX_DEVICES 64
 #ifndef CL_DEVICE_UUID_KHR
@@ -88,6 +91,11 @@ clf_status clf__device_info(cl_platform_id p, cl_device_id d, clf_device_info *o
             out->subgroups = clf__has_ext(exts, "cl_khr_subgroups") || clf__has_ext(exts, "cl_intel_subgroups");
         }
     }
+    cl_uint cc[2] = {0, 0};
+    if (exts && clf__has_ext(exts, "cl_nv_device_attribute_query") &&
+        clGetDeviceInfo(d, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof cc[0], &cc[0], NULL) == CL_SUCCESS &&
+        clGetDeviceInfo(d, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, sizeof cc[1], &cc[1], NULL) == CL_SUCCESS)
+        out->nv_cc = (int)(cc[0] * 10 + cc[1]);
     cl_device_fp_config dfp = 0;
     if (!out->fp64 && clGetDeviceInfo(d, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof dfp, &dfp, NULL) == CL_SUCCESS && dfp)
         out->fp64 = 1;

@@ -97,6 +97,7 @@ typedef struct clf_device_info {
     int is_default;            /* the device that a context without a selector gets */
     char key[1024];            /* stable identity string (docs/design-notes.md, "Device key") */
     char id[17];               /* XXH3-64 of key, 16 lowercase hex digits */
+    int nv_cc;                 /* NVIDIA compute capability as major * 10 + minor (cl_nv_device_attribute_query), else 0 */
 } clf_device_info;
 
 /* Lists every device of every platform into out[0..cap) and sets *count to the number found (which

@@ -28,7 +28,7 @@ class DeviceInfo(Structure):
         ("clock_mhz", cl_uint), ("global_mem", cl_ulong), ("local_mem", cl_ulong), ("max_alloc", cl_ulong),
         ("max_work_group", c_size_t), ("fp64", c_int), ("fp16", c_int), ("subgroups", c_int),
         ("platform_index", c_int), ("device_index", c_int), ("is_default", c_int), ("key", c_char * 1024),
-        ("id", c_char * 17),
+        ("id", c_char * 17), ("nv_cc", c_int),
     ]
 
 
