@@ -47,6 +47,11 @@
 #define SWZ 0     /* 1 (ldmatrix only): rows unpadded, their 16-byte chunks XOR-swizzled by row so that the 8 rows
                    * an ldmatrix phase reads fall on distinct banks: more stages fit in 48 KiB */
 #endif
+#ifndef WGMMA
+#define WGMMA 0   /* 1 (f16, bf16, tf32; compute capability 9.0): warpgroups of 4 warps multiply 64 x WN tiles with
+                   * wgmma.mma_async, which reads both operands straight from local memory; needs ASYNC and SWZ,
+                   * whose layout is the one wgmma's 32/64/128-byte swizzle modes expect */
+#endif
 #ifndef LDSM
 #define LDSM 0   /* fragments from local memory: 0 64-bit loads (interleaved layout), 1 ldmatrix (natural layout,
                   * 64-bit shared address), 2 ldmatrix with a 32-bit shared address; the tuner verifies which
@@ -83,6 +88,10 @@ typedef double acc_t;
 typedef double acc_t;
 #define MT (WM / 16)                   /* m16 tiles per warp */
 #define ACC_N (MT * (WN / 8) * 4)
+#elif WGMMA
+typedef float acc_t;
+#define MT 1                           /* a warp holds 16 rows of its warpgroup's 64 x WN accumulator */
+#define ACC_N ((WN / 8) * 4)
 #else
 typedef float acc_t;
 #define MT (WM / 16)                   /* m16 tiles per warp */
@@ -115,7 +124,11 @@ typedef float acc_t;
 #define WORD_AT(r, w) ((r) * LDW + ((((w) >> 2) ^ SWZ_OF(r)) << 2) + ((w) & 3))
 #define WARPS_M (BM / WM)
 #define WARPS_N (BN / WN)
+#if WGMMA
+#define THREADS (WARPS_M * WARPS_N * 128)   /* WM = 64: one warpgroup per WM x WN tile */
+#else
 #define THREADS (WARPS_M * WARPS_N * 32)
+#endif
 #define NT (WN / 8)                    /* n8 tiles per warp */
 #define A_PIECES (BM * BKW / 8)             /* 8-word (uint8) pieces of a stage of A */
 #define B_PIECES (BN * BKW / 8)
@@ -296,6 +309,92 @@ static inline void compute_stage(const __local uint *As, const __local uint *Bs,
 
 #endif
 
+#if WGMMA && (MODE == 33 || MODE == 64)
+#error "wgmma serves f16, bf16 and tf32 only"
+#endif
+#if WGMMA
+/* The wgmma instructions are written behind "//@sm90a ": NVIDIA's OpenCL compiler emits PTX for sm_90, where
+ * they do not assemble, so its PTX carries them as comments; the host then retargets the program's PTX to
+ * sm_90a, uncovers them and builds it again (host/runtime/ptx_retarget.c). scripts/gpu/wgmma_probe.c checks
+ * the instructions, the descriptors and the accumulator layout on the device. */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define WG_FENCE() asm volatile("//@sm90a wgmma.fence.sync.aligned;" ::: "memory")
+#define WG_COMMIT() asm volatile("//@sm90a wgmma.commit_group.sync.aligned;" ::: "memory")
+#define WG_WAIT0() asm volatile("//@sm90a wgmma.wait_group.sync.aligned 0;" ::: "memory")
+#define WG_WAIT1() asm volatile("//@sm90a wgmma.wait_group.sync.aligned 1;" ::: "memory")
+#define R0 "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
+#define R1 "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
+#define R2 "%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95"
+#define R3 "%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127"
+#define O8(d, b) "+f"(d[(b)]), "+f"(d[(b) + 1]), "+f"(d[(b) + 2]), "+f"(d[(b) + 3]), "+f"(d[(b) + 4]), "+f"(d[(b) + 5]), \
+                 "+f"(d[(b) + 6]), "+f"(d[(b) + 7])
+#define O32(d, b) O8(d, b), O8(d, (b) + 8), O8(d, (b) + 16), O8(d, (b) + 24)
+#if WN == 64
+#define WG_REGS R0
+#define WG_OUTS(d) O32(d, 0)
+#define WG_INS "%32, %33, p"
+#define WG_ONE "%34"
+#elif WN == 128
+#define WG_REGS R0 "," R1
+#define WG_OUTS(d) O32(d, 0), O32(d, 32)
+#define WG_INS "%64, %65, p"
+#define WG_ONE "%66"
+#else
+#define WG_REGS R0 "," R1 "," R2 "," R3
+#define WG_OUTS(d) O32(d, 0), O32(d, 32), O32(d, 64), O32(d, 96)
+#define WG_INS "%128, %129, p"
+#define WG_ONE "%130"
+#endif
+#if MODE == 16
+#define WG_SHAPE "k16.f32.f16.f16"
+#define WG_IMM ", 1, 1, 0, 0"          /* scale A and B by 1; both operands K-major */
+#elif MODE == 17
+#define WG_SHAPE "k16.f32.bf16.bf16"
+#define WG_IMM ", 1, 1, 0, 0"
+#else
+#define WG_SHAPE "k8.f32.tf32.tf32"   /* the units read fp32 words and use their upper 19 bits */
+#define WG_IMM ", 1, 1"
+#endif
+/* Rows of BKW words: 128, 64 or 32 bytes, the swizzle mode of that width (1, 2, 3); 8-row groups apart. */
+#define ROWB (BKW * 4)
+#define SWZ_MODE (ROWB == 128 ? 1 : ROWB == 64 ? 2 : 3)
+
+static inline ulong smem_desc(const __local uint *p)
+{
+    const uint a = (uint)(ulong)p;
+    return (ulong)((a & 0x3FFFF) >> 4) | (1ul << 16) | ((ulong)(8 * ROWB >> 4) << 32) | ((ulong)SWZ_MODE << 62);
+}
+
+/* One stage: this warpgroup's 64 x WN accumulator += its 64 rows of A times its WN rows of B, BKW / 8 wgmma
+ * steps of 32 bytes of K each (the descriptor's start moves 2 x 16 bytes a step; the swizzle is applied by the
+ * hardware on the address bits, so the start may sit inside a swizzled row). Issued as one group, which runs
+ * while the caller goes on; wgmma_wait says when the products have read local memory. */
+static inline void wgmma_issue(const __local uint *As, const __local uint *Bs, int wgi, float *acc)
+{
+    const ulong da = smem_desc(As + (wgi / WARPS_N) * 64 * BKW), db = smem_desc(Bs + (wgi % WARPS_N) * WN * BKW);
+    WG_FENCE();
+#pragma unroll
+    for (int k = 0; k < BKW / 8; k++)
+        asm volatile("//@sm90a { .reg .pred p; setp.ne.b32 p, " WG_ONE ", 0; wgmma.mma_async.sync.aligned.m64n" STR(WN)
+                     WG_SHAPE " {" WG_REGS "}, " WG_INS WG_IMM "; }"
+                     : WG_OUTS(acc) : "l"(da + 2ul * (ulong)k), "l"(db + 2ul * (ulong)k), "r"(1) : "memory");
+    WG_COMMIT();
+}
+
+/* Waits until at most `pending` (0 or 1, a constant) of this warpgroup's stages are still in flight. */
+static inline void wgmma_wait(float *acc, const int pending)
+{
+    if (pending)
+        WG_WAIT1();
+    else
+        WG_WAIT0();
+#pragma unroll
+    for (int i = 0; i < ACC_N; i++)
+        asm volatile("" : "+f"(acc[i]) :: "memory");   /* no use of acc moves above the wait */
+}
+#endif
+
 #if MODE == 64 && DK == 16
 /* fp64 on compute capability 9.0: d (rows g and g+8, columns 2t and 2t+1 of a 16x8 tile, as the f32 C
  * fragment) += a (a[r] at row g + 8 (r % 2), k t + 4 (r / 2)) * b (b[r] at k t + 4 r, column g). Twice the
@@ -418,11 +517,18 @@ static inline void copy_async(__local uint *S, const __global uint4 *X, ulong ba
 
 static inline void async_commit(void) { asm volatile("cp.async.commit_group;" ::: "memory"); }
 
-/* Waits until this thread's copies of the oldest outstanding stage have landed (STAGES - 2 younger ones may
+/* Stages loaded ahead of the one computing: all the other buffers, or with wgmma and FPIPE one fewer, since one
+ * stage's products stay in flight while the next is issued (the buffer refilled is then two stages back). */
+#if WGMMA && FPIPE
+#define AHEAD (STAGES - 2)
+#else
+#define AHEAD (STAGES - 1)
+#endif
+/* Waits until this thread's copies of the oldest outstanding stage have landed (AHEAD - 1 younger ones may
  * still be in flight). */
-#if STAGES == 2
+#if AHEAD == 1
 #define ASYNC_WAIT() asm volatile("cp.async.wait_group 0;" ::: "memory")
-#elif STAGES == 3
+#elif AHEAD == 2
 #define ASYNC_WAIT() asm volatile("cp.async.wait_group 1;" ::: "memory")
 #else
 #define ASYNC_WAIT() asm volatile("cp.async.wait_group 2;" ::: "memory")
@@ -479,8 +585,13 @@ void gemm_mma(const int M, const int N, const int Kw, const acc_t alpha, const a
               __global void *restrict C, const ulong c_off, const long ldc, const ulong c_stride CLF_EPI_DECL)
 {
     /* Declared as uint8: 32-byte aligned, so that rows (LDW words apart) start on 16 or 32-byte boundaries. */
+#if WGMMA   /* wgmma's swizzle repeats every 8 rows: stages start on 1024-byte boundaries */
+    __local uint8 As8[(STAGES * BM * LDW + 7) / 8] __attribute__((aligned(1024)));
+    __local uint8 Bs8[(STAGES * BN * LDW + 7) / 8] __attribute__((aligned(1024)));
+#else
     __local uint8 As8[(STAGES * BM * LDW + 7) / 8];
     __local uint8 Bs8[(STAGES * BN * LDW + 7) / 8];
+#endif
     __local uint *As = (__local uint *)As8, *Bs = (__local uint *)Bs8;   /* stage s at s * BM * LDW */
     const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
     const int pid = (int)get_group_id(0), per_group = GROUP_M * tiles_n, first_m = pid / per_group * GROUP_M;
@@ -488,7 +599,12 @@ void gemm_mma(const int M, const int N, const int Kw, const acc_t alpha, const a
     const int tm = first_m + (pid % per_group) % gsize, tn = (pid % per_group) / gsize;
     const ulong batch = get_group_id(1);
     const int warp = (int)get_local_id(0) >> 5;
+#if WGMMA
+    const int wgi = warp >> 2;   /* warpgroup; its warp (warp & 3) holds rows 16 (warp & 3) .. + 15 of its tile */
+    const int wm0 = (wgi / WARPS_N) * 64 + (warp & 3) * 16, wn0 = (wgi % WARPS_N) * WN;
+#else
     const int wm0 = (warp / WARPS_N) * WM, wn0 = (warp % WARPS_N) * WN;
+#endif
     const ulong abase = a_off + batch * a_stride + (ulong)((long)tm * BM * lda);
     const ulong bbase = b_off + batch * b_stride + (ulong)((long)tn * BN * ldb);
 
@@ -501,26 +617,39 @@ void gemm_mma(const int M, const int N, const int Kw, const acc_t alpha, const a
     /* STAGES buffers in a ring: stage s computes from buffer s % STAGES while stages s + 1 .. s + STAGES - 1
      * are in flight; the barrier after each wait also tells that everyone is done with the buffer refilled. */
     const __global uint4 *A4 = (const __global uint4 *)A, *B4 = (const __global uint4 *)B;
-    for (int st = 0; st < STAGES - 1; st++) {
+    for (int st = 0; st < AHEAD; st++) {
         if (st < stages) {
             copy_async(As + st * BM * LDW, A4, abase, lda, st * BKW, BM * CPR);
             copy_async(Bs + st * BN * LDW, B4, bbase, ldb, st * BKW, BN * CPR);
         }
         async_commit();
     }
-    int cur = 0, fill = STAGES - 1;
+    int cur = 0, fill = AHEAD;
     for (int s = 0; s < stages; s++) {
         ASYNC_WAIT();
+#if WGMMA
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");   /* cp.async's writes, seen by wgmma's reads */
+#endif
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (s + STAGES - 1 < stages) {
-            copy_async(As + fill * BM * LDW, A4, abase, lda, (s + STAGES - 1) * BKW, BM * CPR);
-            copy_async(Bs + fill * BN * LDW, B4, bbase, ldb, (s + STAGES - 1) * BKW, BN * CPR);
+#if WGMMA   /* the products start first; the refill's copies are issued while they run */
+        wgmma_issue(As + cur * BM * LDW, Bs + cur * BN * LDW, wgi, acc);
+#endif
+        if (s + AHEAD < stages) {
+            copy_async(As + fill * BM * LDW, A4, abase, lda, (s + AHEAD) * BKW, BM * CPR);
+            copy_async(Bs + fill * BN * LDW, B4, bbase, ldb, (s + AHEAD) * BKW, BN * CPR);
         }
         async_commit();
+#if WGMMA
+        wgmma_wait(acc, FPIPE);
+#else
         COMPUTE_STAGE(As + cur * BM * LDW, Bs + cur * BN * LDW, wm0, wn0, acc);
+#endif
         cur = cur + 1 == STAGES ? 0 : cur + 1;
         fill = fill + 1 == STAGES ? 0 : fill + 1;
     }
+#if WGMMA && FPIPE
+    wgmma_wait(acc, 0);
+#endif
 #else
     uint8 ra[A_VECS], rb[B_VECS];
     /* The next stage's global loads are in flight (in registers) during this stage's products. */

@@ -176,7 +176,7 @@ static double bound(const mcase *c, double mag, double ref, int mma)
 {
     double u32 = ldexp(1, -24), in = 0;
     if (c->t.a == CLF_F32 && c->t.compute == CLF_COMPUTE_TF32 && mma)
-        in = 2 * ldexp(1, -11);
+        in = 2 * ldexp(1, -10);   /* each input to 10 bits: truncated by wgmma, which drops the low 13 bits */
     double out = c->t.c == CLF_F16 ? ldexp(1, -11) : c->t.c == CLF_BF16 ? ldexp(1, -8) : u32;
     return (2.0 * (double)(c->k + 2) * u32 + in) * mag * fabs(c->alpha) + out * fabs(ref) * 1.01 + 1e-6;
 }
@@ -365,6 +365,33 @@ START_TEST(failed_selftest_falls_back)
 }
 END_TEST
 
+/* A self-test that fails only on wgmma turns wgmma off for the device and mma.sync answers (on devices
+ * without wgmma nothing changes); CLFORGE_WGMMA=off does the same from the start. Both still answer right. */
+static void check_wgmma_off(const char *var, const char *value)
+{
+    setenv(var, value, 1);
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    ck_assert_int_gt(nctx, 0);
+    uint64_t seed = 7;
+    for (int d = 0; d < nctx; d++) {
+        int usable = clf__mma_usable(ctxs[d], CLF__MMA_F16);
+        if (clf_context_device(ctxs[d])->nv_cc == 90)   /* the default runs wgmma there */
+            ck_assert_msg(usable && clf__wgmma_off(ctxs[d]), "mma.sync should answer, wgmma off");
+        mcase c = {{CLF_F16, CLF_F16, CLF_F32, CLF_COMPUTE_EXACT}, CLF_ROW_MAJOR, CLF_NO_TRANS, CLF_TRANS,
+                   130, 70, 96, 1, 96, 96, 70, 0, 1.0f, 0.0f};
+        ck_assert_int_eq(run_case(ctxs[d], &c, &seed), 0);
+    }
+    clf_test_contexts_free(ctxs, nctx);
+    unsetenv(var);
+}
+
+START_TEST(failed_wgmma_selftest_falls_back) { check_wgmma_off("CLFORGE_MMA_SELFTEST", "fail-wgmma"); }
+END_TEST
+
+START_TEST(wgmma_off_by_variable) { check_wgmma_off("CLFORGE_WGMMA", "off"); }
+END_TEST
+
 /* Argument checks of the typed entry. */
 START_TEST(typed_arguments)
 {
@@ -401,6 +428,8 @@ int main(void)
     CLF_TEST_ALONE(s, random_mixed_cases);
     CLF_TEST_ALONE(s, three_tf32_is_fp32_accurate);
     CLF_TEST_ALONE(s, failed_selftest_falls_back);
+    CLF_TEST_ALONE(s, failed_wgmma_selftest_falls_back);
+    CLF_TEST_ALONE(s, wgmma_off_by_variable);
     CLF_TEST_ALONE(s, typed_arguments);
     return clf_test_run(s);
 }

@@ -455,6 +455,28 @@ START_TEST(extra_build_options)
 }
 END_TEST
 
+/* A build that asks for its PTX retargeted to sm_90a: on a device whose binaries are not PTX for sm_90 it fails
+ * with a message that says so, and the same source without the request still builds. On an H200 it builds. */
+START_TEST(sm90a_retarget)
+{
+    clf_context **ctxs;
+    int n = clf_test_contexts(&ctxs);
+    for (int i = 0; i < n; i++) {
+        cl_kernel k = NULL;
+        clf_status s = clf_build_kernel(ctxs[i], good_src, "-DOFFSET=2.0f -DCLF_SM90A=1", "twice", &k);
+        if (clf_context_device(ctxs[i])->nv_cc == 90) {
+            ck_assert_int_eq(s, CLF_SUCCESS);
+            clReleaseKernel(k);
+        } else {
+            ck_assert_int_eq(s, CLF_ERR_BUILD);
+            ck_assert_ptr_nonnull(strstr(clf_last_error(), "not PTX for sm_90"));
+        }
+        ck_assert_float_eq(run_twice(ctxs[i], "-DOFFSET=2.0f"), 4.0f);
+    }
+    clf_test_contexts_free(ctxs, n);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[1], "--child-load") == 0) return child_load(argv[2], argv[3]);
@@ -472,6 +494,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, kernel_dir_override);
     tcase_add_test(tc, kernel_include_expansion);
     tcase_add_test(tc, extra_build_options);
+    tcase_add_test(tc, sm90a_retarget);
     suite_add_tcase(s, tc);
     return clf_test_run(s);
 }

@@ -56,7 +56,9 @@ static clf_status step_options(const clf__gemm_plan *plan, const clf__gemm_step 
         if (s != CLF_SUCCESS)
             return s;
         size_t len = strlen(opts);
-        snprintf(opts + len, cap - len, " -DMODE=%d -DCTYPE=%d", m->mode, clf__convert_code(m->c_type));
+        /* CLF_SM90A: the program's PTX is retargeted to sm_90a after the build (host/runtime/ptx_retarget.c) */
+        snprintf(opts + len, cap - len, " -DMODE=%d -DCTYPE=%d%s", m->mode, clf__convert_code(m->c_type),
+                 m->cfg->v[CLF__MMA_WGMMA] ? " -DCLF_SM90A=1" : "");
         return CLF_SUCCESS;
     }
     case CLF__STEP_CPU_PACK:
@@ -250,7 +252,8 @@ static clf_status enqueue_mma(clf_context *ctx, const clf__gemm_plan *plan, cons
                               const scratch_bufs *sb, cl_event *done)
 {
     const int *v = m->cfg->v;
-    size_t threads = (size_t)(v[CLF__MMA_BM] / v[CLF__MMA_WM] * (v[CLF__MMA_BN] / v[CLF__MMA_WN]) * 32);
+    size_t threads = (size_t)(v[CLF__MMA_BM] / v[CLF__MMA_WM] * (v[CLF__MMA_BN] / v[CLF__MMA_WN]) *
+                              (v[CLF__MMA_WGMMA] ? 128 : 32));   /* a warpgroup, or a warp, per WM x WN tile */
     size_t tiles = (m->m + (size_t)v[CLF__MMA_BM] - 1) / (size_t)v[CLF__MMA_BM] *
                    ((m->n + (size_t)v[CLF__MMA_BN] - 1) / (size_t)v[CLF__MMA_BN]);
     cl_int mm = (cl_int)m->m, nn = (cl_int)m->n, kw = (cl_int)m->kw;

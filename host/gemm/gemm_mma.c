@@ -68,6 +68,46 @@ static int *selftest_slot(const clf_context *ctx, clf__mma_mode mode)
     return NULL;
 }
 
+/* Devices (ids) whose wgmma failed its self-test. Its own lock: the planner asks while a self-test, holding
+ * selftest_lock, plans its product. */
+static char wgmma_failed[SELFTEST_SLOTS][17];
+static pthread_mutex_t wgmma_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int clf__wgmma_off(clf_context *ctx)
+{
+    const char *env = getenv("CLFORGE_WGMMA");
+    if (env && strcmp(env, "off") == 0)
+        return 1;
+    int off = 0;
+    pthread_mutex_lock(&wgmma_lock);
+    for (int i = 0; i < SELFTEST_SLOTS && wgmma_failed[i][0] && !off; i++)
+        off = memcmp(wgmma_failed[i], ctx->info.id, sizeof wgmma_failed[i]) == 0;
+    pthread_mutex_unlock(&wgmma_lock);
+    return off;
+}
+
+static int wgmma_turn_off(clf_context *ctx)
+{
+    int done = 0;
+    pthread_mutex_lock(&wgmma_lock);
+    for (int i = 0; i < SELFTEST_SLOTS && !done; i++)
+        if (!wgmma_failed[i][0]) {
+            memcpy(wgmma_failed[i], ctx->info.id, sizeof wgmma_failed[i]);
+            done = 1;
+        }
+    pthread_mutex_unlock(&wgmma_lock);
+    return done;
+}
+
+/* The configuration the planner takes for mode (resolved, then wgmma's fallback); 1 when it runs wgmma. */
+static int runs_wgmma(clf_context *ctx, clf__mma_mode mode)
+{
+    clf__config cfg;
+    const char *origin;
+    return clf__config_resolve(ctx, &clf__family_gemm_mma, clf__mma_precision(mode), clf__mma_bucket(mode), &cfg,
+                               &origin) == CLF_SUCCESS && cfg.v[CLF__MMA_WGMMA] && !clf__wgmma_off(ctx);
+}
+
 /* A 96 x 80 x 64 product of small integers (exact in every mode) on the matrix units, compared exactly with
  * the host's. Partial tiles in M and N, one stage short of a tile in K for large BK: the edges are tested. */
 static clf_status run_selftest(clf_context *ctx, clf__mma_mode mode)
@@ -125,8 +165,24 @@ static clf_status run_selftest(clf_context *ctx, clf__mma_mode mode)
             clReleaseMemObject(all[i]);
     free(ha), free(hb), free(hc), free(hd);
     const char *force = getenv("CLFORGE_MMA_SELFTEST");
-    if (s == CLF_SUCCESS && force && strcmp(force, "fail") == 0)
-        s = clf__fail(CLF_ERR_VERIFY, "failed on request ($CLFORGE_MMA_SELFTEST=fail)");
+    if (s == CLF_SUCCESS && force && (strcmp(force, "fail") == 0 || (strcmp(force, "fail-wgmma") == 0 &&
+                                                                      runs_wgmma(ctx, mode))))
+        s = clf__fail(CLF_ERR_VERIFY, "failed on request ($CLFORGE_MMA_SELFTEST=%s)", force);
+    return s;
+}
+
+/* The self-test failed: if the configuration it ran was a wgmma one, wgmma is turned off for the device and
+ * the test runs again on mma.sync. selftest_lock is held. */
+static clf_status retry_without_wgmma(clf_context *ctx, clf__mma_mode mode, clf_status failed)
+{
+    char why[512];
+    snprintf(why, sizeof why, "%s", clf_last_error());
+    if (!runs_wgmma(ctx, mode) || !wgmma_turn_off(ctx))
+        return clf__fail(failed, "%s", why);
+    clf_status s = run_selftest(ctx, mode);
+    if (s == CLF_SUCCESS)
+        clf__warn_once("wgmma-selftest", "wgmma failed its self-test on %s with driver %s (%s); mma.sync answers "
+                       "instead", ctx->info.name, ctx->info.driver, why);
     return s;
 }
 
@@ -144,6 +200,8 @@ int clf__mma_usable(clf_context *ctx, clf__mma_mode mode)
         char msg[512];
         snprintf(msg, sizeof msg, "%s", clf_last_error());
         clf_status s = run_selftest(ctx, mode);
+        if (s != CLF_SUCCESS)
+            s = retry_without_wgmma(ctx, mode, s);
         *state = s == CLF_SUCCESS ? 1 : -1;
         if (s != CLF_SUCCESS) {
             char key[64];
@@ -170,22 +228,54 @@ const char *clf__mma_bucket(clf__mma_mode m) { return m == CLF__MMA_3XTF32 ? "3x
  * loads of the next stage then have a whole stage of products to land; cp.async did not help them); ldmatrix
  * fragments, 64 x 64 warp tiles (32 x 64 for 3xTF32's second accumulator); fp64 on two cp.async stages. The
  * self-test checks the configuration on each device before first use. */
-static void mma_default(const clf_device_info *dev, clf_dtype dt, const char *bucket, clf__config *out)
+void clf__mma_sync_config(const clf_device_info *dev, clf_dtype dt, const char *bucket, clf__config *out)
 {
     memset(out, 0, sizeof *out);
     int three = bucket && strcmp(bucket, "3x") == 0;
-    int v[CLF__MMA_NPARAMS] = {128, 128, dt == CLF_F32 ? 32 : 64, three ? 32 : 64, 64, 1, 1, 1, 0, 0, 4};
+    int v[CLF__MMA_NPARAMS] = {128, 128, dt == CLF_F32 ? 32 : 64, three ? 32 : 64, 64, 1, 1, 1, 0, 0, 4, 0};
     if (dt == CLF_F16) {   /* cp.async, three 32-deep stages, swizzled: 342 against 307 TFLOP/s at 8192^3 */
-        int a[CLF__MMA_NPARAMS] = {128, 128, 32, 64, 64, 1, 3, 1, 1, 1, 4};
+        int a[CLF__MMA_NPARAMS] = {128, 128, 32, 64, 64, 1, 3, 1, 1, 1, 4, 0};
         memcpy(v, a, sizeof a);
     }
     /* fp64: m16n8k16 where the hardware has it (compute capability 9.0), else m8n8k4 */
-    int v64[CLF__MMA_NPARAMS] = {64, 64, 16, 32, 32, 0, 2, 0, 1, 0, dev->nv_cc >= 90 ? 16 : 4};
+    int v64[CLF__MMA_NPARAMS] = {64, 64, 16, 32, 32, 0, 2, 0, 1, 0, dev->nv_cc >= 90 ? 16 : 4, 0};
     memcpy(out->v, dt == CLF_F64 ? v64 : v, sizeof v);
+}
+
+/* Compute capability 9.0: f16/bf16 and tf32 on wgmma, 128 x 128 tiles of two warpgroups, three cp.async
+ * stages (H200, 2026-12-01, scripts/gpu/h200_mma_sweep.sh: 440 and 231 TFLOP/s at 8192^3 against 335 and 145
+ * on mma.sync). */
+static void mma_default(const clf_device_info *dev, clf_dtype dt, const char *bucket, clf__config *out)
+{
+    clf__mma_sync_config(dev, dt, bucket, out);
+    if (dev->nv_cc == 90 && (dt == CLF_F16 || (dt == CLF_F32 && !(bucket && strcmp(bucket, "3x") == 0)))) {
+        int w[CLF__MMA_NPARAMS] = {128, 128, dt == CLF_F16 ? 32 : 16, 64, 128, 0, 3, 0, 1, 1, 4, 1};
+        memcpy(out->v, w, sizeof w);
+    }
+}
+
+/* wgmma: compute capability 9.0 exactly (the sm_90a instructions are not in later architectures), f16 or tf32
+ * inputs, one warpgroup per 64 x WN tile (WN 64, 128 or 256), operands by cp.async into the swizzled layout,
+ * rows of 32, 64 or 128 bytes (the swizzle widths); LDSM and DK take their first values. FPIPE keeps one
+ * stage's products in flight, so the ring needs a third buffer. */
+static int wgmma_valid(const clf__config *c, const clf_device_info *dev, clf_dtype dt)
+{
+    int bm = c->v[CLF__MMA_BM], bn = c->v[CLF__MMA_BN], wn = c->v[CLF__MMA_WN], stages = c->v[CLF__MMA_STAGES];
+    int rowb = c->v[CLF__MMA_BK] * (int)clf__dtype_size(dt), threads = (bm / 64) * (bn / wn) * 128;
+    if (dev->nv_cc != 90 || dt == CLF_F64 || c->v[CLF__MMA_WM] != 64 || (wn != 64 && wn != 128 && wn != 256))
+        return 0;
+    if (bm % 64 || bn % wn || !c->v[CLF__MMA_ASYNC] || !c->v[CLF__MMA_SWZ] || c->v[CLF__MMA_LDSM] ||
+        c->v[CLF__MMA_DK] != 4 || (c->v[CLF__MMA_FPIPE] && stages < 3))   /* FPIPE: one stage's products in flight */
+        return 0;
+    if ((rowb != 32 && rowb != 64 && rowb != 128) || stages < 2 || threads > 1024 || (size_t)threads > dev->max_work_group)
+        return 0;
+    return (size_t)stages * (size_t)(bm + bn) * (size_t)rowb <= dev->local_mem;
 }
 
 static int mma_valid(const clf__config *c, const clf_device_info *dev, clf_dtype dt)
 {
+    if (c->v[CLF__MMA_WGMMA])
+        return c->v[CLF__MMA_WGMMA] == 1 && wgmma_valid(c, dev, dt);
     int bm = c->v[CLF__MMA_BM], bn = c->v[CLF__MMA_BN], bk = c->v[CLF__MMA_BK];
     int wm = c->v[CLF__MMA_WM], wn = c->v[CLF__MMA_WN];
     if (bm <= 0 || bn <= 0 || bk <= 0 || wm <= 0 || wn <= 0 || bm % wm || bn % wn || wm % 16 || wn % 8)
@@ -415,13 +505,14 @@ const clf__family clf__family_gemm_mma = {
         {"BN", 3, {64, 128, 256}},
         {"BK", 4, {8, 16, 32, 64}},
         {"WM", 3, {16, 32, 64}},
-        {"WN", 4, {8, 16, 32, 64}},
+        {"WN", 6, {8, 16, 32, 64, 128, 256}},
         {"LDSM", 3, {0, 1, 2}},
         {"STAGES", 4, {1, 2, 3, 4}},
         {"FPIPE", 2, {0, 1}},
         {"ASYNC", 2, {0, 1}, 1},   /* 1: global -> local by cp.async, STAGES deep, no register staging */
         {"SWZ", 2, {0, 1}, 1},     /* 1: unpadded rows, 16-byte chunks XOR-swizzled against bank conflicts */
         {"DK", 2, {4, 16}, 1},     /* fp64: mma m8n8k4, or m16n8k16 (compute capability 9.0 on) */
+        {"WGMMA", 2, {0, 1}, 1},   /* 1: warpgroup wgmma from local memory (compute capability 9.0) */
     },
     .nbuckets = 2,
     .buckets = {"all", "3x"},

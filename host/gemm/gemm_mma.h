@@ -11,7 +11,7 @@ extern const clf__family clf__family_gemm_mma;
 /* Parameter order in clf__family_gemm_mma.params. */
 enum {
     CLF__MMA_BM, CLF__MMA_BN, CLF__MMA_BK, CLF__MMA_WM, CLF__MMA_WN, CLF__MMA_LDSM, CLF__MMA_STAGES, CLF__MMA_FPIPE,
-    CLF__MMA_ASYNC, CLF__MMA_SWZ, CLF__MMA_DK, CLF__MMA_NPARAMS
+    CLF__MMA_ASYNC, CLF__MMA_SWZ, CLF__MMA_DK, CLF__MMA_WGMMA, CLF__MMA_NPARAMS
 };
 
 /* What the matrix units multiply (the kernel's MODE); NONE: the portable path. */
@@ -30,8 +30,14 @@ clf__mma_mode clf__mma_wanted(const clf__gemm_call *call);
 /* 1 when ctx's device runs mode on matrix units: an NVIDIA GPU of compute capability 8.0 or later whose
  * driver builds the kernel and passes a self-test (a small exact product, run once per device and mode;
  * a failure warns once and the portable path answers from then on). $CLFORGE_MMA=off disables the family;
- * $CLFORGE_MMA_SELFTEST=fail makes the self-test fail (for tests of the fallback). */
+ * $CLFORGE_MMA_SELFTEST=fail makes the self-test fail (for tests of the fallback), =fail-wgmma only when it
+ * runs a wgmma configuration (which then falls back to mma.sync). */
 int clf__mma_usable(clf_context *ctx, clf__mma_mode mode);
+/* 1 when configurations with WGMMA=1 must not run on ctx's device: $CLFORGE_WGMMA=off, or a self-test that
+ * failed with one and passed without (the warning says so). The planner then takes clf__mma_sync_config. */
+int clf__wgmma_off(clf_context *ctx);
+/* The default configuration on mma.sync (no wgmma) for the precision and bucket. */
+void clf__mma_sync_config(const clf_device_info *dev, clf_dtype dt, const char *bucket, clf__config *out);
 /* Storage type of the operands the kernel reads in mode (CLF_F16, CLF_BF16, CLF_F32 or CLF_F64) and the
  * precision its configurations are tuned and stored under. The kernel counts in 32-bit words: n elements of
  * the input type are clf__mma_words(mode, n) words (n must fill whole words). */

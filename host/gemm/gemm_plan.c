@@ -550,6 +550,10 @@ static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const produc
                                            clf__mma_bucket(mode), &plan->cfg_mma, &plan->origin_mma);
         if (s != CLF_SUCCESS)
             return s;
+        if (plan->cfg_mma.v[CLF__MMA_WGMMA] && clf__wgmma_off(pl->ctx)) {
+            clf__mma_sync_config(&pl->ctx->info, clf__mma_precision(mode), clf__mma_bucket(mode), &plan->cfg_mma);
+            plan->origin_mma = "default (wgmma off)";
+        }
     }
     if (!clf__family_gemm_mma.valid(&plan->cfg_mma, &pl->ctx->info, clf__mma_precision(mode)))
         return clf__fail(CLF_ERR_INVALID_ARG, "gemm: matrix-unit configuration is not valid on this device");

@@ -125,6 +125,10 @@ void clf__progcache_destroy(struct clf__progcache *c);
 /* A built program for (source, options) on ctx's device: from memory, from the disk cache, or
  * compiled. The program belongs to the context's cache: do not release it. */
 clf_status clf__program(clf_context *ctx, const char *source, const char *options, cl_program *out);
+/* ptx_retarget.c: 1 when a build's options ask for its PTX to be retargeted to sm_90a (CLF_SM90A); the
+ * retarget replaces *prog, built, or fails and leaves it. */
+int clf__wants_sm90a(const char *options);
+clf_status clf__ptx_retarget(clf_context *ctx, cl_program *prog, const char *options);
 /* A new kernel from such a program; the caller releases it. */
 clf_status clf__kernel(clf_context *ctx, const char *source, const char *options, const char *name,
                        cl_kernel *out);

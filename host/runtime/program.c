@@ -358,6 +358,8 @@ static clf_status clf__produce(clf_context *ctx, const char *source, const char 
     cl_program prog = clCreateProgramWithSource(ctx->cl, 1, &source, &len, &err);
     if (!prog) { free(key); return clf__fail_cl(err, "clCreateProgramWithSource", NULL); }
     clf_status s = clf__build(ctx, prog, options, "from source");
+    if (s == CLF_SUCCESS && clf__wants_sm90a(options))
+        s = clf__ptx_retarget(ctx, &prog, options);
     if (s != CLF_SUCCESS) { free(key); clReleaseProgram(prog); return s; }
     if (disk) clf__store_binary(ctx, prog, path, key);
     free(key);
