@@ -112,12 +112,15 @@ static clf_status gemm(problem *p, const clf_epilogue *epi)
 
 static int run_plain(void *arg) { return ok(gemm(arg, NULL), "plain GEMM"); }
 
+static const char *fused_expr = "c = gelu(acc + bias)";
+
+/* The fused GEMM with fused_expr; bias is bound when the expression reads it (an unused name is an error). */
 static int run_fused(void *arg)
 {
     problem *p = arg;
     clf_epilogue_arg bias = {.name = "bias", .kind = CLF_EPI_COL, .dtype = p->f16 ? CLF_F16 : CLF_F32,
                              .buffer = p->bias};
-    clf_epilogue epi = {"c = gelu(acc + bias)", &bias, 1};
+    clf_epilogue epi = {fused_expr, &bias, strstr(fused_expr, "bias") ? 1 : 0};
     return ok(gemm(p, &epi), "fused GEMM");
 }
 
@@ -167,8 +170,9 @@ static int verify(problem *p)
 
 typedef struct options {
     const char *device, *json;
-    int f16, reps, nshapes, compare_unrolled;
+    int f16, reps, nshapes, compare_unrolled, nexprs;
     size_t shapes[16][3];
+    const char *exprs[4];   /* --also EXPR: further epilogues timed against the plain GEMM (not checked) */
 } options;
 
 static int parse(int argc, char **argv, options *o)
@@ -181,6 +185,7 @@ static int parse(int argc, char **argv, options *o)
         else if (!strcmp(a, "--reps") && i + 1 < argc) o->reps = atoi(argv[++i]);
         else if (!strcmp(a, "--f16")) o->f16 = 1;
         else if (!strcmp(a, "--compare-unrolled")) o->compare_unrolled = 1;
+        else if (!strcmp(a, "--also") && i + 1 < argc && o->nexprs < 4) o->exprs[o->nexprs++] = argv[++i];
         else if (!strcmp(a, "--shape") && i + 1 < argc && o->nshapes < 16) {
             size_t *s = o->shapes[o->nshapes++];
             if (sscanf(argv[++i], "%zux%zux%zu", &s[0], &s[1], &s[2]) != 3 || !s[0] || !s[1] || !s[2])
@@ -217,6 +222,13 @@ static json_t *bench_shape(clf_context *ctx, const options *o, const size_t *s)
         keep ? setenv("CLFORGE_EPILOGUE_STORE", keep, 1) : unsetenv("CLFORGE_EPILOGUE_STORE");
         free(keep);
     }
+    for (int e = 0; e < o->nexprs; e++) {   /* where the fused time goes: simpler epilogues, same GEMM */
+        const char *keep = fused_expr;
+        fused_expr = o->exprs[e];
+        double te = clf_bench_time(ctx, run_fused, &p, o->reps, 200);
+        fused_expr = keep;
+        printf("  epilogue \"%s\": %.3f ms, %.3f of plain\n", o->exprs[e], te * 1e3, tp > 0 ? te / tp : 0.0);
+    }
     const char *store = getenv("CLFORGE_EPILOGUE_STORE");
     double flops = 2.0 * (double)s[0] * (double)s[1] * (double)s[2];
     json_t *row = json_pack("{s:I, s:I, s:I, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:b}", "m", (json_int_t)s[0],
@@ -247,7 +259,7 @@ int main(int argc, char **argv)
 {
     options o;
     if (!parse(argc, argv, &o)) {
-        fprintf(stderr, "usage: bench_gemm_epilogue [--device SEL] [--f16] [--shape MxNxK]... [--reps N] [--json FILE]\n"
+        fprintf(stderr, "usage: bench_gemm_epilogue [--device SEL] [--f16] [--shape MxNxK]... [--reps N] [--json FILE] [--also EXPR]...\n"
                         "                           [--compare-unrolled]\n"
                         "  C = gelu(A*B + bias): the GEMM alone, fused, and followed by clf_map.\n");
         return 2;
