@@ -8,10 +8,11 @@
 gpu_session batched-epilogue
 B=bench/bench_gemm_mixed
 batched() {
+  local label=$1 s
   for s in "64 256x256x256" "512 128x64x128" "512 128x128x64 --bt"; do
     set -- $s
-    t=$(timeout 60 $B --device gpu --modes f32 --reps 7 --batch $1 --shape $2 $3 2>&1 | grep -E "GFLOP|rror" | awk '{print $(NF-5)}')
-    say "$1 x $2 $3: $t GFLOP/s ($4)"
+    t=$(timeout 60 $B --device gpu --modes f32 --reps 7 --batch $1 --shape $2 ${3:-} 2>&1 | grep -E "GFLOP|rror" | awk '{print $(NF-5)}')
+    say "$1 x $2 ${3:-}: $t GFLOP/s ($label)"
   done
 }
 say "== $(date -u) batched fp32, shipped configuration"
@@ -20,7 +21,7 @@ timeout 150 ./clforge tune --device gpu --family gemm --bucket batched --budget 
 batched tuned
 for s in "64 256x256x256" "512 128x64x128" "512 128x128x64 --bt"; do
   set -- $s
-  say "$(timeout 60 python3 ../bench/torch_gemm.py --dtype f32 --batch $1 --shape $2 $3 2>&1 | grep cuBLAS) batch $1 $3"
+  say "$(timeout 60 python3 ../bench/torch_gemm.py --dtype f32 --batch $1 --shape $2 ${3:-} 2>&1 | grep cuBLAS) batch $1 ${3:-}"
 done
 say "== epilogue: gelu(acc + bias) against simpler epilogues"
 also=(--also "c = acc" --also "c = acc + bias" --also "c = gelu(acc)")
