@@ -104,7 +104,7 @@ clf_status clf__gemm_measure_wg_per_cu(clf_context *ctx, clf_dtype dt, const clf
 void clf__gemm_describe_entry(clf_context *ctx, clf_dtype dt, const char *bucket, const clf__config *cfg,
                               json_t *entry)
 {
-    if (!bucket || strcmp(bucket, "small") == 0 || strcmp(bucket, "batched") == 0)
+    if (!bucket || strcmp(bucket, "small") == 0 || strncmp(bucket, "batched", 7) == 0)
         return;
     int per_cu = 0;
     clf__quiet_begin();
