@@ -37,7 +37,8 @@
                     * barrier per stage); 1 leaves room for twice the K per stage (two barriers per stage) */
 #endif
 #ifndef FPIPE
-#define FPIPE 0   /* 1: load the next K-step's fragments before this step's products (more registers) */
+#define FPIPE 0   /* 1: load the next K-step's fragments before this step's products (more registers); with
+                   * WGMMA, keep a stage's products in flight while the next stage is waited for */
 #endif
 #ifndef ASYNC
 #define ASYNC 0   /* 1: global -> local memory by cp.async, STAGES (2-4) deep, with no register staging; the loads
@@ -517,13 +518,8 @@ static inline void copy_async(__local uint *S, const __global uint4 *X, ulong ba
 
 static inline void async_commit(void) { asm volatile("cp.async.commit_group;" ::: "memory"); }
 
-/* Stages loaded ahead of the one computing: all the other buffers, or with wgmma and FPIPE one fewer, since one
- * stage's products stay in flight while the next is issued (the buffer refilled is then two stages back). */
-#if WGMMA && FPIPE
-#define AHEAD (STAGES - 2)
-#else
+/* Stages loaded ahead of the one computing: all the other buffers. */
 #define AHEAD (STAGES - 1)
-#endif
 /* Waits until this thread's copies of the oldest outstanding stage have landed (AHEAD - 1 younger ones may
  * still be in flight). */
 #if AHEAD == 1
@@ -633,15 +629,19 @@ void gemm_mma(const int M, const int N, const int Kw, const acc_t alpha, const a
         barrier(CLK_LOCAL_MEM_FENCE);
 #if WGMMA   /* the products start first; the refill's copies are issued while they run */
         wgmma_issue(As + cur * BM * LDW, Bs + cur * BN * LDW, wgi, acc);
+#if FPIPE   /* this stage's products stay in flight: wait for the previous stage's, everyone's, then refill its buffer */
+        wgmma_wait(acc, 1);
+        barrier(CLK_LOCAL_MEM_FENCE);
+#endif
 #endif
         if (s + AHEAD < stages) {
             copy_async(As + fill * BM * LDW, A4, abase, lda, (s + AHEAD) * BKW, BM * CPR);
             copy_async(Bs + fill * BN * LDW, B4, bbase, ldb, (s + AHEAD) * BKW, BN * CPR);
         }
         async_commit();
-#if WGMMA
-        wgmma_wait(acc, FPIPE);
-#else
+#if WGMMA && !FPIPE
+        wgmma_wait(acc, 0);
+#elif !WGMMA
         COMPUTE_STAGE(As + cur * BM * LDW, Bs + cur * BN * LDW, wm0, wn0, acc);
 #endif
         cur = cur + 1 == STAGES ? 0 : cur + 1;

@@ -257,7 +257,7 @@ static void mma_default(const clf_device_info *dev, clf_dtype dt, const char *bu
 /* wgmma: compute capability 9.0 exactly (the sm_90a instructions are not in later architectures), f16 or tf32
  * inputs, one warpgroup per 64 x WN tile (WN 64, 128 or 256), operands by cp.async into the swizzled layout,
  * rows of 32, 64 or 128 bytes (the swizzle widths); LDSM and DK take their first values. FPIPE keeps one
- * stage's products in flight, so the ring needs a third buffer. */
+ * stage's products in flight across the next stage's barrier (a second barrier a stage). */
 static int wgmma_valid(const clf__config *c, const clf_device_info *dev, clf_dtype dt)
 {
     int bm = c->v[CLF__MMA_BM], bn = c->v[CLF__MMA_BN], wn = c->v[CLF__MMA_WN], stages = c->v[CLF__MMA_STAGES];
@@ -265,7 +265,7 @@ static int wgmma_valid(const clf__config *c, const clf_device_info *dev, clf_dty
     if (dev->nv_cc != 90 || dt == CLF_F64 || c->v[CLF__MMA_WM] != 64 || (wn != 64 && wn != 128 && wn != 256))
         return 0;
     if (bm % 64 || bn % wn || !c->v[CLF__MMA_ASYNC] || !c->v[CLF__MMA_SWZ] || c->v[CLF__MMA_LDSM] ||
-        c->v[CLF__MMA_DK] != 4 || (c->v[CLF__MMA_FPIPE] && stages < 3))   /* FPIPE: one stage's products in flight */
+        c->v[CLF__MMA_DK] != 4)
         return 0;
     if ((rowb != 32 && rowb != 64 && rowb != 128) || stages < 2 || threads > 1024 || (size_t)threads > dev->max_work_group)
         return 0;
