@@ -3,7 +3,8 @@
 # in the same dtype in the same run. Optionally first the instruction probe (scripts/gpu/wgmma_probe.c) and
 # the mixed-precision GEMM suite.
 #   SWEEP   "MODE|CONFIG" lines (MODE: f16 bf16 tf32 3xtf32 f64; CONFIG: CLFORGE_GEMM_MMA_CONFIG)
-#   SHAPES  default "8192x8192x8192 4096x4096x4096"; PROBE=1, SUITE=1 to run those first
+#   SHAPES  default "8192x8192x8192 4096x4096x4096"; BATCH=N: each shape a batch of N; PROBE=1, SUITE=1 to
+#           run those first
 # fp64 m16n8k16 against m8n8k4 (2026-12-01): SWEEP of "f64|... DK=4" and "f64|... DK=16" lines.
 . scripts/gpu/common.sh
 gpu_session ${NAME:-mma-sweep}
@@ -21,10 +22,10 @@ for s in ${SHAPES:-8192x8192x8192 4096x4096x4096}; do
   say "== $s, B stored N x K: mode | config | GFLOP/s, max error"
   while IFS='|' read -r m c; do
     [ -n "$c" ] || continue
-    t=$(CLFORGE_GEMM_MMA_CONFIG="$c" timeout 60 $B --device gpu --modes $m --bt --reps 5 --shape $s 2>&1 | grep -E 'GFLOP|rror|warn' | awk '{print $(NF-5), $NF}' | tr '\n' ' ')
+    t=$(CLFORGE_GEMM_MMA_CONFIG="$c" timeout 60 $B --device gpu --modes $m --bt --reps 5 --shape $s ${BATCH:+--batch $BATCH} 2>&1 | grep -E 'GFLOP|rror|warn' | awk '{print $(NF-5), $NF}' | tr '\n' ' ')
     say "$m | $c | $t"
   done <<< "$SWEEP"
   for d in $(echo "$SWEEP" | cut -d'|' -f1 | sed 's/3xtf32/f32/' | sort -u); do
-    say "$(timeout 60 python3 ../bench/torch_gemm.py --dtype $d --bt --shape $s 2>&1 | grep cuBLAS) ($d)"
+    say "$(timeout 60 python3 ../bench/torch_gemm.py --dtype $d --bt --shape $s ${BATCH:+--batch $BATCH} 2>&1 | grep cuBLAS) ($d)"
   done
 done
