@@ -1,12 +1,16 @@
 /* test_gemv.c — clf_sgemv/clf_dgemv against a double-precision host reference on random problems (both
  * layouts and transposes, odd sizes, padded lda, offsets, incx/incy > 1, alpha/beta including beta 0 over
- * NaN, fp64 where offered, forced launch parameters and splits), plus every invalid-argument path with y
- * checked unchanged. */
+ * NaN, fp64 where offered, forced launch parameters and splits), every invalid-argument path with y
+ * checked unchanged, and the gemv tuning family: a tuned entry is stored, reloaded and used by clf_sgemv and
+ * thin GEMMs; junk entries are ignored with a warning. */
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "autotune.h"
 #include "gemv.h"
 #include "testutil.h"
 
@@ -682,6 +686,321 @@ START_TEST(params_and_plans)
 }
 END_TEST
 
+/* ---- the gemv tuning family ------------------------------------------------------------------ */
+
+/* Every device present, or those $CLFORGE_TEST_DEVICES ("P:D,P:D") names, as clf_test_contexts does; these
+ * tests need a cache directory of their own per device, so they make their own contexts. */
+static int tune_devices(clf_device_info **out)
+{
+    size_t n = 0;
+    ck_assert_int_eq(clf_device_list(NULL, 0, &n), CLF_SUCCESS);
+    *out = calloc(n, sizeof **out);
+    ck_assert_int_eq(clf_device_list(*out, n, &n), CLF_SUCCESS);
+    const char *only = getenv("CLFORGE_TEST_DEVICES");
+    int kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        char sel[40], list[1024];
+        snprintf(sel, sizeof sel, ",%d:%d,", (*out)[i].platform_index, (*out)[i].device_index);
+        snprintf(list, sizeof list, ",%s,", only ? only : "");
+        if (!only || !*only || strstr(list, sel))
+            (*out)[kept++] = (*out)[i];
+    }
+    ck_assert_int_gt(kept, 0);
+    return kept;
+}
+
+/* A context on d with the cache directory dir (emptied first when fresh). */
+static clf_context *ctx_in(const clf_device_info *d, const char *dir, int fresh)
+{
+    char sel[32], cmd[2600];
+    snprintf(sel, sizeof sel, "%d:%d", d->platform_index, d->device_index);
+    if (fresh)
+        snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", dir, dir);
+    else
+        snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    clf_context_options opt = {.device = sel, .cache_dir = dir};
+    clf_context *ctx = NULL;
+    ck_assert_msg(clf_context_create(&opt, &ctx) == CLF_SUCCESS, "%s", clf_last_error());
+    return ctx;
+}
+
+/* Programs this context did not find in its memory cache: a new set of kernel options shows up here. */
+static unsigned long misses(clf_context *ctx)
+{
+    clf_cache_stats st;
+    ck_assert_int_eq(clf_context_cache_stats(ctx, &st), CLF_SUCCESS);
+    return st.compiles + st.disk_hits;
+}
+
+/* "WG=.. VW=.. ..." of p's tuned parameters: as CLFORGE_GEMV_CONFIG, it pins the kernels to p. */
+static void params_text(const clf__gemv_params *p, char *out, size_t cap)
+{
+    snprintf(out, cap, "WG=%d VW=%d LU=%d GPB=%d TEAM=%d TX=%d CW=%d RPT=%d", p->wg, p->vw, p->lu, p->gpb, p->team,
+             p->tx, p->cw, p->rpt);
+}
+
+static void store_entry(clf_context *ctx, const char *bucket, json_t *entry)
+{
+    char section[160];
+    clf__tunedb_entry_path("gemv", "f32", bucket, section, sizeof section);
+    ck_assert_msg(clf__tunedb_store(ctx, section, entry) == CLF_SUCCESS, "%s", clf_last_error());
+}
+
+/* y = A x for A rows x cols row-major (NoTrans: the rows bucket), checked against the host. */
+static void sgemv_checked(clf_context *ctx, size_t rows, size_t cols)
+{
+    float *a = malloc(rows * cols * sizeof *a), *x = malloc(cols * sizeof *x), *y = malloc(rows * sizeof *y);
+    ck_assert(a && x && y);
+    uint64_t seed = 11;
+    clf_test_rand_f32(a, rows * cols, &seed);
+    clf_test_rand_f32(x, cols, &seed);
+    cl_mem da = clf_test_buffer(ctx, rows * cols * sizeof *a, a), dx = clf_test_buffer(ctx, cols * sizeof *x, x);
+    cl_mem dy = clf_test_buffer(ctx, rows * sizeof *y, NULL);
+    ck_assert_msg(clf_sgemv(ctx, CLF_ROW_MAJOR, CLF_NO_TRANS, rows, cols, 1.0f, da, 0, cols, dx, 0, 1, 0.0f, dy, 0, 1,
+                            NULL) == CLF_SUCCESS, "%s", clf_last_error());
+    clf_test_read(ctx, dy, rows * sizeof *y, y);
+    for (size_t i = 0; i < rows; i++) {
+        double ref = 0, mag = 0;
+        for (size_t j = 0; j < cols; j++) {
+            ref += (double)a[i * cols + j] * x[j];
+            mag += fabs((double)a[i * cols + j] * x[j]);
+        }
+        ck_assert_msg(fabs(y[i] - ref) <= 1e-5 * mag + 1e-6, "y[%zu] = %g, expected %g", i, y[i], ref);
+    }
+    clReleaseMemObject(da), clReleaseMemObject(dx), clReleaseMemObject(dy);
+    free(a), free(x), free(y);
+}
+
+/* A tiny 64 x 4 x 64 product (on the gemv kernels on every device: thin_rows, 4 vectors). */
+static void tiny_sgemm(clf_context *ctx)
+{
+    enum { TM = 64, TN = 4, TK = 64 };
+    float a[TM * TK], b[TK * TN], c[TM * TN];
+    uint64_t seed = 5;
+    clf_test_rand_f32(a, TM * TK, &seed);
+    clf_test_rand_f32(b, TK * TN, &seed);
+    cl_mem da = clf_test_buffer(ctx, sizeof a, a), db = clf_test_buffer(ctx, sizeof b, b);
+    cl_mem dc = clf_test_buffer(ctx, sizeof c, NULL);
+    ck_assert_msg(clf_sgemm(ctx, CLF_ROW_MAJOR, CLF_NO_TRANS, CLF_NO_TRANS, TM, TN, TK, 1.0f, da, 0, TK, db, 0, TN,
+                            0.0f, dc, 0, TN, NULL) == CLF_SUCCESS, "%s", clf_last_error());
+    clf_test_read(ctx, dc, sizeof c, c);
+    for (int i = 0; i < TM; i++)
+        for (int j = 0; j < TN; j++) {
+            double ref = 0;
+            for (int p = 0; p < TK; p++)
+                ref += (double)a[i * TK + p] * b[p * TN + j];
+            ck_assert_msg(fabs(c[i * TN + j] - ref) <= 1e-4, "C[%d][%d] = %g, expected %g", i, j, c[i * TN + j], ref);
+        }
+    clReleaseMemObject(da), clReleaseMemObject(db), clReleaseMemObject(dc);
+}
+
+/* run(ctx) builds nothing new when CLFORGE_GEMV_CONFIG pins the kernels to `want`, and builds a new program when
+ * it pins them to the heuristic: so the call before ran with `want`. */
+static void ran_with(clf_context *ctx, const clf__gemv_params *want, void (*run)(clf_context *), const char *what)
+{
+    char text[160];
+    params_text(want, text, sizeof text);
+    setenv("CLFORGE_GEMV_CONFIG", text, 1);
+    unsigned long before = misses(ctx);
+    run(ctx);
+    ck_assert_msg(misses(ctx) == before, "%s did not run with the tuned configuration (%s): pinning it built a "
+                  "new program", what, text);
+    clf__gemv_params def;
+    unsetenv("CLFORGE_GEMV_CONFIG");
+    ck_assert_int_eq(clf__gemv_params_get(clf_context_device(ctx), CLF_F32, &def), CLF_SUCCESS);
+    params_text(&def, text, sizeof text);
+    setenv("CLFORGE_GEMV_CONFIG", text, 1);
+    run(ctx);
+    ck_assert_msg(misses(ctx) > before, "%s: the heuristic's configuration (%s) built nothing new; the check "
+                  "cannot tell configurations apart", what, text);
+    unsetenv("CLFORGE_GEMV_CONFIG");
+}
+
+static void sgemv_300x1000(clf_context *ctx) { sgemv_checked(ctx, 300, 1000); }
+
+/* The tuner stores a verified winner per bucket; the entry survives a new context; clf_sgemv and a thin GEMM
+ * run with the tuned configuration of their bucket. */
+START_TEST(tuned_entry_is_stored_and_used)
+{
+    clf_device_info *devs;
+    int nd = tune_devices(&devs);
+    unsetenv("CLFORGE_GEMV_CONFIG");
+    for (int d = 0; d < nd; d++) {
+        char cache[1200];
+        snprintf(cache, sizeof cache, "%s/gemv-tune-%d", clf_test_tmpdir(), d);
+        clf_context *ctx = ctx_in(&devs[d], cache, 1);
+        const clf__family *fams[] = {&clf__family_gemv, NULL};
+        clf_dtype f32 = CLF_F32;
+        clf_tune_options o = {.budget_seconds = 0.5, .quiet = 1};
+        clf_tune_report *r = calloc(1, sizeof *r);
+        ck_assert_msg(clf__tune_families(ctx, fams, &f32, 1, "rows,thin_cols", &o, r) == CLF_SUCCESS, "%s",
+                      clf_last_error());
+        ck_assert_int_eq(r->count, 2);
+        json_t *db = clf_test_load_tunedb(ctx);
+        for (int i = 0; i < r->count; i++) {
+            char cfg[256], origin[16], section[160];
+            ck_assert_msg(r->entries[i].config[0], "%s: nothing found for %s", devs[d].name, r->entries[i].bucket);
+            clf__tunedb_entry_path("gemv", "f32", r->entries[i].bucket, section, sizeof section);
+            json_t *e = json_object_get(clf__tunedb_get(db, section), "config");
+            ck_assert_msg(json_is_string(e), "no database entry %s", section);
+            ck_assert_str_eq(json_string_value(e), r->entries[i].config);
+            ck_assert_int_eq(clf_config_in_use(ctx, "gemv", "f32", r->entries[i].bucket, cfg, sizeof cfg, origin,
+                                               sizeof origin), CLF_SUCCESS);
+            ck_assert_str_eq(origin, "tuned");
+            ck_assert_str_eq(cfg, r->entries[i].config);
+        }
+        json_decref(db);
+        free(r);
+        /* Entries no heuristic would choose, so that using them is visible. */
+        store_entry(ctx, "rows", json_pack("{s:s}", "config", "WG=32 VW=1 LU=3 GPB=2 TEAM=8 TX=0 CW=3 RPT=2"));
+        store_entry(ctx, "thin_rows", json_pack("{s:s}", "config", "WG=32 VW=2 LU=6 GPB=1 TEAM=4 TX=2 CW=1 RPT=2"));
+        clf_context_destroy(ctx);
+        ctx = ctx_in(&devs[d], cache, 0);   /* reloaded from the file */
+        clf__gemv_params p, q;
+        const char *origin = NULL;
+        ck_assert_int_eq(clf__gemv_params_for(ctx, CLF_F32, "rows", &p, &origin), CLF_SUCCESS);
+        ck_assert_str_eq(origin, "tuned");
+        ck_assert(p.wg == 32 && p.vw == 1 && p.lu == 3 && p.gpb == 2 && p.team == 8 && p.cw == 3 && p.rpt == 2);
+        ck_assert_int_eq(clf__gemv_params_for(ctx, CLF_F32, "thin_rows", &q, &origin), CLF_SUCCESS);
+        ck_assert(q.vw == 2 && q.lu == 6 && q.team == 4);
+        sgemv_300x1000(ctx);
+        ran_with(ctx, &p, sgemv_300x1000, "clf_sgemv");
+        tiny_sgemm(ctx);
+        ran_with(ctx, &q, tiny_sgemm, "a thin clf_sgemm");
+        /* the variable still overrides the database */
+        setenv("CLFORGE_GEMV_CONFIG", "VW=4 SPLIT=3", 1);
+        ck_assert_int_eq(clf__gemv_params_for(ctx, CLF_F32, "rows", &p, &origin), CLF_SUCCESS);
+        ck_assert_str_eq(origin, "override");
+        ck_assert(p.vw == 4 && p.split == 3 && p.lu == 3);
+        unsetenv("CLFORGE_GEMV_CONFIG");
+        clf_context_destroy(ctx);
+    }
+    free(devs);
+}
+END_TEST
+
+/* stderr into a file, and back. */
+static int capture_begin(const char *file)
+{
+    fflush(stderr);
+    int saved = dup(2), fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ck_assert_int_ge(fd, 0);
+    dup2(fd, 2);
+    close(fd);
+    return saved;
+}
+
+static char *capture_end(int saved, const char *file)
+{
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    FILE *f = fopen(file, "rb");
+    ck_assert_ptr_nonnull(f);
+    static char text[16384];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+/* Junk in place of the rows entry: each is ignored (the heuristic runs, correctly), the first with a warning;
+ * a database without gemv entries (written before the family existed) loads and serves the heuristic. */
+START_TEST(junk_entries_are_ignored)
+{
+    clf_device_info *devs;
+    int nd = tune_devices(&devs);
+    unsetenv("CLFORGE_GEMV_CONFIG");
+    setenv("CLFORGE_SHIPPED", "off", 1);
+    char *huge = malloc(20001);
+    memset(huge, 'W', 20000);
+    huge[20000] = '\0';
+    json_t *junk[] = {json_pack("{s:s}", "config", "WG=48 VW=4 LU=4 GPB=8 TEAM=0 TX=0 CW=1 RPT=0"),
+                      json_pack("{s:s}", "config", "WG=16 VW=4 LU=4 GPB=8 TEAM=64 TX=0 CW=1 RPT=0"),
+                      json_pack("{s:s}", "config", "WG=16"),
+                      json_pack("{s:s}", "config", "WG=16 VW=4 LU=4 GPB=8 TEAM=0 TX=0 CW=1 RPT=0 NOPE=1"),
+                      json_pack("{s:s}", "config", "WG=99999999999999999999 VW=\x1b[31m"),
+                      json_pack("{s:s}", "config", huge),
+                      json_pack("{s:i}", "config", 42),
+                      json_pack("[i,i]", 1, 2),
+                      json_string("WG=16")};
+    free(huge);
+    for (int d = 0; d < nd; d++) {
+        char cache[1200], log[1300];
+        snprintf(cache, sizeof cache, "%s/gemv-junk-%d", clf_test_tmpdir(), d);
+        snprintf(log, sizeof log, "%s/gemv-junk-%d.log", clf_test_tmpdir(), d);
+        clf_context *ctx = ctx_in(&devs[d], cache, 1);
+        /* an older database: other sections, no gemv */
+        ck_assert_int_eq(clf__tunedb_store(ctx, "hostile", json_pack("{s:i}", "v", 1)), CLF_SUCCESS);
+        clf_context_destroy(ctx);
+        ctx = ctx_in(&devs[d], cache, 0);
+        clf__gemv_params want, got;
+        const char *origin;
+        ck_assert_int_eq(clf__gemv_params_get(clf_context_device(ctx), CLF_F32, &want), CLF_SUCCESS);
+        ck_assert_int_eq(clf__gemv_params_for(ctx, CLF_F32, "rows", &got, &origin), CLF_SUCCESS);
+        ck_assert_str_eq(origin, "default");
+        ck_assert_int_eq(memcmp(&got, &want, sizeof got), 0);
+        json_t *v = NULL;
+        ck_assert_int_eq(clf__tunedb_fetch(ctx, "hostile/v", &v), CLF_SUCCESS);
+        ck_assert_int_eq(json_integer_value(v), 1);
+        json_decref(v);
+        for (size_t j = 0; j < sizeof junk / sizeof junk[0]; j++) {
+            store_entry(ctx, "rows", json_incref(junk[j]));
+            int saved = d == 0 && j == 0 ? capture_begin(log) : -1;
+            ck_assert_int_eq(clf__gemv_params_for(ctx, CLF_F32, "rows", &got, &origin), CLF_SUCCESS);
+            if (saved >= 0) {
+                const char *text = capture_end(saved, log);
+                ck_assert_msg(strstr(text, "warning") && strstr(text, "gemv") && strstr(text, "ignored"),
+                              "no warning for a junk gemv entry: \"%s\"", text);
+            }
+            ck_assert_msg(!strcmp(origin, "default"), "junk entry %zu used (origin %s)", j, origin);
+            ck_assert_int_eq(memcmp(&got, &want, sizeof got), 0);
+        }
+        sgemv_checked(ctx, 129, 257);
+        /* a good entry after the junk is used: nothing was remembered wrongly */
+        store_entry(ctx, "rows", json_pack("{s:s}", "config", "WG=16 VW=2 LU=2 GPB=1 TEAM=4 TX=0 CW=1 RPT=1"));
+        ck_assert_int_eq(clf__gemv_params_for(ctx, CLF_F32, "rows", &got, &origin), CLF_SUCCESS);
+        ck_assert_str_eq(origin, "tuned");
+        ck_assert(got.vw == 2 && got.team == 4);
+        clf_context_destroy(ctx);
+    }
+    for (size_t j = 0; j < sizeof junk / sizeof junk[0]; j++)
+        json_decref(junk[j]);
+    unsetenv("CLFORGE_SHIPPED");
+    free(devs);
+}
+END_TEST
+
+/* The tuner's check refuses an output no run wrote (NaN), and accepts a run's; the family's heuristic is
+ * valid on every device, and its space holds what the old defaults were. */
+START_TEST(bench_check_refuses_unwritten)
+{
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    const clf__family *f = &clf__family_gemv;
+    const char *buckets[] = {"rows", "cols", "thin_rows", "thin_cols"};
+    for (int d = 0; d < nctx; d++) {
+        const clf_device_info *dev = clf_context_device(ctxs[d]);
+        for (int b = 0; b < 4; b++) {
+            clf__config c;
+            f->default_config(dev, CLF_F32, buckets[b], &c);
+            ck_assert(clf__space_contains(f, &c) && f->valid(&c, dev, CLF_F32));
+            void *st = NULL;
+            ck_assert_msg(f->bench_create(ctxs[d], CLF_F32, buckets[b], &st) == CLF_SUCCESS, "%s", clf_last_error());
+            ck_assert_int_eq(f->bench_check(st), CLF_ERR_VERIFY);
+            cl_event ev = NULL;
+            ck_assert_msg(f->bench_run(st, &c, &ev) == CLF_SUCCESS, "%s", clf_last_error());
+            if (ev)
+                clReleaseEvent(ev);
+            ck_assert_msg(f->bench_check(st) == CLF_SUCCESS, "%s %s: %s", dev->name, buckets[b], clf_last_error());
+            f->bench_destroy(st);
+        }
+    }
+    clf_test_contexts_free(ctxs, nctx);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gemv");
@@ -694,5 +1013,10 @@ int main(void)
     tcase_add_test(ta, invalid_arguments);
     tcase_add_test(ta, params_and_plans);
     suite_add_tcase(s, ta);
+    TCase *tt = clf_test_tcase("tuning");
+    tcase_add_test(tt, tuned_entry_is_stored_and_used);
+    tcase_add_test(tt, junk_entries_are_ignored);
+    tcase_add_test(tt, bench_check_refuses_unwritten);
+    suite_add_tcase(s, tt);
     return clf_test_run(s);
 }

@@ -158,6 +158,30 @@ static int entry_int_uncached(clf_context *ctx, const clf__family *f, clf_dtype 
     return got;
 }
 
+/* A tuned entry of this device that does not parse or is not valid here (edited by hand, written by another
+ * version of the family): said once per family, then the lookup goes on as if it were absent. */
+static void warn_unusable(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *section)
+{
+    json_t *e = NULL;
+    clf__config c;
+    clf__quiet_begin();
+    int bad = clf__tunedb_fetch(ctx, section, &e) == CLF_SUCCESS && e && !entry_config(e, f, &ctx->info, dt, &c);
+    clf__quiet_end();
+    json_t *cfg = json_object_get(e, "config");
+    char text[81] = "no configuration text", key[48];
+    if (bad && json_is_string(cfg)) {
+        snprintf(text, sizeof text, "%s", json_string_value(cfg));
+        for (char *p = text; *p; p++)   /* printable characters only: the file may hold anything */
+            *p = isprint((unsigned char)*p) ? *p : '?';
+    }
+    snprintf(key, sizeof key, "tuned-unusable-%s", f->name);
+    if (bad)
+        clf__warn_once(key, "tuning database %s: entry %s (%s) is not a valid %s configuration on %s; ignored (run "
+                       "`clforge tune --family %s` to replace it)", clf__tunedb_path(ctx), section, text, f->name,
+                       ctx->info.name, f->name);
+    json_decref(e);
+}
+
 clf_status clf__config_select(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
                               clf__config *out, const char **origin)
 {
@@ -173,6 +197,7 @@ clf_status clf__config_select(clf_context *ctx, const clf__family *f, clf_dtype 
         return CLF_SUCCESS;
     }
     if (!ctx->no_tuning) {
+        warn_unusable(ctx, f, dt, section);
         const char *driver = NULL;
         json_t *e = NULL;
         int ok = 0;
@@ -408,7 +433,7 @@ clf_status clf__config_resolve(clf_context *ctx, const clf__family *f, clf_dtype
     const char *b = clf__bucket_name(f, bucket);
     char var[64];
     override_name(f, var, sizeof var);
-    const char *env = getenv(var);
+    const char *env = f->own_override ? NULL : getenv(var);
     if (!env || strlen(env) >= ENV_CAP)
         env = env ? env : "";
     pthread_mutex_lock(&ctx->lock);

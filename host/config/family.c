@@ -9,7 +9,7 @@
 
 /* Families register here; each descriptor lives in its op's file (host/gemm_family.c, map.c, copy.c). */
 extern const clf__family clf__family_gemm, clf__family_gemm_mma, clf__family_gemm_cpu, clf__family_map,
-    clf__family_copy, clf__family_reduce;
+    clf__family_copy, clf__family_reduce, clf__family_gemv;
 
 const clf__family *const clf__families[] = {
     &clf__family_gemm,
@@ -18,6 +18,7 @@ const clf__family *const clf__families[] = {
     &clf__family_map,
     &clf__family_copy,
     &clf__family_reduce,
+    &clf__family_gemv,
     NULL
 };
 

@@ -1,4 +1,4 @@
-/* family.h — the kernel-family descriptor: one struct per tunable kernel family (gemm, map, copy).
+/* family.h — the kernel-family descriptor: one struct per tunable kernel family (gemm, map, copy, gemv, ...).
  * The ops use it to build and launch; the autotuner uses the same struct to enumerate, build, run
  * and verify candidates; the profiler uses its FLOP and byte formulas. Adding a family touches its
  * own file, its .cl source and the registry list in family.c. */
@@ -43,6 +43,8 @@ typedef struct clf__family {
     const char *unit;              /* what the tuner maximises: "GFLOP/s" or "GB/s" */
     int nprecisions;               /* precisions the tuner tunes by default (0: f32, and f64 where offered) */
     clf_dtype precisions[4];
+    int own_override;              /* 1: the op applies $CLFORGE_<FAMILY>_CONFIG itself (gemv: its keys go beyond
+                                    * the tuned parameters), so clf__config_resolve applies none */
 
     /* The heuristic configuration for a device type when nothing is tuned or shipped. */
     void (*default_config)(const clf_device_info *dev, clf_dtype dt, const char *bucket, clf__config *out);

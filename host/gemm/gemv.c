@@ -25,6 +25,15 @@ static size_t pow2_ceil(size_t v)
     return p;
 }
 
+/* Local memory the kernels declare: the group's sums of VW elements (cols) or of one (rows), RED_BYTES' worth
+ * when several meet at once, else one per work-item plus a padding column. PoCL aborts the process on a kernel
+ * whose __local arrays exceed the device's, so every configuration is checked against this. */
+size_t clf__gemv_local_bytes(int wg, int vw, size_t esz)
+{
+    size_t one = (size_t)(wg + 1) * (size_t)vw * esz;
+    return one > RED_BYTES ? one : RED_BYTES;
+}
+
 static clf_status params_check(const clf_device_info *dev, clf_dtype dt, const clf__gemv_params *p)
 {
     size_t wg_max = dev->max_work_group ? dev->max_work_group : 256;
@@ -43,7 +52,7 @@ static clf_status params_check(const clf_device_info *dev, clf_dtype dt, const c
     if (p->thin < 0 || p->thin > CLF__GEMV_NV_MAX || p->tiny < 0 || p->tiny > 64 || p->rpt < 0 || p->rpt > 8)
         return clf__fail(CLF_ERR_INVALID_ARG, "gemv: THIN=%d TINY=%d RPT=%d: THIN in 0..%d, TINY in 0..64, RPT in "
                          "0..8", p->thin, p->tiny, p->rpt, CLF__GEMV_NV_MAX);
-    size_t local = (size_t)(p->wg * p->vw) * clf__dtype_size(dt);   /* gemv_cols' reduction array */
+    size_t local = clf__gemv_local_bytes(p->wg, p->vw, clf__dtype_size(dt));
     if (dev->local_mem && local > dev->local_mem)
         return clf__fail(CLF_ERR_INVALID_ARG, "gemv: WG=%d x VW=%d needs %zu bytes of local memory; the device has "
                          "%llu", p->wg, p->vw, local, (unsigned long long)dev->local_mem);
@@ -78,25 +87,63 @@ static clf_status params_parse(const char *text, clf__gemv_params *p)
     return CLF_SUCCESS;
 }
 
-clf_status clf__gemv_params_get(const clf_device_info *dev, clf_dtype dt, clf__gemv_params *out)
+void clf__gemv_params_from_config(const clf_device_info *dev, const clf__config *cfg, clf__gemv_params *out)
 {
-    /* GPUs: 16-byte loads, 256 work-items, neighbours on neighbouring vectors, 8 groups per compute unit to
-     * cover memory latency. CPUs run a work-group as a loop over its work-items on one core: each work-item
-     * streams a contiguous run (a line, or CW vectors of outputs), a few groups per core for balance. */
-    int esz = (int)clf__dtype_size(dt);
-    *out = (clf__gemv_params){.wg = 256, .vw = 16 / esz, .lu = 4, .cw = 1, .gpb = 8, .thin = 16, .tiny = 32};
+    const int *v = cfg->v;
+    *out = (clf__gemv_params){.wg = v[CLF__GV_WG], .vw = v[CLF__GV_VW], .lu = v[CLF__GV_LU], .gpb = v[CLF__GV_GPB],
+                              .team = v[CLF__GV_TEAM], .tx = v[CLF__GV_TX], .cw = v[CLF__GV_CW], .rpt = v[CLF__GV_RPT],
+                              .thin = 16, .tiny = 32};
     if (dev->type & CL_DEVICE_TYPE_CPU)
-        *out = (clf__gemv_params){.wg = 16, .vw = 32 / esz, .lu = 4, .cw = 2, .gpb = 4, .team = 1, .tx = 1,
-                                  .thin = 1, .tiny = 32};   /* PoCL: the CPU GEMM path beat thin kernels 2-20x */
-    while ((size_t)out->wg > dev->max_work_group && out->wg > 1)
-        out->wg /= 2;
+        out->thin = 1;   /* PoCL: the CPU GEMM path beat thin kernels 2-20x */
+}
+
+/* $CLFORGE_GEMV_CONFIG on top of p (it names any subset, including the untuned SPLIT, THIN and TINY), then the
+ * device's limits. Returns 1 in *overridden when the variable is set. */
+static clf_status params_finish(const clf_device_info *dev, clf_dtype dt, clf__gemv_params *p, int *overridden)
+{
     const char *env = getenv("CLFORGE_GEMV_CONFIG");
-    if (env && *env) {
-        clf_status s = params_parse(env, out);
+    *overridden = env && *env;
+    if (*overridden) {
+        clf_status s = params_parse(env, p);
         if (s != CLF_SUCCESS)
             return s;
     }
-    return params_check(dev, dt, out);
+    return params_check(dev, dt, p);
+}
+
+clf_status clf__gemv_params_get(const clf_device_info *dev, clf_dtype dt, clf__gemv_params *out)
+{
+    clf__config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    clf__family_gemv.default_config(dev, dt, NULL, &cfg);
+    clf__gemv_params_from_config(dev, &cfg, out);
+    int overridden;
+    return params_finish(dev, dt, out, &overridden);
+}
+
+/* The family configuration behind the parameters too (cfg, origin: what clf__config_resolve answered). */
+static clf_status params_resolve(clf_context *ctx, clf_dtype dt, const char *bucket, clf__gemv_params *out,
+                                 clf__config *cfg, const char **origin)
+{
+    clf_status s = clf__config_resolve(ctx, &clf__family_gemv, dt, bucket, cfg, origin);
+    if (s != CLF_SUCCESS)
+        return s;
+    clf__gemv_params_from_config(&ctx->info, cfg, out);
+    int overridden;
+    s = params_finish(&ctx->info, dt, out, &overridden);
+    if (overridden)
+        *origin = "override";
+    return s;
+}
+
+clf_status clf__gemv_params_for(clf_context *ctx, clf_dtype dt, const char *bucket, clf__gemv_params *out,
+                                const char **origin)
+{
+    if (!ctx || !out)
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemv params: NULL argument");
+    clf__config cfg;
+    const char *dummy;
+    return params_resolve(ctx, dt, bucket, out, &cfg, origin ? origin : &dummy);
 }
 
 /* ---- planning ----------------------------------------------------------------------------- */
@@ -210,6 +257,26 @@ static void plan_cols(clf_context *ctx, const clf__gemv_params *p, size_t esz, g
     pl->nout = pl->W;
 }
 
+/* Lines of one element with lda 1 are one contiguous line: the other kernel streams it with vectors. */
+static int swaps_kernel(const clf__gemv_desc *d)
+{
+    size_t lines = d->a_rows_contiguous ? d->rows : d->cols, width = d->a_rows_contiguous ? d->cols : d->rows;
+    return width == 1 && d->lda == 1 && lines > 1;
+}
+
+const char *clf__gemv_bucket(int a_rows_contiguous, size_t nv)
+{
+    if (nv > 1)
+        return a_rows_contiguous ? "thin_rows" : "thin_cols";
+    return a_rows_contiguous ? "rows" : "cols";
+}
+
+/* The bucket of the kernel that runs d. */
+static const char *desc_bucket(const clf__gemv_desc *d)
+{
+    return clf__gemv_bucket(swaps_kernel(d) ? !d->a_rows_contiguous : d->a_rows_contiguous, d->nv);
+}
+
 /* Chooses the kernel and its geometry; rows, cols >= 1 and alpha != 0 here. */
 static void plan_make(clf_context *ctx, const clf__gemv_params *p, clf_dtype dt, const clf__gemv_desc *d,
                       gemv_plan *pl)
@@ -221,8 +288,7 @@ static void plan_make(clf_context *ctx, const clf__gemv_params *p, clf_dtype dt,
     pl->L = d->a_rows_contiguous ? d->rows : d->cols;
     pl->W = d->a_rows_contiguous ? d->cols : d->rows;
     pl->lda = d->lda;
-    /* Lines of one element with lda 1 are one contiguous line: the other kernel streams it with vectors. */
-    if (pl->W == 1 && d->lda == 1 && pl->L > 1) {
+    if (swaps_kernel(d)) {
         pl->kind = pl->kind == K_ROWS ? K_COLS : K_ROWS;
         pl->W = pl->L;
         pl->L = 1;
@@ -313,6 +379,8 @@ typedef struct gemv_bufs {
     cl_mem partial;
     const clf__epi *epi;         /* a GEMM's epilogue stores y (NULL: none); epi_rows: y runs along C's rows */
     int epi_rows;
+    int build_only;              /* the tuner's builder threads: build the kernels, enqueue nothing */
+    int launches;                /* kernels enqueued */
 } gemv_bufs;
 
 static clf_status enqueue_main(clf_context *ctx, const gemv_plan *pl, const scalars *sc, const gemv_bufs *b,
@@ -368,6 +436,12 @@ static clf_status plan_run(clf_context *ctx, const clf__gemv_params *p, const ge
     cl_kernel mk = NULL, rk = NULL;
     clf_status s = plan_kernels(ctx, p, pl, b->epi, b->epi_rows, &mk, &rk);
     int split = pl->kind != K_SCALE && pl->nsplit > 1;
+    if (b->build_only) {
+        clf__kernel_give(ctx, mk);
+        clf__kernel_give(ctx, rk);
+        return s;
+    }
+    b->launches = (pl->kind != K_SCALE) + (split || pl->kind == K_SCALE);
     if (s == CLF_SUCCESS && split)
         s = clf__scratch_take(ctx, &ctx->partial, pl->nsplit * pl->nout * pl->nv * pl->batch * sc->esz,
                               &b->partial);
@@ -402,23 +476,12 @@ static clf_status desc_check(clf_dtype dt, const clf__gemv_desc *d)
     return CLF_SUCCESS;
 }
 
-clf_status clf__gemv_enqueue_desc(clf_context *ctx, const clf__gemv_params *params, clf_dtype dt,
-                                  const clf__gemv_desc *d, const clf__epi *epi, int epi_rows, cl_event *done)
+/* Plans b's call with p (both checked) and runs it, or only builds its kernels. */
+static clf_status gemv_exec(clf_context *ctx, const clf__gemv_params *p, clf_dtype dt, gemv_bufs *b, cl_event *done)
 {
-    if (done)
-        *done = NULL;
-    if (!ctx)
-        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: ctx is NULL");
-    clf_status s = desc_check(dt, d);
-    clf__gemv_params p;
-    if (s == CLF_SUCCESS)
-        s = params ? params_check(&ctx->info, dt, params) : clf__gemv_params_get(&ctx->info, dt, &p);
-    if (s != CLF_SUCCESS)
-        return s;
-    if (params)
-        p = *params;
-    if (d->rows == 0 || (d->alpha == 0.0 && d->beta == 1.0 && !epi))
-        return marker(ctx, done);
+    const clf__gemv_desc *d = b->d;
+    if (d->rows == 0 || (d->alpha == 0.0 && d->beta == 1.0 && !b->epi))
+        return b->build_only ? CLF_SUCCESS : marker(ctx, done);
     gemv_plan pl;
     if (d->cols == 0 || d->alpha == 0.0) {   /* y = beta*y: A and x are not read (BLAS: not referenced) */
         memset(&pl, 0, sizeof pl);
@@ -426,12 +489,62 @@ clf_status clf__gemv_enqueue_desc(clf_context *ctx, const clf__gemv_params *para
         pl.prec = dt == CLF_F64 ? 64 : 32;
         pl.nout = d->rows, pl.nv = d->nv, pl.batch = d->batch;
     } else {
-        plan_make(ctx, &p, dt, d, &pl);
+        plan_make(ctx, p, dt, d, &pl);
     }
     scalars sc;
     scalars_init(&sc, dt, d->alpha, d->beta);
-    gemv_bufs b = {d, NULL, epi, epi_rows};
-    return plan_run(ctx, &p, &pl, &sc, &b, done);
+    return plan_run(ctx, p, &pl, &sc, b, done);
+}
+
+/* Runs b's call with the configuration of its bucket. One from the tuning database or the shipped defaults
+ * whose kernel does not build with this driver is set aside (warned once), and the next source's configuration
+ * runs instead. */
+static clf_status gemv_configured(clf_context *ctx, clf_dtype dt, gemv_bufs *b, cl_event *done)
+{
+    const char *bucket = desc_bucket(b->d), *origin = "default";
+    clf__gemv_params p;
+    clf__config cfg;
+    clf_status s = params_resolve(ctx, dt, bucket, &p, &cfg, &origin);
+    if (s == CLF_SUCCESS)
+        s = gemv_exec(ctx, &p, dt, b, done);
+    int stored = !strcmp(origin, "tuned") || !strcmp(origin, "stale") || !strcmp(origin, "shipped");
+    if (s != CLF_ERR_BUILD || !stored || !clf__config_set_aside(ctx, &clf__family_gemv, dt, bucket, &cfg, origin))
+        return s;
+    s = params_resolve(ctx, dt, bucket, &p, &cfg, &origin);
+    return s == CLF_SUCCESS ? gemv_exec(ctx, &p, dt, b, done) : s;
+}
+
+/* The checks and the run of clf__gemv_enqueue_desc and clf__gemv_bench_run. */
+static clf_status gemv_run(clf_context *ctx, const clf__gemv_params *params, clf_dtype dt, gemv_bufs *b,
+                           cl_event *done)
+{
+    if (done)
+        *done = NULL;
+    if (!ctx)
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: ctx is NULL");
+    clf_status s = desc_check(dt, b->d);
+    if (s == CLF_SUCCESS && params)
+        s = params_check(&ctx->info, dt, params);
+    if (s != CLF_SUCCESS)
+        return s;
+    return params ? gemv_exec(ctx, params, dt, b, done) : gemv_configured(ctx, dt, b, done);
+}
+
+clf_status clf__gemv_enqueue_desc(clf_context *ctx, const clf__gemv_params *params, clf_dtype dt,
+                                  const clf__gemv_desc *d, const clf__epi *epi, int epi_rows, cl_event *done)
+{
+    gemv_bufs b = {.d = d, .epi = epi, .epi_rows = epi_rows};
+    return gemv_run(ctx, params, dt, &b, done);
+}
+
+clf_status clf__gemv_bench_run(clf_context *ctx, const clf__gemv_params *params, clf_dtype dt,
+                               const clf__gemv_desc *d, int build_only, int *launches, cl_event *done)
+{
+    gemv_bufs b = {.d = d, .build_only = build_only};
+    clf_status s = gemv_run(ctx, params, dt, &b, build_only ? NULL : done);
+    if (launches)
+        *launches = b.launches;
+    return s;
 }
 
 clf_status clf__gemv_enqueue_with(clf_context *ctx, const clf__gemv_params *params, clf_dtype dt,

@@ -1,9 +1,10 @@
-/* gemv.h — the matrix-vector op (gemv.c, cl/gemv.cl): clf_sgemv/clf_dgemv, and the internal entry that
- * the GEMM planner can call for thin products (m or n of 1). */
+/* gemv.h — the matrix-vector op (gemv.c, cl/gemv.cl): clf_sgemv/clf_dgemv, the internal entry that the
+ * GEMM planner calls for thin products, and the `gemv` kernel family that `clforge tune` searches
+ * (gemv_family.c). */
 #ifndef CLFORGE_GEMV_H
 #define CLFORGE_GEMV_H
 
-#include "internal.h"
+#include "config.h"
 
 /* The kernels' launch parameters (-D values of cl/gemv.cl, plus how the host splits the reduction). 0 in
  * team, tx or split: chosen per call from the shape. */
@@ -23,11 +24,34 @@ typedef struct clf__gemv_params {
 
 #define CLF__GEMV_NV_MAX 32   /* right-hand vectors one launch keeps in registers */
 
-/* Defaults for dev and dt, then $CLFORGE_GEMV_CONFIG when set ("WG=256 VW=4 LU=4 GPB=8 TEAM=0 TX=0 CW=1
- * SPLIT=0 THIN=16 TINY=32 RPT=0", any subset). GPUs: 256 work-items, 16-byte loads, neighbours on neighbouring
- * vectors. CPUs (a work-group runs as a loop on one core): a work-item per line, 32-byte loads, contiguous
- * runs. An invalid override fails with CLF_ERR_INVALID_ARG. */
+/* The gemv family's parameters, in its order: the launch parameters above that the tuner searches. SPLIT
+ * (shape-specific), THIN and TINY (which GEMMs come here, not how the kernels run) are not tuned. */
+enum { CLF__GV_WG, CLF__GV_VW, CLF__GV_LU, CLF__GV_GPB, CLF__GV_TEAM, CLF__GV_TX, CLF__GV_CW, CLF__GV_RPT,
+       CLF__GV_NPARAMS };
+extern const clf__family clf__family_gemv;
+
+/* The family's bucket for a call: one vector ("rows": the contiguous dimension of A is reduced, y = A x with
+ * A row-major; "cols": the output is contiguous, y = A^T x) or several ("thin_rows", "thin_cols"). */
+const char *clf__gemv_bucket(int a_rows_contiguous, size_t nv);
+
+/* Bytes of local memory the kernels declare for a work-group of wg with loads of vw elements of esz bytes. */
+size_t clf__gemv_local_bytes(int wg, int vw, size_t esz);
+
+/* The launch parameters of a family configuration; SPLIT 0 and the device type's THIN and TINY. */
+void clf__gemv_params_from_config(const clf_device_info *dev, const clf__config *cfg, clf__gemv_params *out);
+
+/* The family's heuristic for dev and dt, then $CLFORGE_GEMV_CONFIG when set ("WG=256 VW=4 LU=4 GPB=8 TEAM=0 TX=0
+ * CW=1 SPLIT=0 THIN=16 TINY=32 RPT=0", any subset). GPUs: 256 work-items, 16-byte loads, neighbours on
+ * neighbouring vectors. CPUs (a work-group runs as a loop on one core): a work-item per line, 32-byte loads,
+ * contiguous runs. An invalid override fails with CLF_ERR_INVALID_ARG. No tuning database is read: the GEMM
+ * planner asks this for THIN and TINY only. */
 clf_status clf__gemv_params_get(const clf_device_info *dev, clf_dtype dt, clf__gemv_params *out);
+
+/* What the ops run with for bucket: the configuration clf__config_resolve finds for the gemv family (tuning
+ * database, shipped defaults, heuristic; memoised per context), then $CLFORGE_GEMV_CONFIG on top. origin (may be
+ * NULL) gets "tuned", "stale", "shipped", "default" or "override". */
+clf_status clf__gemv_params_for(clf_context *ctx, clf_dtype dt, const char *bucket, clf__gemv_params *out,
+                                const char **origin);
 
 /* A batch of thin products: for each matrix b < batch and vector v < nv, with op(A) rows x cols,
  *     y_v[i] = alpha * sum_{j < cols} A(i, j) x_v[j] + beta * y_v[i]
@@ -43,12 +67,17 @@ typedef struct clf__gemv_desc {
     cl_mem y; size_t y_off, incy, y_vstride, y_stride;
 } clf__gemv_desc;
 
-/* Enqueues d (rules of clf__gemv_enqueue below) with params (NULL: clf__gemv_params_get's); with epi, each
- * y_v[i] of matrix b is stored through the GEMM's epilogue as element (i, v) of C's matrix b when epi_rows
- * is 1 (the vectors are columns of C), else as element (v, i). */
+/* Enqueues d (rules of clf__gemv_enqueue below) with params (NULL: clf__gemv_params_for's, for d's bucket);
+ * with epi, each y_v[i] of matrix b is stored through the GEMM's epilogue as element (i, v) of C's matrix b
+ * when epi_rows is 1 (the vectors are columns of C), else as element (v, i). */
 struct clf__epi;
 clf_status clf__gemv_enqueue_desc(clf_context *ctx, const clf__gemv_params *params, clf_dtype dt,
                                   const clf__gemv_desc *d, const struct clf__epi *epi, int epi_rows, cl_event *done);
+
+/* For the tuner: as clf__gemv_enqueue_desc with params and no epilogue; build_only builds the kernels and
+ * enqueues nothing; *launches (may be NULL) gets the number of kernels enqueued (done is the last one's). */
+clf_status clf__gemv_bench_run(clf_context *ctx, const clf__gemv_params *params, clf_dtype dt,
+                               const clf__gemv_desc *d, int build_only, int *launches, cl_event *done);
 
 /* Computes, for i < rows,
  *     y[y_off + i*incy] = alpha * sum_{j < cols} A(i, j) * x[x_off + j*incx] + beta * y[y_off + i*incy]
@@ -65,7 +94,7 @@ clf_status clf__gemv_enqueue(clf_context *ctx, clf_dtype dt, int a_rows_contiguo
                              double alpha, cl_mem a, size_t a_off, size_t lda, cl_mem x, size_t x_off, size_t incx,
                              double beta, cl_mem y, size_t y_off, size_t incy, cl_event *done);
 
-/* As clf__gemv_enqueue with the parameters given (tests, tuner); NULL: clf__gemv_params_get's. */
+/* As clf__gemv_enqueue with the parameters given (tests, tuner); NULL: clf__gemv_params_for's. */
 clf_status clf__gemv_enqueue_with(clf_context *ctx, const clf__gemv_params *params, clf_dtype dt,
                                   int a_rows_contiguous, size_t rows, size_t cols, double alpha, cl_mem a,
                                   size_t a_off, size_t lda, cl_mem x, size_t x_off, size_t incx, double beta,
