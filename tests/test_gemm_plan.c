@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gemm_mma.h"
 #include "gemm_plan.h"
 #include "testutil.h"
 
@@ -389,6 +390,51 @@ START_TEST(matrix_vector_products)
 }
 END_TEST
 
+/* On a compute-capability-9.0 GPU (pretended: planning launches nothing) f16 products get the wgmma
+ * configuration; it keeps its 128-wide tiles where they fill the device, and narrows them to 64 columns where
+ * C has at most half a tile of columns or the tiles are fewer than the compute units. A forced configuration
+ * is kept as it is. */
+START_TEST(wgmma_tiles_narrow_for_small_products)
+{
+    clf_context *ctx = first_context("narrow");
+    ctx->info.type = CL_DEVICE_TYPE_GPU;
+    ctx->info.compute_units = 132;
+    ctx->info.nv_cc = 90;
+    ctx->info.local_mem = 49152;
+    ctx->info.max_work_group = 1024;
+    ctx->info.max_alloc = (size_t)1 << 34;
+    setenv("CLFORGE_SHIPPED", "off", 1);
+    unsetenv("CLFORGE_GEMM_MMA_CONFIG");
+    const struct { size_t m, n, k, batch; int bn; } cases[] = {
+        {8192, 8192, 8192, 1, 128}, {2048, 2048, 2048, 1, 128}, {896, 1664, 1024, 1, 64},
+        {128, 64, 128, 512, 64}, {128, 128, 64, 512, 128}, {896, 1664, 1024, 1, 128}};
+    for (int i = 0; i < 6; i++) {
+        if (i == 5)
+            setenv("CLFORGE_GEMM_MMA_CONFIG", "BN=128 WN=128", 1);
+        size_t m = cases[i].m, n = cases[i].n, k = cases[i].k;
+        clf__gemm_call call = {.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_TRANS,
+                               .m = m, .n = n, .k = k, .alpha = 1.0, .lda = k, .ldb = k, .ldc = n,
+                               .stride_a = m * k, .stride_b = n * k, .stride_c = m * n, .batch = cases[i].batch,
+                               .typed = 1, .a_type = CLF_F16, .b_type = CLF_F16, .c_type = CLF_F32,
+                               .compute = CLF_COMPUTE_EXACT, .mma = 1};
+        clf__gemm_plan plan;
+        ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS, "%s",
+                      clf_last_error());
+        const clf__config *cfg = NULL;
+        for (int j = 0; j < plan.nsteps; j++)
+            if (plan.steps[j].kind == CLF__STEP_MMA)
+                cfg = plan.steps[j].u.mma.cfg;
+        ck_assert_msg(cfg && cfg->v[CLF__MMA_WGMMA] == 1, "case %d: no wgmma step", i);
+        ck_assert_msg(cfg->v[CLF__MMA_BN] == cases[i].bn && cfg->v[CLF__MMA_WN] == cases[i].bn,
+                      "case %d (%zux%zux%zu x %zu): BN %d, want %d", i, m, n, k, cases[i].batch, cfg->v[CLF__MMA_BN],
+                      cases[i].bn);
+    }
+    unsetenv("CLFORGE_GEMM_MMA_CONFIG");
+    unsetenv("CLFORGE_SHIPPED");
+    clf_context_destroy(ctx);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gemm_plan");
@@ -400,5 +446,6 @@ int main(void)
     CLF_TEST_ALONE(s, unbuildable_tuned_config_falls_back);
     CLF_TEST_ALONE(s, stale_config_checked_on_first_use);
     CLF_TEST_ALONE(s, matrix_vector_products);
+    CLF_TEST_ALONE(s, wgmma_tiles_narrow_for_small_products);
     return clf_test_run(s);
 }

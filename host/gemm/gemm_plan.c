@@ -537,6 +537,29 @@ static clf_status mma_operand(planner *pl, clf__mma_mode mode, clf_dtype type, i
     return s;
 }
 
+/* A wgmma configuration's tiles made narrow (BN = WN = 64 on four stages) for products they would leave mostly
+ * empty (n at most half of BN) or that fill fewer work-groups than the device has compute units. H200, f16,
+ * 2026-12-01 (bench/results/h200/2026-12-01/mma-sweeps/small1.txt, small2.txt): batched 512 x 128x64x128
+ * 24.2 -> 58.3 TFLOP/s (cuBLAS 46.9), 896x1664x1024 152.8 -> 171.8, 777x1555x999 78.3 -> 81.8, 1024^3
+ * 121.3 -> 128.8; 2048^3, 4097^3 and batched 512 x 128x128x64 fill the device and keep their tiles. */
+static void narrow_wgmma(const clf_context *ctx, const product *p, clf_dtype dt, clf__config *cfg, const char **origin)
+{
+    int *v = cfg->v;
+    if (!v[CLF__MMA_WGMMA] || v[CLF__MMA_BN] <= 64 || strcmp(*origin, "override") == 0)   /* a forced one stays */
+        return;
+    double tiles = (double)((p->m + (size_t)v[CLF__MMA_BM] - 1) / (size_t)v[CLF__MMA_BM]) *
+                   (double)((p->n + (size_t)v[CLF__MMA_BN] - 1) / (size_t)v[CLF__MMA_BN]) * (double)p->batch;
+    if (2 * p->n > (size_t)v[CLF__MMA_BN] && tiles >= (double)cus(ctx))
+        return;
+    clf__config n = *cfg;
+    n.v[CLF__MMA_BN] = n.v[CLF__MMA_WN] = 64;
+    n.v[CLF__MMA_STAGES] = 4;
+    if (clf__family_gemm_mma.valid(&n, &ctx->info, dt)) {
+        *cfg = n;
+        *origin = "narrowed for the shape";
+    }
+}
+
 static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const product *p, clf__mma_mode mode)
 {
     clf__gemm_plan *plan = pl->plan;
@@ -554,6 +577,7 @@ static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const produc
             clf__mma_sync_config(&pl->ctx->info, clf__mma_precision(mode), clf__mma_bucket(mode), &plan->cfg_mma);
             plan->origin_mma = "default (wgmma off)";
         }
+        narrow_wgmma(pl->ctx, p, clf__mma_precision(mode), &plan->cfg_mma, &plan->origin_mma);
     }
     if (!clf__family_gemm_mma.valid(&plan->cfg_mma, &pl->ctx->info, clf__mma_precision(mode)))
         return clf__fail(CLF_ERR_INVALID_ARG, "gemm: matrix-unit configuration is not valid on this device");
