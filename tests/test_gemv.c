@@ -957,6 +957,10 @@ START_TEST(junk_entries_are_ignored)
             ck_assert_msg(!strcmp(origin, "default"), "junk entry %zu used (origin %s)", j, origin);
             ck_assert_int_eq(memcmp(&got, &want, sizeof got), 0);
         }
+        /* the family's whole section replaced by junk */
+        ck_assert_int_eq(clf__tunedb_store(ctx, "tuned/gemv", json_string("\x1b[2J")), CLF_SUCCESS);
+        ck_assert_int_eq(clf__gemv_params_for(ctx, CLF_F32, "thin_cols", &got, &origin), CLF_SUCCESS);
+        ck_assert_str_eq(origin, "default");
         sgemv_checked(ctx, 129, 257);
         /* a good entry after the junk is used: nothing was remembered wrongly */
         store_entry(ctx, "rows", json_pack("{s:s}", "config", "WG=16 VW=2 LU=2 GPB=1 TEAM=4 TX=0 CW=1 RPT=1"));
