@@ -2,15 +2,19 @@
 # h200_session_check.sh — on the GPU host, at the end of a session: (1) every suite on the H200; (2) the
 # shipped f16 defaults on small, irregular and batched shapes (the wgmma tile narrowing), cuBLAS in the same
 # run; (3) fp64 shape classes against CLBlast; (4) the gemv family tuned (clforge tune) with matrix-vector
-# and thin products before and after; (5) the batched_small bucket tuned. PART=1 runs (1)-(3), PART=2 (4)-(5).
+# and thin products before and after; (5) the batched_small bucket tuned. PART=1 runs (1)-(3), PART=2 (4)-(5),
+# PART=3 only the suites (SUITES: a ctest -R pattern).
 # Appends to $out/session.txt as it goes.
 . scripts/gpu/common.sh
 gpu_session session
 B=bench/bench_gemm_mixed
-if [ "${PART:-1}" = 1 ]; then
+if [ "${PART:-1}" = 1 ] || [ "${PART:-1}" = 3 ]; then
   say "== $(date -u) suites on the H200 (first device)"
-  ( CLFORGE_TEST_DEVICES=0:0 timeout 330 ctest -j6 --output-on-failure ) > $r/ctest.log 2>&1
-  grep -E "tests passed|Failed|\*\*\*|Timeout" $r/ctest.log | tail -12 | tee -a "$log"
+  # the log goes to $out: a suite removed /tmp/results (the log with it) in the first run of this script
+  ( CLFORGE_TEST_DEVICES=0:0 timeout 330 ctest -j6 --output-on-failure ${SUITES:+-R "$SUITES"} ) > $out/ctest.log 2>&1
+  grep -E "tests passed|Failed|\*\*\*|Timeout" $out/ctest.log | tail -12 | tee -a "$log"
+fi
+if [ "${PART:-1}" = 1 ]; then
   say "== f16 shipped defaults (wgmma, narrowed where the rule says)"
   timeout 90 $B --device gpu --bt --modes f16 --reps 5 --shape 896x1664x1024 --shape 777x1555x999 \
     --shape 1024x1024x1024 --shape 4097x4097x4097 --json $r/f16-shapes.json 2>&1 | grep -E "GFLOP|rror" | tee -a "$log"
@@ -21,7 +25,8 @@ if [ "${PART:-1}" = 1 ]; then
   say "== fp64 shape classes against CLBlast (bench_gemm --f64)"
   timeout 150 bench/bench_gemm --device gpu --f64 --reps 5 --shape 4096x4096x4096 --shape 3072x3072x3072 \
     --shape 2000x3000x1000 --shape 777x1555x999 --json $r/dgemm-shapes.json 2>&1 | tail -6 | tee -a "$log"
-else
+fi
+if [ "${PART:-1}" = 2 ]; then
   thin="--shape 1x4096x4096 --shape 8x4096x4096 --shape 16x4096x4096 --shape 4096x8x4096 --shape 4096x16x4096 --shape 3000x11x6000"
   say "== $(date -u) gemv before tuning"
   timeout 90 bench/bench_gemv --device gpu --no-clblast --shape 4096x4096 --shape 8192x8192 $thin --json $r/gemv-before.json 2>&1 | tail -9 | tee -a "$log"
