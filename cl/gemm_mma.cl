@@ -316,7 +316,7 @@ static inline void compute_stage(const __local uint *As, const __local uint *Bs,
 #if WGMMA
 /* The wgmma instructions are written behind "//@sm90a ": NVIDIA's OpenCL compiler emits PTX for sm_90, where
  * they do not assemble, so its PTX carries them as comments; the host then retargets the program's PTX to
- * sm_90a, uncovers them and builds it again (host/runtime/ptx_retarget.c). scripts/gpu/wgmma_probe.c checks
+ * sm_90a, uncovers them and builds it again (host/runtime/ptx_retarget.c). scripts/gpu/ptx_probe.c checks
  * the instructions, the descriptors and the accumulator layout on the device. */
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -399,7 +399,7 @@ static inline void wgmma_wait(float *acc, const int pending)
 #if MODE == 64 && DK == 16
 /* fp64 on compute capability 9.0: d (rows g and g+8, columns 2t and 2t+1 of a 16x8 tile, as the f32 C
  * fragment) += a (a[r] at row g + 8 (r % 2), k t + 4 (r / 2)) * b (b[r] at k t + 4 r, column g). Twice the
- * products per instruction of m8n8k4 (scripts/gpu/wgmma_probe.c checks the fragment positions). */
+ * products per instruction of m8n8k4 (scripts/gpu/ptx_probe.c checks the fragment positions). */
 static inline void mma_f64_k16(double *d, const double *a, const double *b)
 {
     asm("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7,%8,%9,%10,%11}, "

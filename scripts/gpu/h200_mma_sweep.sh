@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # h200_mma_sweep.sh — on the GPU host: gemm_mma configurations timed at given shapes (B stored N x K), cuBLAS
-# in the same dtype in the same run. Optionally first the instruction probe (scripts/gpu/wgmma_probe.c) and
+# in the same dtype in the same run. Optionally first the instruction probe (scripts/gpu/ptx_probe.c) and
 # the mixed-precision GEMM suite.
 #   SWEEP   "MODE|CONFIG" lines (MODE: f16 bf16 tf32 3xtf32 f64; CONFIG: CLFORGE_GEMM_MMA_CONFIG)
 #   SHAPES  default "8192x8192x8192 4096x4096x4096"; BATCH=N: each shape a batch of N; PROBE=1, SUITE=1 to
@@ -10,7 +10,7 @@
 gpu_session ${NAME:-mma-sweep}
 if [ -n "${PROBE:-}" ]; then
   say "== wgmma / fp64 mma probe"
-  gcc -O2 -std=c11 ../scripts/gpu/wgmma_probe.c -o /tmp/wp -lOpenCL -lm && /tmp/wp 2>&1 | cut -c1-400 | tee -a "$log"
+  gcc -O2 -std=c11 ../scripts/gpu/ptx_probe.c -o /tmp/wp -lOpenCL -lm && /tmp/wp 2>&1 | cut -c1-400 | tee -a "$log"
 fi
 if [ -n "${SUITE:-}" ]; then
   say "== mixed-precision GEMM suite on the H200"
