@@ -144,6 +144,16 @@ static clf_status run_selftest(clf_context *ctx, clf__mma_mode mode)
                            .mma = 1};
     if (mode == CLF__MMA_F64)
         call.dtype = CLF_F64;
+    /* The configuration large products run, passed as the caller's: the planner would narrow a wgmma one's
+     * tiles for a product this small (plan_mma), and the test is of what most calls will run. */
+    clf__config cfg;
+    const char *origin;
+    if (s == CLF_SUCCESS && (s = clf__config_resolve(ctx, &clf__family_gemm_mma, clf__mma_precision(mode),
+                                                     clf__mma_bucket(mode), &cfg, &origin)) == CLF_SUCCESS) {
+        if (cfg.v[CLF__MMA_WGMMA] && clf__wgmma_off(ctx))
+            clf__mma_sync_config(&ctx->info, clf__mma_precision(mode), clf__mma_bucket(mode), &cfg);
+        call.mma_cfg = &cfg;
+    }
     if (s == CLF_SUCCESS)
         s = clf__gemm_run(ctx, &call, NULL, CLF__GEMM_AUTO, NULL, NULL);
     if (s == CLF_SUCCESS && (e = clEnqueueReadBuffer(ctx->queue, c, CL_TRUE, 0, M * N * clf__dtype_size(ct),
