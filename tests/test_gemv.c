@@ -880,31 +880,6 @@ START_TEST(tuned_entry_is_stored_and_used)
 }
 END_TEST
 
-/* stderr into a file, and back. */
-static int capture_begin(const char *file)
-{
-    fflush(stderr);
-    int saved = dup(2), fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    ck_assert_int_ge(fd, 0);
-    dup2(fd, 2);
-    close(fd);
-    return saved;
-}
-
-static char *capture_end(int saved, const char *file)
-{
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    FILE *f = fopen(file, "rb");
-    ck_assert_ptr_nonnull(f);
-    static char text[16384];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    text[n] = '\0';
-    fclose(f);
-    return text;
-}
-
 /* Junk in place of the rows entry: each is ignored (the heuristic runs, correctly), the first with a warning;
  * a database without gemv entries (written before the family existed) loads and serves the heuristic. */
 START_TEST(junk_entries_are_ignored)
@@ -947,10 +922,10 @@ START_TEST(junk_entries_are_ignored)
         json_decref(v);
         for (size_t j = 0; j < sizeof junk / sizeof junk[0]; j++) {
             store_entry(ctx, "rows", json_incref(junk[j]));
-            int saved = d == 0 && j == 0 ? capture_begin(log) : -1;
+            int saved = d == 0 && j == 0 ? clf_test_capture_begin(log) : -1;
             ck_assert_int_eq(clf__gemv_params_for(ctx, CLF_F32, "rows", &got, &origin), CLF_SUCCESS);
             if (saved >= 0) {
-                const char *text = capture_end(saved, log);
+                const char *text = clf_test_capture_end(saved, log);
                 ck_assert_msg(strstr(text, "warning") && strstr(text, "gemv") && strstr(text, "ignored"),
                               "no warning for a junk gemv entry: \"%s\"", text);
             }

@@ -111,31 +111,6 @@ static void copy_file(const char *from, const char *to)
     ck_assert_int_eq(fclose(out), 0);
 }
 
-/* stderr into a file, and back: the warnings a test expects. */
-static int capture_begin(const char *file)
-{
-    fflush(stderr);
-    int saved = dup(2), fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    ck_assert_int_ge(fd, 0);
-    dup2(fd, 2);
-    close(fd);
-    return saved;
-}
-
-static char *capture_end(int saved, const char *file)
-{
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    FILE *f = fopen(file, "rb");
-    ck_assert_ptr_nonnull(f);
-    static char text[16384];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    text[n] = '\0';
-    fclose(f);
-    return text;
-}
-
 /* A binary copied over another's name was loaded by checksum alone and ran the wrong kernel (1111 where
  * 2222 was expected): the key inside the file now refuses it. */
 START_TEST(swapped_binary_is_refused)
@@ -317,13 +292,13 @@ START_TEST(untrusted_cache_dir_refuses_binaries)
     clf_context_destroy(ctx);
 
     ck_assert_int_eq(chmod(cache, 0777), 0);
-    int saved = capture_begin(log);
+    int saved = clf_test_capture_begin(log);
     ctx = open_ctx(cache);
     ck_assert_int_eq(run_put(ctx, 4), 4);
     ck_assert_int_eq(run_put(ctx, 6), 6);
     clf_cache_stats st = stats(ctx);
     clf_context_destroy(ctx);
-    const char *text = capture_end(saved, log);
+    const char *text = clf_test_capture_end(saved, log);
     ck_assert_uint_eq(st.disk_hits, 0);
     ck_assert_uint_eq(st.compiles, 2);
     ck_assert_msg(strstr(text, "writable by group or others"), "no warning: %s", text);
@@ -332,12 +307,12 @@ START_TEST(untrusted_cache_dir_refuses_binaries)
     if (geteuid() == 0) {   /* only root can give a directory away */
         ck_assert_int_eq(chmod(cache, 0700), 0);
         ck_assert_int_eq(chown(cache, 65534, 65534), 0);
-        saved = capture_begin(log);
+        saved = clf_test_capture_begin(log);
         ctx = open_ctx(cache);
         ck_assert_int_eq(run_put(ctx, 4), 4);
         st = stats(ctx);
         clf_context_destroy(ctx);
-        text = capture_end(saved, log);
+        text = clf_test_capture_end(saved, log);
         ck_assert_uint_eq(st.disk_hits, 0);
         ck_assert_msg(strstr(text, "owned by another user"), "no warning: %s", text);
         ck_assert_int_eq(chown(cache, 0, 0), 0);
@@ -422,12 +397,12 @@ START_TEST(oversized_and_odd_files_are_refused)
     ck_assert_int_eq(json_dump_file(doc, db, 0), 0);
     json_decref(doc);
 
-    int saved = capture_begin(log);
+    int saved = clf_test_capture_begin(log);
     ctx = open_ctx(cache);
     json_t *v = (json_t *)1;
     ck_assert_int_eq(clf__tunedb_fetch(ctx, "hostile/v", &v), CLF_SUCCESS);
     clf_context_destroy(ctx);
-    const char *text = capture_end(saved, log);
+    const char *text = clf_test_capture_end(saved, log);
     ck_assert_ptr_null(v);
     ck_assert_msg(strstr(text, "more than the") && strstr(text, "moved aside"), "no clear message: %s", text);
     ck_assert_msg(!strstr(text, "replaced"), "says replaced when nothing was: %s", text);
@@ -474,12 +449,12 @@ START_TEST(tunedb_format_messages_name_the_cause)
         json_object_set_new(doc, "format", json_loads(fmts[i], JSON_DECODE_ANY, NULL));
         ck_assert_int_eq(json_dump_file(doc, db, 0), 0);
         json_decref(doc);
-        int saved = capture_begin(log);
+        int saved = clf_test_capture_begin(log);
         ctx = open_ctx(cache);
         json_t *v = NULL;
         clf__tunedb_fetch(ctx, "hostile/v", &v);
         clf_context_destroy(ctx);
-        const char *text = capture_end(saved, log);
+        const char *text = clf_test_capture_end(saved, log);
         ck_assert_ptr_null(v);
         ck_assert_msg(strstr(text, want[i]), "format %s: %s", fmts[i], text);
     }

@@ -4,6 +4,7 @@
 #include "autotune.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,4 +151,28 @@ json_t *clf_test_load_tunedb(clf_context *ctx)
     ck_assert_msg(doc != NULL, "database does not parse: line %d: %s", err.line, err.text);
     ck_assert_int_eq(json_integer_value(json_object_get(doc, "format")), CLF__TUNEDB_FORMAT);
     return doc;
+}
+
+int clf_test_capture_begin(const char *file)
+{
+    fflush(stderr);
+    int saved = dup(2), fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ck_assert_int_ge(fd, 0);
+    dup2(fd, 2);
+    close(fd);
+    return saved;
+}
+
+char *clf_test_capture_end(int saved, const char *file)
+{
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    FILE *f = fopen(file, "rb");
+    ck_assert_ptr_nonnull(f);
+    static char text[16384];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    return text;
 }

@@ -28,6 +28,10 @@ TCase *clf_test_tcase(const char *name);
 /* Adds test t to s in a case of its own, named after it (so that CK_RUN_CASE can pick one test). */
 #define CLF_TEST_ALONE(s, t) clf_test_add_alone((s), #t, (t))
 void clf_test_add_alone(Suite *s, const char *name, const TTest *t);
+/* stderr into file until clf_test_capture_end, which restores it and returns what was written (up to 16 KiB,
+ * in a static buffer): the warnings a test expects. */
+int clf_test_capture_begin(const char *file);
+char *clf_test_capture_end(int saved, const char *file);
 /* Runs the suite (fork mode unless CK_FORK=no) and returns the process exit code. */
 int clf_test_run(Suite *s);
 /* Buffer helpers: create a buffer initialised from host data (NULL: zeroed), read it back. Abort the test on failure. */
