@@ -477,6 +477,31 @@ START_TEST(sm90a_retarget)
 }
 END_TEST
 
+/* The PTX rewrite on its own: the target line and the markers, and text that is not PTX for sm_90. */
+START_TEST(sm90a_patch_text)
+{
+    const char *in = "//\n.version 8.0\n.target sm_90, texmode_independent\n//@sm90a wgmma.fence.sync.aligned;\n"
+                     "mov //@sm90a x;\n//@sm9";
+    char *out = clf__ptx_patch(in, strlen(in));
+    ck_assert_ptr_nonnull(out);
+    ck_assert_str_eq(out, "//\n.version 8.0\n.target sm_90a, texmode_independent\nwgmma.fence.sync.aligned;\n"
+                          "mov x;\n//@sm9");
+    free(out);
+    out = clf__ptx_patch("\n.target sm_90a\n//@sm90a y", 26);   /* already sm_90a: the markers go */
+    ck_assert_ptr_nonnull(out);
+    ck_assert_str_eq(out, "\n.target sm_90a\ny");
+    free(out);
+    out = clf__ptx_patch("\n.target sm_90\nABC//@sm90a DEF", 18);   /* only len bytes are read */
+    ck_assert_ptr_nonnull(out);
+    ck_assert_str_eq(out, "\n.target sm_90a\nABC");
+    free(out);
+    const char *not_ptx[] = {"", "\n.target sm_80\n", "\n.target sm_900\n", "\n.target sm_90", ".target sm_90\n",
+                             "\x7f" "ELF binary"};
+    for (int i = 0; i < 6; i++)
+        ck_assert_msg(clf__ptx_patch(not_ptx[i], strlen(not_ptx[i])) == NULL, "case %d", i);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[1], "--child-load") == 0) return child_load(argv[2], argv[3]);
@@ -495,6 +520,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, kernel_include_expansion);
     tcase_add_test(tc, extra_build_options);
     tcase_add_test(tc, sm90a_retarget);
+    tcase_add_test(tc, sm90a_patch_text);
     suite_add_tcase(s, tc);
     return clf_test_run(s);
 }

@@ -17,18 +17,20 @@ int clf__wants_sm90a(const char *options)
     return options && strstr(options, "-DCLF_SM90A=1") != NULL;
 }
 
-/* The patched text (malloc'd, NUL-terminated), or NULL when ptx is not PTX for sm_90. */
-static char *patch(const char *ptx, size_t len)
+char *clf__ptx_patch(const char *ptx, size_t len)
 {
     const char *target = strstr(ptx, "\n.target sm_90");
-    if (!target || (target[14] != '\n' && target[14] != ' ' && target[14] != ','))
+    if (!target)
         return NULL;
+    int plain = target[14] == '\n' || target[14] == ' ' || target[14] == ',' || target[14] == '\r';
+    if (!plain && !(target[14] == 'a' && (target[15] == '\n' || target[15] == ' ' || target[15] == ',')))
+        return NULL;   /* sm_90 followed by something else (sm_900?), or no line end */
     char *out = malloc(len + 2);
     if (!out)
         return NULL;
     size_t o = 0;
     for (size_t i = 0; i < len && ptx[i];) {
-        if (ptx + i == target + 1) {
+        if (plain && ptx + i == target + 1) {
             memcpy(out + o, ".target sm_90a", 14), o += 14, i += 13;
         } else if (strncmp(ptx + i, MARK, sizeof MARK - 1) == 0) {
             i += sizeof MARK - 1;
@@ -52,7 +54,7 @@ clf_status clf__ptx_retarget(clf_context *ctx, cl_program *prog, const char *opt
         return clf__fail(CLF_ERR_OUT_OF_MEMORY, "sm_90a retarget");
     if ((e = clGetProgramInfo(*prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL)) == CL_SUCCESS) {
         ptx[len] = '\0';
-        text = patch(ptx, len);
+        text = clf__ptx_patch(ptx, len);
     }
     free(ptx);
     if (!text)
