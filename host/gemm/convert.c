@@ -42,25 +42,32 @@ CLF_API clf_status clf_convert(clf_context *ctx, clf_dtype src_type, cl_mem src,
     snprintf(opts, sizeof opts, "-DSRC=%d -DDST=%d", clf__convert_code(src_type), clf__convert_code(dst_type));
     const char *text;
     cl_kernel k = NULL;
+    int cpu = (ctx->info.type & CL_DEVICE_TYPE_CPU) != 0;
     if ((s = clf__source("gemm_convert.cl", &text)) != CLF_SUCCESS ||
-        (s = clf__kernel_take(ctx, text, opts, "convert_elems", &k)) != CLF_SUCCESS)
+        (s = clf__kernel_take(ctx, text, opts, cpu ? "convert_chunks" : "convert_elems", &k)) != CLF_SUCCESS)
         return s;
-    cl_ulong cn = n, so = src_off, dof = dst_off;
-    cl_int e = clSetKernelArg(k, 0, 8, &cn);
-    if (e == CL_SUCCESS) e = clSetKernelArg(k, 1, sizeof src, &src);
-    if (e == CL_SUCCESS) e = clSetKernelArg(k, 2, 8, &so);
-    if (e == CL_SUCCESS) e = clSetKernelArg(k, 3, sizeof dst, &dst);
-    if (e == CL_SUCCESS) e = clSetKernelArg(k, 4, 8, &dof);
+    /* GPUs: a grid-stride loop, enough work-groups to fill any device, each item converting a few elements.
+     * CPUs: a work-item per run of CPU_CHUNK consecutive elements (convert_chunks: 8 at a time). */
+    enum { CPU_CHUNK = 4096 };
+    cl_ulong cn = n, chunk = CPU_CHUNK, so = src_off, dof = dst_off;
+    cl_uint a = 0;
+    cl_int e = clSetKernelArg(k, a++, 8, &cn);
+    if (e == CL_SUCCESS && cpu) e = clSetKernelArg(k, a++, 8, &chunk);
+    if (e == CL_SUCCESS) e = clSetKernelArg(k, a++, sizeof src, &src);
+    if (e == CL_SUCCESS) e = clSetKernelArg(k, a++, 8, &so);
+    if (e == CL_SUCCESS) e = clSetKernelArg(k, a++, sizeof dst, &dst);
+    if (e == CL_SUCCESS) e = clSetKernelArg(k, a++, 8, &dof);
     if (e != CL_SUCCESS) {
         clf__kernel_give(ctx, k);
         return clf__fail_cl(e, "clSetKernelArg", "clf_convert");
     }
-    /* A grid-stride loop: enough work-groups to fill any device, each item converting a few elements. */
     size_t local = ctx->info.max_work_group < 256 ? ctx->info.max_work_group : 256;
     size_t groups = (n + local * 4 - 1) / (local * 4), cap = 64 * (size_t)(ctx->info.compute_units + 1);
     size_t global = (groups < cap ? groups : cap) * local;
+    if (cpu)
+        global = (n + CPU_CHUNK - 1) / CPU_CHUNK;
     clf__work w = {"convert", 0.0, (double)n * (double)(clf__dtype_size(src_type) + clf__dtype_size(dst_type))};
-    s = clf__enqueue(ctx, k, 1, &global, &local, &w, done);
+    s = clf__enqueue(ctx, k, 1, &global, cpu ? NULL : &local, &w, done);
     clf__kernel_give(ctx, k);
     return s;
 }

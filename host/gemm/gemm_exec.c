@@ -43,7 +43,7 @@ static clf_status step_options(const clf__gemm_plan *plan, const clf__gemm_step 
         return CLF_SUCCESS;
     case CLF__STEP_CONVERT: {
         const clf__convert_step *c = &st->u.convert;
-        *file = "gemm_convert.cl", *name = "convert_pack";
+        *file = "gemm_convert.cl", *name = c->by_rows ? "convert_rows" : "convert_pack";
         snprintf(opts, cap, "-DSRC=%d -DDST=%d -DSRC_KMAJOR=%d", clf__convert_code(c->src_type),
                  clf__convert_code(c->dst_type), c->src_kmajor);
         return CLF_SUCCESS;
@@ -240,10 +240,13 @@ static clf_status enqueue_convert(clf_context *ctx, const clf__convert_step *c, 
             break;
         size_t global[3] = {round_up(c->cols_pad, 32), round_up(c->rows_pad, 32) / 4, nb};
         size_t local[3] = {32, 8, 1};
+        if (c->by_rows)   /* a work-item a row, 16 to a work-group (one each cost a launch per row on PoCL) */
+            global[0] = round_up(c->rows_pad, 16), global[1] = nb, global[2] = 1, local[0] = 16, local[1] = 1;
         clf__work w = {"gemm_convert", 0.0,
                        (double)nb * (double)(c->rows * c->cols * clf__dtype_size(c->src_type) +
                                              c->rows_pad * c->cols_pad * clf__dtype_size(c->dst_type))};
-        s = clf__enqueue(ctx, k, 3, global, local, &w, b0 + nb >= c->batch ? done : NULL);
+        s = clf__enqueue(ctx, k, c->by_rows ? 2 : 3, global, local, &w,
+                         b0 + nb >= c->batch ? done : NULL);
     }
     return s;
 }

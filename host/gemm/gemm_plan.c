@@ -505,7 +505,8 @@ static clf_status add_convert(planner *pl, clf_dtype from, clf_dtype to, int kma
     clf__gemm_step *st = add_step(pl, CLF__STEP_CONVERT);
     if (!st)
         return too_many_steps();
-    st->u.convert = (clf__convert_step){from, to, kmajor, rows, cols, rows_pad, cols_pad, batch, src, dst};
+    st->u.convert = (clf__convert_step){from, to, kmajor, rows, cols, rows_pad, cols_pad, batch, src, dst,
+                                        is_cpu(pl->ctx) && !kmajor};
     return CLF_SUCCESS;
 }
 

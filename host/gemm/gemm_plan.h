@@ -63,6 +63,7 @@ typedef struct clf__convert_step {
     int src_kmajor;
     size_t rows, cols, rows_pad, cols_pad, batch;
     clf__gemm_operand src, dst;
+    int by_rows;                 /* CPUs, sources not K-major: convert_rows (a work-item a row), not convert_pack */
 } clf__convert_step;
 
 /* gemm_mma: row-major C (m x n, c_type) = alpha * A B^T + beta * C on matrix units; A (m rows) and B (n rows)
