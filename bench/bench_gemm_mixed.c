@@ -1,7 +1,8 @@
 /* bench_gemm_mixed.c — times clforge's mixed-precision GEMM (clf_gemm) per compute mode: f16 and bf16 inputs
  * with fp32 accumulation, fp32 inputs in TF32 and 3xTF32 and exact fp32, and fp64 (clf_dgemm), on the shapes
  * given; checks sampled entries against a double reference over the inputs as stored; writes JSON. The
- * cuBLAS figures come from torch_gemm.py --dtype in the same GPU script. */
+ * cuBLAS figures come from torch_gemm.py --dtype in the same GPU script. --clblast also times CLBlast's
+ * strided-batched GEMM on the same buffers, transposes and batch for the f32 and f64 modes. */
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +11,9 @@
 #include <time.h>
 
 #include "timer.h"
+#ifdef CLF_HAVE_CLBLAST
+#include <clblast_c.h>
+#endif
 
 typedef struct mode {
     const char *name;
@@ -109,6 +113,41 @@ static int run(void *arg)
     return s == CLF_SUCCESS;
 }
 
+#ifdef CLF_HAVE_CLBLAST
+/* CLBlast on the same call: S/DgemmStridedBatched, row-major, the same transposes, strides and batch. */
+static int run_clblast(void *arg)
+{
+    bench *b = arg;
+    size_t lda = b->at ? b->m : b->k, ldb = b->bt ? b->k : b->n, sa = b->m * b->k, sb = b->k * b->n, sc = b->m * b->n;
+    CLBlastTranspose ta = b->at ? CLBlastTransposeYes : CLBlastTransposeNo;
+    CLBlastTranspose tb = b->bt ? CLBlastTransposeYes : CLBlastTransposeNo;
+    cl_command_queue q = clf_context_queue(b->ctx);
+    CLBlastStatusCode s = b->md->f64
+        ? CLBlastDgemmStridedBatched(CLBlastLayoutRowMajor, ta, tb, b->m, b->n, b->k, 1.0, b->a, 0, lda, sa, b->b, 0,
+                                     ldb, sb, 0.0, b->c, 0, b->n, sc, b->batch, &q, NULL)
+        : CLBlastSgemmStridedBatched(CLBlastLayoutRowMajor, ta, tb, b->m, b->n, b->k, 1.0f, b->a, 0, lda, sa, b->b, 0,
+                                     ldb, sb, 0.0f, b->c, 0, b->n, sc, b->batch, &q, NULL);
+    if (s != CLBlastSuccess)
+        fprintf(stderr, "bench_gemm_mixed: CLBlast status %d\n", (int)s);
+    return s == CLBlastSuccess;
+}
+#endif
+
+/* GFLOP/s of CLBlast on b's call (f32 and f64 modes), or 0 when it is not asked, not built in, or fails. */
+static double clblast_gflops(bench *b, int asked, int reps)
+{
+    int exact = b->md->f64 || (b->md->t.a == CLF_F32 && b->md->t.compute == CLF_COMPUTE_EXACT);
+    if (!asked || !exact)
+        return 0;
+#ifdef CLF_HAVE_CLBLAST
+    double sec = clf_bench_time(b->ctx, run_clblast, b, reps, 50);
+    return sec > 0 ? 2.0 * (double)b->m * (double)b->n * (double)b->k * (double)b->batch / sec / 1e9 : 0;
+#else
+    (void)reps;
+    return 0;
+#endif
+}
+
 /* Largest relative error over 64 sampled entries, against the stored inputs' exact product. */
 static double check(bench *b, uint64_t *seed)
 {
@@ -151,7 +190,7 @@ int main(int argc, char **argv)
 {
     const char *device = NULL, *json_path = NULL, *only = NULL;
     size_t shapes[32][3];
-    int nshapes = 0, reps = 7, bt = 0, at = 0;
+    int nshapes = 0, reps = 7, bt = 0, at = 0, clblast = 0;
     size_t batch = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--device") && i + 1 < argc) device = argv[++i];
@@ -160,13 +199,14 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--bt")) bt = 1;
         else if (!strcmp(argv[i], "--at")) at = 1;
+        else if (!strcmp(argv[i], "--clblast")) clblast = 1;
         else if (!strcmp(argv[i], "--batch") && i + 1 < argc && atoi(argv[i + 1]) > 0) batch = (size_t)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--shape") && i + 1 < argc && nshapes < 32 &&
                  sscanf(argv[i + 1], "%zux%zux%zu", &shapes[nshapes][0], &shapes[nshapes][1], &shapes[nshapes][2]) == 3) {
             nshapes++, i++;
         } else {
             fprintf(stderr, "usage: bench_gemm_mixed [--device SEL] [--json FILE] [--modes f16,bf16,tf32,3xtf32,f32,f64]\n"
-                            "                        [--reps N] [--at] [--bt] [--batch N] [--shape MxNxK]...\n"
+                            "                        [--reps N] [--at] [--bt] [--batch N] [--clblast] [--shape MxNxK]...\n"
                             "  --at: A stored transposed (K x M); --bt: B stored transposed (N x K), the layout\n"
                             "  matrix units read in place; --batch N: N matrices each (strided batch)\n");
             return 2;
@@ -198,14 +238,20 @@ int main(int argc, char **argv)
             double sec = clf_bench_time(ctx, run, &b, reps, 50);
             double err = sec > 0 ? check(&b, &seed) : INFINITY;
             double tflops = sec > 0 ? 2.0 * (double)b.m * (double)b.n * (double)b.k * (double)batch / sec / 1e12 : 0;
-            printf("%zux%5zux%5zux%5zu %c%c %-7s %10.1f GFLOP/s   max rel. error %.2e\n", batch, b.m, b.n, b.k, at ? 'T' : 'N', bt ? 'T' : 'N', md->name,
+            double cb = clblast_gflops(&b, clblast, reps);
+            printf("%zux%5zux%5zux%5zu %c%c %-7s %10.1f GFLOP/s   max rel. error %.2e", batch, b.m, b.n, b.k, at ? 'T' : 'N', bt ? 'T' : 'N', md->name,
                    tflops * 1e3, err);
+            if (cb > 0)
+                printf("   CLBlast %.1f GFLOP/s, ratio %.2f", cb, tflops * 1e3 / cb);
+            printf("\n");
             fflush(stdout);
             json_array_append_new(rows, json_pack("{s:I, s:I, s:I, s:I, s:b, s:b, s:s, s:f, s:f, s:f}", "m",
                                                   (json_int_t)b.m, "n", (json_int_t)b.n, "k", (json_int_t)b.k, "batch",
                                                   (json_int_t)batch, "a_transposed", at, "b_transposed", bt, "mode",
                                                   md->name, "seconds", sec, "tflops", tflops, "max_rel_error",
                                                   isfinite(err) ? err : -1.0));
+            if (cb > 0)
+                json_object_set_new(json_array_get(rows, json_array_size(rows) - 1), "clblast_gflops", json_real(cb));
             clReleaseMemObject(b.a);
             clReleaseMemObject(b.b);
             clReleaseMemObject(b.c);
