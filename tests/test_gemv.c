@@ -688,27 +688,6 @@ END_TEST
 
 /* ---- the gemv tuning family ------------------------------------------------------------------ */
 
-/* Every device present, or those $CLFORGE_TEST_DEVICES ("P:D,P:D") names, as clf_test_contexts does; these
- * tests need a cache directory of their own per device, so they make their own contexts. */
-static int tune_devices(clf_device_info **out)
-{
-    size_t n = 0;
-    ck_assert_int_eq(clf_device_list(NULL, 0, &n), CLF_SUCCESS);
-    *out = calloc(n, sizeof **out);
-    ck_assert_int_eq(clf_device_list(*out, n, &n), CLF_SUCCESS);
-    const char *only = getenv("CLFORGE_TEST_DEVICES");
-    int kept = 0;
-    for (size_t i = 0; i < n; i++) {
-        char sel[40], list[1024];
-        snprintf(sel, sizeof sel, ",%d:%d,", (*out)[i].platform_index, (*out)[i].device_index);
-        snprintf(list, sizeof list, ",%s,", only ? only : "");
-        if (!only || !*only || strstr(list, sel))
-            (*out)[kept++] = (*out)[i];
-    }
-    ck_assert_int_gt(kept, 0);
-    return kept;
-}
-
 /* A context on d with the cache directory dir (emptied first when fresh). */
 static clf_context *ctx_in(const clf_device_info *d, const char *dir, int fresh)
 {
@@ -824,7 +803,7 @@ static void sgemv_300x1000(clf_context *ctx) { sgemv_checked(ctx, 300, 1000); }
 START_TEST(tuned_entry_is_stored_and_used)
 {
     clf_device_info *devs;
-    int nd = tune_devices(&devs);
+    int nd = clf_test_devices(&devs);
     unsetenv("CLFORGE_GEMV_CONFIG");
     for (int d = 0; d < nd; d++) {
         char cache[1200];
@@ -885,7 +864,7 @@ END_TEST
 START_TEST(junk_entries_are_ignored)
 {
     clf_device_info *devs;
-    int nd = tune_devices(&devs);
+    int nd = clf_test_devices(&devs);
     unsetenv("CLFORGE_GEMV_CONFIG");
     setenv("CLFORGE_SHIPPED", "off", 1);
     char *huge = malloc(20001);

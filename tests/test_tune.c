@@ -163,31 +163,10 @@ static clf_context *ctx_on(const clf_device_info *d, const char *cache)
     return ctx;
 }
 
-/* Every device present, or those $CLFORGE_TEST_DEVICES ("P:D,P:D") names, as clf_test_contexts does;
- * the tests here need a fresh cache directory per test, so they make their own contexts. */
-static int devices(clf_device_info **out)
-{
-    size_t n = 0;
-    ck_assert_int_eq(clf_device_list(NULL, 0, &n), CLF_SUCCESS);
-    *out = calloc(n, sizeof **out);
-    ck_assert_int_eq(clf_device_list(*out, n, &n), CLF_SUCCESS);
-    const char *only = getenv("CLFORGE_TEST_DEVICES");
-    int kept = 0;
-    for (size_t i = 0; i < n; i++) {
-        char sel[40], list[1024];
-        snprintf(sel, sizeof sel, ",%d:%d,", (*out)[i].platform_index, (*out)[i].device_index);
-        snprintf(list, sizeof list, ",%s,", only ? only : "");
-        if (!only || !*only || strstr(list, sel))
-            (*out)[kept++] = (*out)[i];
-    }
-    ck_assert_int_gt(kept, 0);
-    return kept;
-}
-
 START_TEST(exhaustive_rejects_wrong_and_unlaunchable)
 {
     clf_device_info *devs;
-    int nd = devices(&devs);
+    int nd = clf_test_devices(&devs);
     for (int d = 0; d < nd; d++) {
         char cache[1200];
         snprintf(cache, sizeof cache, "%s/exh-%d", clf_test_tmpdir(), d);
@@ -236,7 +215,7 @@ END_TEST
 START_TEST(prebuild_threads)
 {
     clf_device_info *devs;
-    devices(&devs);
+    clf_test_devices(&devs);
     char cache[1200];
     snprintf(cache, sizeof cache, "%s/prebuild", clf_test_tmpdir());
     clf_context *ctx = ctx_on(&devs[0], cache);
@@ -268,7 +247,7 @@ END_TEST
 START_TEST(sampled_within_budget)
 {
     clf_device_info *devs;
-    int nd = devices(&devs);
+    int nd = clf_test_devices(&devs);
     for (int d = 0; d < nd; d++) {
         char cache[1200];
         snprintf(cache, sizeof cache, "%s/sampled-%d", clf_test_tmpdir(), d);
@@ -298,7 +277,7 @@ END_TEST
 START_TEST(stop_keeps_best)
 {
     clf_device_info *devs;
-    devices(&devs);
+    clf_test_devices(&devs);
     char cache[1200];
     snprintf(cache, sizeof cache, "%s/stop", clf_test_tmpdir());
     clf_context *ctx = ctx_on(&devs[0], cache);
@@ -388,7 +367,7 @@ END_TEST
 START_TEST(bad_arguments)
 {
     clf_device_info *devs;
-    devices(&devs);
+    clf_test_devices(&devs);
     char cache[1200];
     snprintf(cache, sizeof cache, "%s/bad", clf_test_tmpdir());
     clf_context *ctx = ctx_on(&devs[0], cache);
@@ -420,7 +399,7 @@ END_TEST
 START_TEST(tiny_gemm_tune_is_used)
 {
     clf_device_info *devs;
-    int nd = devices(&devs);
+    int nd = clf_test_devices(&devs);
     unsetenv("CLFORGE_GEMM_CONFIG");
     for (int d = 0; d < nd; d++) {
         char cache[1200];

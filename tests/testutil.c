@@ -176,3 +176,23 @@ char *clf_test_capture_end(int saved, const char *file)
     fclose(f);
     return text;
 }
+
+int clf_test_devices(clf_device_info **out)
+{
+    size_t n = 0;
+    ck_assert_int_eq(clf_device_list(NULL, 0, &n), CLF_SUCCESS);
+    *out = calloc(n, sizeof **out);
+    ck_assert_ptr_nonnull(*out);
+    ck_assert_int_eq(clf_device_list(*out, n, &n), CLF_SUCCESS);
+    const char *only = getenv("CLFORGE_TEST_DEVICES");
+    int kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        char sel[40], list[1024];
+        snprintf(sel, sizeof sel, ",%d:%d,", (*out)[i].platform_index, (*out)[i].device_index);
+        snprintf(list, sizeof list, ",%s,", only ? only : "");
+        if (!only || !*only || strstr(list, sel))
+            (*out)[kept++] = (*out)[i];
+    }
+    ck_assert_int_gt(kept, 0);
+    return kept;
+}

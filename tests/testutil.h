@@ -28,6 +28,9 @@ TCase *clf_test_tcase(const char *name);
 /* Adds test t to s in a case of its own, named after it (so that CK_RUN_CASE can pick one test). */
 #define CLF_TEST_ALONE(s, t) clf_test_add_alone((s), #t, (t))
 void clf_test_add_alone(Suite *s, const char *name, const TTest *t);
+/* Every device present, or those $CLFORGE_TEST_DEVICES ("P:D,P:D") names, as clf_test_contexts picks them, into
+ * *out (calloc'd; the caller frees it); for tests that make their own contexts (a cache directory each). */
+int clf_test_devices(clf_device_info **out);
 /* stderr into file until clf_test_capture_end, which restores it and returns what was written (up to 16 KiB,
  * in a static buffer): the warnings a test expects. */
 int clf_test_capture_begin(const char *file);
