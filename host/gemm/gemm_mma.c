@@ -10,8 +10,6 @@
 #include <stdint.h>
 #include <strings.h>
 
-#define CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV 0x4001
-
 clf__mma_mode clf__mma_wanted(const clf__gemm_call *c)
 {
     if (!c->typed || c->a_type != c->b_type)
@@ -46,7 +44,6 @@ static int is_nvidia_gpu(const clf_device_info *d)
     int nvidia = d->vendor_id == 0x10de || strcasestr(d->vendor, "nvidia") || strcasestr(d->platform, "nvidia");
     return nvidia && (d->type & CL_DEVICE_TYPE_GPU);
 }
-
 
 /* Verdicts per device and mode, for the process: 0 not known yet, 1 self-test passed, -1 failed, -2 no
  * matrix units (asked of the driver once, not on every call). */
@@ -99,13 +96,25 @@ static int wgmma_turn_off(clf_context *ctx)
     return done;
 }
 
-/* The configuration the planner takes for mode (resolved, then wgmma's fallback); 1 when it runs wgmma. */
+static void mma_sync_config(const clf_device_info *dev, clf_dtype dt, const char *bucket, clf__config *out);
+
+clf_status clf__mma_config(clf_context *ctx, clf__mma_mode mode, clf__config *out, const char **origin)
+{
+    clf_status s = clf__config_resolve(ctx, &clf__family_gemm_mma, clf__mma_precision(mode), clf__mma_bucket(mode),
+                                       out, origin);
+    if (s == CLF_SUCCESS && out->v[CLF__MMA_WGMMA] && clf__wgmma_off(ctx)) {
+        mma_sync_config(&ctx->info, clf__mma_precision(mode), clf__mma_bucket(mode), out);
+        *origin = "default (wgmma off)";
+    }
+    return s;
+}
+
+/* 1 when products in mode run wgmma on ctx's device (clf__mma_config's choice). */
 static int runs_wgmma(clf_context *ctx, clf__mma_mode mode)
 {
     clf__config cfg;
     const char *origin;
-    return clf__config_resolve(ctx, &clf__family_gemm_mma, clf__mma_precision(mode), clf__mma_bucket(mode), &cfg,
-                               &origin) == CLF_SUCCESS && cfg.v[CLF__MMA_WGMMA] && !clf__wgmma_off(ctx);
+    return clf__mma_config(ctx, mode, &cfg, &origin) == CLF_SUCCESS && cfg.v[CLF__MMA_WGMMA];
 }
 
 /* A 96 x 80 x 64 product of small integers (exact in every mode) on the matrix units, compared exactly with
@@ -148,12 +157,8 @@ static clf_status run_selftest(clf_context *ctx, clf__mma_mode mode)
      * tiles for a product this small (plan_mma), and the test is of what most calls will run. */
     clf__config cfg;
     const char *origin;
-    if (s == CLF_SUCCESS && (s = clf__config_resolve(ctx, &clf__family_gemm_mma, clf__mma_precision(mode),
-                                                     clf__mma_bucket(mode), &cfg, &origin)) == CLF_SUCCESS) {
-        if (cfg.v[CLF__MMA_WGMMA] && clf__wgmma_off(ctx))
-            clf__mma_sync_config(&ctx->info, clf__mma_precision(mode), clf__mma_bucket(mode), &cfg);
+    if (s == CLF_SUCCESS && (s = clf__mma_config(ctx, mode, &cfg, &origin)) == CLF_SUCCESS)
         call.mma_cfg = &cfg;
-    }
     if (s == CLF_SUCCESS)
         s = clf__gemm_run(ctx, &call, NULL, CLF__GEMM_AUTO, NULL, NULL);
     if (s == CLF_SUCCESS && (e = clEnqueueReadBuffer(ctx->queue, c, CL_TRUE, 0, M * N * clf__dtype_size(ct),
@@ -238,7 +243,7 @@ const char *clf__mma_bucket(clf__mma_mode m) { return m == CLF__MMA_3XTF32 ? "3x
  * loads of the next stage then have a whole stage of products to land; cp.async did not help them); ldmatrix
  * fragments, 64 x 64 warp tiles (32 x 64 for 3xTF32's second accumulator); fp64 on two cp.async stages. The
  * self-test checks the configuration on each device before first use. */
-void clf__mma_sync_config(const clf_device_info *dev, clf_dtype dt, const char *bucket, clf__config *out)
+static void mma_sync_config(const clf_device_info *dev, clf_dtype dt, const char *bucket, clf__config *out)
 {
     memset(out, 0, sizeof *out);
     int three = bucket && strcmp(bucket, "3x") == 0;
@@ -257,7 +262,7 @@ void clf__mma_sync_config(const clf_device_info *dev, clf_dtype dt, const char *
  * on mma.sync). */
 static void mma_default(const clf_device_info *dev, clf_dtype dt, const char *bucket, clf__config *out)
 {
-    clf__mma_sync_config(dev, dt, bucket, out);
+    mma_sync_config(dev, dt, bucket, out);
     if (dev->nv_cc == 90 && (dt == CLF_F16 || (dt == CLF_F32 && !(bucket && strcmp(bucket, "3x") == 0)))) {
         int w[CLF__MMA_NPARAMS] = {128, 128, dt == CLF_F16 ? 32 : 16, 64, 128, 0, 3, 0, 1, 1, 4, 1};
         memcpy(out->v, w, sizeof w);

@@ -34,10 +34,12 @@ clf__mma_mode clf__mma_wanted(const clf__gemm_call *call);
  * runs a wgmma configuration (which then falls back to mma.sync). */
 int clf__mma_usable(clf_context *ctx, clf__mma_mode mode);
 /* 1 when configurations with WGMMA=1 must not run on ctx's device: $CLFORGE_WGMMA=off, or a self-test that
- * failed with one and passed without (the warning says so). The planner then takes clf__mma_sync_config. */
+ * failed with one and passed without (the warning says so); clf__mma_config then gives the mma.sync default. */
 int clf__wgmma_off(clf_context *ctx);
-/* The default configuration on mma.sync (no wgmma) for the precision and bucket. */
-void clf__mma_sync_config(const clf_device_info *dev, clf_dtype dt, const char *bucket, clf__config *out);
+/* The configuration products in mode run before any shape rule of the planner: the resolved one (tuned,
+ * shipped, default, override), or the mma.sync default when it is a wgmma one and wgmma is off. */
+clf_status clf__mma_config(clf_context *ctx, clf__mma_mode mode, clf__config *out, const char **origin);
+
 /* Storage type of the operands the kernel reads in mode (CLF_F16, CLF_BF16, CLF_F32 or CLF_F64) and the
  * precision its configurations are tuned and stored under. The kernel counts in 32-bit words: n elements of
  * the input type are clf__mma_words(mode, n) words (n must fill whole words). */

@@ -570,14 +570,9 @@ static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const produc
         plan->cfg_mma = *call->mma_cfg;
         plan->origin_mma = "caller";
     } else {
-        clf_status s = clf__config_resolve(pl->ctx, &clf__family_gemm_mma, clf__mma_precision(mode),
-                                           clf__mma_bucket(mode), &plan->cfg_mma, &plan->origin_mma);
+        clf_status s = clf__mma_config(pl->ctx, mode, &plan->cfg_mma, &plan->origin_mma);
         if (s != CLF_SUCCESS)
             return s;
-        if (plan->cfg_mma.v[CLF__MMA_WGMMA] && clf__wgmma_off(pl->ctx)) {
-            clf__mma_sync_config(&pl->ctx->info, clf__mma_precision(mode), clf__mma_bucket(mode), &plan->cfg_mma);
-            plan->origin_mma = "default (wgmma off)";
-        }
         narrow_wgmma(pl->ctx, p, clf__mma_precision(mode), &plan->cfg_mma, &plan->origin_mma);
     }
     if (!clf__family_gemm_mma.valid(&plan->cfg_mma, &pl->ctx->info, clf__mma_precision(mode)))
