@@ -128,6 +128,8 @@ clf_status clf__program(clf_context *ctx, const char *source, const char *option
 /* ptx_retarget.c: 1 when a build's options ask for its PTX to be retargeted to sm_90a (CLF_SM90A); the
  * retarget replaces *prog, built, or fails and leaves it. */
 int clf__wants_sm90a(const char *options);
+/* $CLFORGE_BUILD_OPTIONS ("" when unset): extra compiler options for every build (program.c). */
+const char *clf__extra_build_options(void);
 /* ptx (len bytes, NUL-terminated at len at the latest) with ".target sm_90" made "sm_90a" and the "//@sm90a "
  * markers removed, malloc'd; NULL when it is not PTX for sm_90 or sm_90a (or memory is short). */
 char *clf__ptx_patch(const char *ptx, size_t len);

@@ -263,7 +263,7 @@ static int clf__env_on(const char *name)
 /* CLFORGE_BUILD_OPTIONS: compiler options added to every build from source, for inspecting a driver's
  * compiler (e.g. NVIDIA's -cl-nv-verbose prints registers and spills into the build log). Programs are then
  * never taken from or written to the disk cache, whose key does not cover them. */
-static const char *clf__extra_build_options(void)
+const char *clf__extra_build_options(void)
 {
     const char *v = getenv("CLFORGE_BUILD_OPTIONS");
     return v ? v : "";

@@ -71,10 +71,17 @@ clf_status clf__ptx_retarget(clf_context *ctx, cl_program *prog, const char *opt
         return clf__fail_cl(e != CL_SUCCESS ? e : bin_status, "clCreateProgramWithBinary", "sm_90a PTX");
     }
     /* CLFORGE_BUILD_OPTIONS reaches this build too: the PTX is assembled here (e.g. -cl-nv-maxrregcount) */
-    const char *extra = getenv("CLFORGE_BUILD_OPTIONS");
-    char full[2048];
-    snprintf(full, sizeof full, "%s %s", options, extra ? extra : "");
-    if ((e = clBuildProgram(p, 1, &ctx->dev, full, NULL, NULL)) != CL_SUCCESS) {
+    const char *extra = clf__extra_build_options();
+    size_t flen = strlen(options) + strlen(extra) + 2;
+    char *full = malloc(flen);
+    if (!full) {
+        clReleaseProgram(p);
+        return clf__fail(CLF_ERR_OUT_OF_MEMORY, "sm_90a retarget");
+    }
+    snprintf(full, flen, "%s %s", options, extra);
+    e = clBuildProgram(p, 1, &ctx->dev, full, NULL, NULL);
+    free(full);
+    if (e != CL_SUCCESS) {
         clReleaseProgram(p);
         return clf__fail(CLF_ERR_BUILD, "sm_90a retarget: the driver does not build the retargeted PTX (%s, %d) on %s",
                          clf_status_name(e), (int)e, ctx->info.name);
