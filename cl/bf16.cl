@@ -10,3 +10,11 @@ static inline ushort to_bf16(float f)
     u += 0x7fffu + ((u >> 16) & 1u);
     return (ushort)(u >> 16);
 }
+
+/* to_bf16 on eight lanes at once (the same rounding and NaN rule, as vector operations). */
+static inline ushort8 to_bf16x8(float8 f)
+{
+    const uint8 u = as_uint8(f);
+    const uint8 rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16, quiet = (u >> 16) | 0x40u;
+    return convert_ushort8(select(rounded, quiet, (u & 0x7fffffffu) > 0x7f800000u));
+}

@@ -115,10 +115,8 @@ static inline void store8(__global void *p, ulong i, float8 v)
 {
 #if DST == 16
     vstore_half8_rte(v, 0, (__global half *)p + i);
-#elif DST == 17   /* to_bf16 on eight lanes at once: round to nearest even, a NaN stays a quiet NaN */
-    const uint8 u = as_uint8(v);
-    const uint8 rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16, quiet = (u >> 16) | 0x40u;
-    vstore8(convert_ushort8(select(rounded, quiet, (u & 0x7fffffffu) > 0x7f800000u)), 0, (__global ushort *)p + i);
+#elif DST == 17
+    vstore8(to_bf16x8(v), 0, (__global ushort *)p + i);
 #elif DST == 64
     vstore8(convert_double8(v), 0, (__global double *)p + i);
 #else

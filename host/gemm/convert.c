@@ -61,11 +61,13 @@ CLF_API clf_status clf_convert(clf_context *ctx, clf_dtype src_type, cl_mem src,
         clf__kernel_give(ctx, k);
         return clf__fail_cl(e, "clSetKernelArg", "clf_convert");
     }
-    size_t local = ctx->info.max_work_group < 256 ? ctx->info.max_work_group : 256;
-    size_t groups = (n + local * 4 - 1) / (local * 4), cap = 64 * (size_t)(ctx->info.compute_units + 1);
-    size_t global = (groups < cap ? groups : cap) * local;
-    if (cpu)
+    size_t local = ctx->info.max_work_group < 256 ? ctx->info.max_work_group : 256, global;
+    if (cpu) {
         global = (n + CPU_CHUNK - 1) / CPU_CHUNK;
+    } else {
+        size_t groups = (n + local * 4 - 1) / (local * 4), cap = 64 * (size_t)(ctx->info.compute_units + 1);
+        global = (groups < cap ? groups : cap) * local;
+    }
     clf__work w = {"convert", 0.0, (double)n * (double)(clf__dtype_size(src_type) + clf__dtype_size(dst_type))};
     s = clf__enqueue(ctx, k, 1, &global, cpu ? NULL : &local, &w, done);
     clf__kernel_give(ctx, k);
