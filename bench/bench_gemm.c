@@ -340,8 +340,8 @@ int main(int argc, char **argv)
             }
 #endif
             json_array_append_new(rows, row);
-            printf("%5zux%5zux%5zu  %-6s clforge %9.1f GFLOP/s%s", s.m, s.n, s.k, strcmp(path, "cpu") ? bucket : "cpu",
-                   gf, ok ? "" : " (WRONG)");
+            printf("%5zux%5zux%5zu  %-6s %-7s clforge %9.1f GFLOP/s%s", s.m, s.n, s.k,
+                   strcmp(path, "cpu") ? bucket : "cpu", path, gf, ok ? "" : " (WRONG)");
             if (cb > 0)
                 printf("  CLBlast %9.1f GFLOP/s  ratio %.2f", cb, gf / cb);
             printf("  [%s]\n", cfgtext);

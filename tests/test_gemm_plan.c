@@ -435,6 +435,54 @@ START_TEST(wgmma_tiles_narrow_for_small_products)
 }
 END_TEST
 
+#define MEDIUM_CFG "MWG=64 NWG=128 KWG=16 MDIMC=8 NDIMC=32 VWM=4 VWN=4 KWI=16 PADA=4 PADB=0 DBUF=1"
+#define SKINNY_CFG "MWG=64 NWG=64 KWG=32 MDIMC=8 NDIMC=16 VWM=2 VWN=4 KWI=16 PADA=2 PADB=0 DBUF=1"
+
+/* On a 132-unit GPU (pretended) a medium product whose 64 x 128 tiles balance poorly over the units runs the
+ * skinny bucket's 64 x 64 tiles; one that balances well, a forced configuration, and CLFORGE_GEMM_FILL=off
+ * keep the bucket's. */
+START_TEST(poorly_filled_products_take_smaller_tiles)
+{
+    clf_context *ctx = first_context("fill");
+    clf_device_info saved = ctx->info;
+    ctx->info.type = CL_DEVICE_TYPE_GPU;
+    ctx->info.compute_units = 132;
+    ctx->info.max_alloc = (size_t)1 << 32;
+    ctx->info.max_work_group = 1024;
+    ctx->info.local_mem = 49152;
+    store_config(ctx, "medium", MEDIUM_CFG);
+    store_config(ctx, "skinny", SKINNY_CFG);
+    const struct { size_t m, n, k; const char *env, *bucket, *cfg; } cases[] = {
+        {1500, 700, 900, NULL, "skinny", SKINNY_CFG},    /* 144 tiles of 64 x 128: 0.55 filled; 264 of 64 x 64: 1.0 */
+        {777, 1555, 999, NULL, "skinny", SKINNY_CFG},    /* 169: 0.64; 325: 0.82 */
+        {1000, 1000, 1000, NULL, "medium", MEDIUM_CFG},  /* 128: 0.97 */
+        {1500, 700, 900, "off", "medium", MEDIUM_CFG},
+    };
+    for (int i = 0; i < 4; i++) {
+        if (cases[i].env)
+            setenv("CLFORGE_GEMM_FILL", cases[i].env, 1);
+        clf__gemm_call call = nn_call(cases[i].m, cases[i].n, cases[i].k);
+        clf__gemm_plan plan;
+        ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS, "%s",
+                      clf_last_error());
+        ck_assert_msg(strcmp(plan.bucket, cases[i].bucket) == 0, "case %d: bucket %s, want %s", i, plan.bucket,
+                      cases[i].bucket);
+        char got[256];
+        clf__config_format(&clf__family_gemm, &plan.cfg_main, got, sizeof got);
+        ck_assert_msg(strcmp(got, cases[i].cfg) == 0, "case %d: runs %s", i, got);
+        unsetenv("CLFORGE_GEMM_FILL");
+    }
+    setenv("CLFORGE_GEMM_CONFIG", "KWI=8", 1);   /* an override is the caller's choice: kept */
+    clf__gemm_call call = nn_call(1500, 700, 900);
+    clf__gemm_plan plan;
+    ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS, "%s", clf_last_error());
+    ck_assert_str_eq(plan.bucket, "medium");
+    unsetenv("CLFORGE_GEMM_CONFIG");
+    ctx->info = saved;
+    clf_context_destroy(ctx);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gemm_plan");
@@ -447,5 +495,6 @@ int main(void)
     CLF_TEST_ALONE(s, stale_config_checked_on_first_use);
     CLF_TEST_ALONE(s, matrix_vector_products);
     CLF_TEST_ALONE(s, wgmma_tiles_narrow_for_small_products);
+    CLF_TEST_ALONE(s, poorly_filled_products_take_smaller_tiles);
     return clf_test_run(s);
 }

@@ -14,6 +14,7 @@
 #include "gemv.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -410,6 +411,52 @@ static product normalise(const clf__gemm_call *c)
     return p;
 }
 
+/* ---- wave fill ------------------------------------------------------------------------------------- */
+
+#define FILL_POOR 0.75     /* below this, smaller tiles are considered */
+#define FILL_GAIN 0.15     /* and taken when they fill this much more */
+
+/* The share of the busiest compute unit's rounds of tiles that every unit works: tiles / (units * rounds),
+ * rounds = ceil(tiles / units). Measured on the H200 (2026-12-01, bench/results/h200/2026-12-01/odd-shapes),
+ * a unit's throughput hardly depends on how many of its tiles run at once, so a product's speed follows this
+ * share: 1500x700x900 in 64 x 128 tiles (144 tiles, 0.55) ran 18.9 TFLOP/s, in 64 x 64 tiles (264, 1.00) 30.0. */
+static double wave_fill(const clf_context *ctx, const clf__config *cfg, const product *p)
+{
+    double tiles = tile_count(cfg, p->m, p->n) * (double)p->batch, units = (double)cus(ctx);
+    return tiles / (units * ceil(tiles / units));
+}
+
+/* $CLFORGE_GEMM_FILL=off keeps the bucket's configuration whatever its wave fill (to compare on a device). */
+static int fill_rule_on(void)
+{
+    const char *env = getenv("CLFORGE_GEMM_FILL");
+    return !(env && strcmp(env, "off") == 0);
+}
+
+/* A GPU product of the medium or large bucket whose tiles leave the compute units poorly balanced (wave_fill
+ * under FILL_POOR) runs the skinny bucket's smaller tiles when they fill at least FILL_GAIN more. H200 fp32,
+ * shipped configurations: 777x1555x999 21.7 -> 24.9 TFLOP/s, 1500x700x900 18.9 -> 30.0; products that fill
+ * well (1000^3, 1234x2345x777, 2000x3000x1000) keep theirs, where the small tiles lost up to 26%. */
+static clf_status refill(planner *pl, const product *p)
+{
+    clf__gemm_plan *plan = pl->plan;
+    if (is_cpu(pl->ctx) || !fill_rule_on() || strcmp(plan->origin_main, "override") == 0 ||
+        (strcmp(plan->bucket, "medium") != 0 && strcmp(plan->bucket, "large") != 0))
+        return CLF_SUCCESS;
+    double fill = wave_fill(pl->ctx, &plan->cfg_main, p);
+    if (fill >= FILL_POOR)
+        return CLF_SUCCESS;
+    clf__config small;
+    const char *origin;
+    clf_status s = clf__config_resolve(pl->ctx, &clf__family_gemm, plan->dtype, "skinny", &small, &origin);
+    if (s != CLF_SUCCESS || wave_fill(pl->ctx, &small, p) < fill + FILL_GAIN)
+        return s;
+    plan->cfg_main = small;
+    plan->origin_main = origin;
+    plan->bucket = "skinny";
+    return CLF_SUCCESS;
+}
+
 /* The bucket and its configuration, or the caller's. */
 static clf_status choose_config(planner *pl, const product *p, clf__gemm_path path, int scale_only, int *direct)
 {
@@ -430,6 +477,8 @@ static clf_status choose_config(planner *pl, const product *p, clf__gemm_path pa
     }
     clf_status s = clf__config_resolve(pl->ctx, &clf__family_gemm, plan->dtype, bucket, &plan->cfg_main,
                                        &plan->origin_main);
+    if (s == CLF_SUCCESS && !*direct && path == CLF__GEMM_AUTO)
+        s = refill(pl, p);
     if (s != CLF_SUCCESS || *direct || path != CLF__GEMM_AUTO || !underfilled(pl->ctx, &plan->cfg_main, p))
         return s;
     *direct = 1;
