@@ -142,9 +142,10 @@ static int verify(problem *p)
     return ok;
 }
 
-/* The path the planner takes for p (row-major NN, beta 0, as run_clforge calls it), and on the CPU path the
- * gemm_cpu configuration it runs (with fewer micro-tiles per work-item where the product is small). */
-static const char *plan_path(problem *p, char *cfgtext, size_t cap)
+/* The path the planner takes for p (row-major NN, beta 0, as run_clforge calls it), the bucket whose
+ * configuration it runs (*bucket; the planner may move a product to smaller tiles), and that configuration
+ * (on the CPU path gemm_cpu's, with fewer micro-tiles per work-item where the product is small). */
+static const char *plan_path(problem *p, char *cfgtext, size_t cap, const char **bucket)
 {
     clf__gemm_call call = {.dtype = p->f64 ? CLF_F64 : CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS,
                            .tb = CLF_NO_TRANS, .m = p->m, .n = p->n, .k = p->k, .alpha = 1.0, .a = p->a, .lda = p->k,
@@ -152,8 +153,12 @@ static const char *plan_path(problem *p, char *cfgtext, size_t cap)
     static clf__gemm_plan plan;   /* large: off the stack */
     if (clf__gemm_plan_make(p->ctx, &call, NULL, CLF__GEMM_AUTO, &plan) != CLF_SUCCESS)
         return "?";
-    if (strcmp(plan.path, "cpu") == 0)
+    if (strcmp(plan.path, "cpu") == 0) {
         clf__config_format(&clf__family_gemm_cpu, &plan.cfg_cpu, cfgtext, cap);
+    } else if (plan.bucket) {
+        *bucket = plan.bucket;
+        clf__config_format(&clf__family_gemm, &plan.cfg_main, cfgtext, cap);
+    }
     return plan.path;
 }
 
@@ -311,8 +316,8 @@ int main(int argc, char **argv)
         }
         problem p;
         problem_init(&p, ctx, f64, s);
-        const char *bucket = clf__gemm_bucket(dev, s.m, s.n, s.k);
         for (int li = 0; li < nlines; li++) {
+            const char *bucket = clf__gemm_bucket(dev, s.m, s.n, s.k);
             if (lines[li])
                 setenv("CLFORGE_GEMM_CONFIG", lines[li], 1);
             clf__config cfg;
@@ -320,7 +325,7 @@ int main(int argc, char **argv)
             clf_dtype dt = f64 ? CLF_F64 : CLF_F32;
             if (clf__config_resolve(ctx, &clf__family_gemm, dt, bucket, &cfg, NULL) == CLF_SUCCESS)
                 clf__config_format(&clf__family_gemm, &cfg, cfgtext, sizeof cfgtext);
-            const char *path = plan_path(&p, cfgtext, sizeof cfgtext);
+            const char *path = plan_path(&p, cfgtext, sizeof cfgtext, &bucket);
             double t = time_runs(&p, run_clforge, reps);
             int ok = t > 0 && verify(&p);
             double gf = t > 0 ? flop / t / 1e9 : 0;
