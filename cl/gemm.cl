@@ -427,22 +427,30 @@ CLF_INLINE void stage_put(__local realM *alm, __local realN *blm, const int slot
     }
 }
 
-/* Element e of the staging area (as stage_put laid it out). */
-CLF_INLINE real stage_get(const __local realM *alm, const __local realN *blm, const int e)
+/* Unit slot `slot` of the staging area (as stage_put laid it out). */
+CLF_INLINE const __local real *stage_unit(const __local realM *alm, const __local realN *blm, const int slot)
 {
-    return e < EPI_FIT_B * EPI_UNIT ? ((const __local real *)blm)[e]
-                                    : ((const __local real *)alm)[e - EPI_FIT_B * EPI_UNIT];
+    return slot < EPI_FIT_B ? (const __local real *)blm + slot * EPI_UNIT
+                            : (const __local real *)alm + (slot - EPI_FIT_B) * EPI_UNIT;
 }
 
 /* C = epilogue(alpha*acc + beta*C) over the tile at (m0, n0), slice by slice: stage this work-item's
- * units of the slice, then every work-item runs the program on the slice's elements tid, tid +
- * NTHREADS, ... (one call site in a loop unrolled CLF_EPI_UNROLL times). Called by every work-item. */
+ * units of the slice, then every work-item runs the program on elements tid, tid + NTHREADS, ... of each
+ * unit (one rolled loop over units, CLF_EPI_UNROLL units a step, VWN elements a unit). Where the k-th of
+ * them lies in a unit is the same for every unit, so rows and columns cost an add per element, not the
+ * divisions of a flat index. Called by every work-item. */
 CLF_INLINE void store_c_staged(__global real *C, const idx_t ldc, const int M, const int N, const int m0,
                                const int n0, const int tid, const real alpha, const real beta,
                                __private real acc[MWI][NWI], __local realM *alm, __local realN *blm,
                                const ulong bat CLF_EPI_DECL)
 {
     const int read_c = beta != ZERO;
+    int r_in[VWN], c_in[VWN];   /* row and column in a unit of this work-item's k-th element */
+#pragma unroll
+    for (int k = 0; k < VWN; k++) {
+        r_in[k] = (k * NTHREADS + tid) / (NDIMC * VWN);
+        c_in[k] = (k * NTHREADS + tid) % (NDIMC * VWN);
+    }
 #pragma unroll 1
     for (int slice = 0; slice < EPI_SLICES; slice++) {
         barrier(CLK_LOCAL_MEM_FENCE);   /* the K loop's (or the last slice's) reads are done */
@@ -460,24 +468,27 @@ CLF_INLINE void store_c_staged(__global real *C, const idx_t ldc, const int M, c
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        const int u0 = slice * EPI_UPS;
-        const int steps = min(EPI_UPS, EPI_UNITS - u0) * VWN;   /* elements per work-item in this slice */
+        const int u0 = slice * EPI_UPS, u1 = min(u0 + EPI_UPS, EPI_UNITS);
 #pragma unroll 1
-        for (int s0 = 0; s0 < steps; s0 += CLF_EPI_UNROLL) {
+        for (int ub = u0; ub < u1; ub += CLF_EPI_UNROLL) {
 #pragma unroll
             for (int q = 0; q < CLF_EPI_UNROLL; q++) {
-                /* unsigned: the divisions by these powers of two are shifts */
-                const uint e = (uint)((s0 + q) * NTHREADS + tid);
-                const uint u = (uint)u0 + e / EPI_UNIT, in_unit = e % EPI_UNIT;
-                const uint mi = u / (NWI / VWN), nv = u % (NWI / VWN);
-                const int row = m0 + (int)(((mi / VWM) * MDIMC + in_unit / (NDIMC * VWN)) * VWM + mi % VWM);
-                const int col = n0 + (int)(nv * (NDIMC * VWN) + in_unit % (NDIMC * VWN));
-                if ((CLF_EPI_UNROLL == 1 || s0 + q < steps) && row < M && col < N) {
-                    __global real *cp = C + (idx_t)row * ldc + col;
-                    real v = stage_get(alm, blm, (int)e);   /* alpha * acc */
-                    if (read_c)
-                        v += beta * *cp;
-                    clf_epilogue(cp, bat, row, col, v CLF_EPI_PASS);
+                const int u = ub + q;
+                if (CLF_EPI_UNROLL > 1 && u >= u1)
+                    break;
+                const int mi = u / (NWI / VWN), nv = u % (NWI / VWN);
+                const int rb = m0 + (mi / VWM) * (MDIMC * VWM) + mi % VWM, cb = n0 + nv * (NDIMC * VWN);
+                const __local real *src = stage_unit(alm, blm, u - u0);
+#pragma unroll
+                for (int k = 0; k < VWN; k++) {
+                    const int row = rb + r_in[k] * VWM, col = cb + c_in[k];
+                    if (row < M && col < N) {
+                        __global real *cp = C + (idx_t)row * ldc + col;
+                        real v = src[k * NTHREADS + tid];   /* alpha * acc */
+                        if (read_c)
+                            v += beta * *cp;
+                        clf_epilogue(cp, bat, row, col, v CLF_EPI_PASS);
+                    }
                 }
             }
         }
