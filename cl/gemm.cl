@@ -300,11 +300,6 @@ CLF_INLINE void store_b(__local realN *blm, const int buf, const __private loadB
 CLF_INLINE void compute_tile(__private real acc[MWI][NWI], const __local realM *alm, const __local realN *blm,
                              const int buf, const int tid_m, const int tid_n)
 {
-#if CLF_KK_UNROLL == 1
-#pragma unroll 1
-#elif CLF_KK_UNROLL == 2
-#pragma unroll
-#endif
     for (int kk = 0; kk < KWG; kk += KWI) {
 #pragma unroll
         for (int ki = 0; ki < KWI; ki++) {
