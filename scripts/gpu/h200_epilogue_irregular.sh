@@ -1,21 +1,12 @@
 #!/usr/bin/env bash
-# h200_epilogue_irregular.sh — on the GPU host: (1) the fp32 fused epilogue's cost with compute_tile's K loop
-# left to the compiler, forced rolled (CLF_KK_UNROLL=1) and forced unrolled (2), with each variant's program
-# cache (NVIDIA's binaries are PTX) packed into the results for offline reading; (2) odd-sized fp32 products
+# h200_epilogue_irregular.sh — on the GPU host: (1) [removed: the fp32 fused epilogue with compute_tile's K loop
+# forced rolled or unrolled, through a build switch since removed; results in
+# bench/results/h200/2026-12-01/epilogue-staging/epi-kk*.json]; (2) odd-sized fp32 products
 # under a few waves, every configuration of sweep-irregular-f32.txt with split-K automatic, off, 2 and 3,
 # cuBLAS in the same run; (3) the issue-13 workload table as it stands. Appends to $out/epi-irr.txt.
 . scripts/gpu/common.sh
 gpu_session epi-irr
 here=$PWD/..
-if [ "${PART:-1}" = 1 ]; then
-  say "== $(date -u) fp32 epilogue, K-loop unrolling variants (4096x4096x1024)"
-  for v in 0 1 2; do
-    opt=""; [ $v != 0 ] && opt="-DCLF_KK_UNROLL=$v"
-    CLFORGE_CACHE_DIR=/tmp/clf-cache-kk$v CLFORGE_BUILD_OPTIONS="$opt" timeout 120 bench/bench_gemm_epilogue --device gpu \
-      --shape 4096x4096x1024 --also "c = acc" --reps 9 --json $r/epi-kk$v.json 2>&1 | grep -E "epilogue|plain|rror" | sed "s/^/kk$v /" | tee -a "$log"
-  done
-  tar -C /tmp -czf $out/caches-kk.tgz clf-cache-kk0 clf-cache-kk1 clf-cache-kk2
-fi
 if [ "${PART:-1}" = 1 ] || [ "${PART:-1}" = 2 ]; then
   shapes="777x1555x999 2000x3000x1000 1000x1000x1000 1500x700x900 1234x2345x777 3000x3000x600 640x4000x1200 2500x1800x1500 3072x3072x3072"
   sargs=""; for s in $shapes; do sargs="$sargs --shape $s"; done
