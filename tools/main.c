@@ -46,6 +46,7 @@ static void usage(FILE *f)
             "  CLFORGE_GEMM_CPU_PACK=0|1 CPU GEMM: 1 packs A and B into panels, 0 reads them in place\n"
             "  CLFORGE_GEMM_SPLIT_K=N    split GEMM's K into N slices (1: never)\n"
             "  CLFORGE_GEMM_FILL=off     keep a GEMM bucket's tiles however poorly they fill the compute units\n"
+            "  CLFORGE_GEMM_NT_PACK=0|1  A B^T: 0 reads B in place where aligned, 1 packs it first (default: GPUs pack)\n"
             "  CLFORGE_EPILOGUE_STORE=staged|unrolled  GEMM epilogues: through local memory (default) or unrolled\n"
             "  CLFORGE_EPILOGUE_UNROLL=N elements per step of the staged epilogue's loop (1 to 16, default 1)\n"
             "  CLFORGE_GEMM_WG_PER_CU=N  GEMM work-groups resident per compute unit (else measured by the tuner)\n"

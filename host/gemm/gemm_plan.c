@@ -213,6 +213,14 @@ static clf_status plan_strip(planner *pl, const product *p, int may_split)
     return parts > 1 ? plan_split(pl, p, cfg, 1, parts, SPLIT_K_GRAIN) : add_direct(pl, p, cfg);
 }
 
+/* $CLFORGE_GEMM_NT_PACK: 1 packs a B stored N x K on every device, 0 reads it in place wherever it is aligned,
+ * unset (-1) follows the rule below; for measurements. */
+static int nt_pack(void)
+{
+    const char *env = getenv("CLFORGE_GEMM_NT_PACK");
+    return env && (strcmp(env, "0") == 0 || strcmp(env, "1") == 0) ? env[0] - '0' : -1;
+}
+
 /* Packs A and/or B where they cannot be read in place; returns 0 when the scratch would not fit or the
  * device cannot run the pack kernel's 32x8 work-groups (the caller then runs the direct kernel). */
 static int plan_packs(planner *pl, product *p, const clf__config *cfg, size_t *ea, size_t *eb, clf_status *s)
@@ -230,7 +238,8 @@ static int plan_packs(planner *pl, product *p, const clf__config *cfg, size_t *e
     /* On GPUs a B stored N x K (A B^T) is packed K-major even when it could be read in place: the fast
      * kernel's on-the-fly transpose of B cost 15% (H200, A B^T 4096^3: 40.3 in place, 47.3 TFLOP/s packed;
      * 2048^3: 39.9 and 45.9; scripts/gpu/h200_turned.sh). CPUs were not measured and keep reading it. */
-    if (!p->b_kmajor && !is_cpu(pl->ctx))
+    int nt = nt_pack();
+    if (!p->b_kmajor && (nt == 1 || (nt < 0 && !is_cpu(pl->ctx))))
         pack_b = 1;
     size_t sa = 0, sb = 0, total = 0, bytes = 0;
     int ok = (!pack_a || (clf__mul(Kp, Mp, &sa) && clf__mul(sa, p->batch, &sa))) &&
