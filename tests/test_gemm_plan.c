@@ -483,6 +483,42 @@ START_TEST(poorly_filled_products_take_smaller_tiles)
 }
 END_TEST
 
+/* On a GPU (pretended) a B stored N x K is packed K-major first when C has 512 rows or more, and read in
+ * place below that (attention's batched A B^T), unless CLFORGE_GEMM_NT_PACK says otherwise. */
+START_TEST(transposed_b_packed_only_for_tall_products)
+{
+    clf_context *ctx = first_context("ntpack");
+    clf_device_info saved = ctx->info;
+    ctx->info.type = CL_DEVICE_TYPE_GPU;
+    ctx->info.compute_units = 132;
+    ctx->info.max_alloc = (size_t)1 << 34;
+    ctx->info.max_work_group = 1024;
+    ctx->info.local_mem = 49152;
+    const struct { size_t m, n, k, batch; const char *env; int packs; } cases[] = {
+        {4096, 4096, 4096, 1, NULL, 1}, {1024, 1024, 1024, 1, NULL, 1}, {128, 128, 64, 512, NULL, 0},
+        {256, 256, 256, 64, NULL, 0}, {128, 128, 64, 512, "1", 1}, {4096, 4096, 4096, 1, "0", 0}};
+    for (int i = 0; i < 6; i++) {
+        if (cases[i].env)
+            setenv("CLFORGE_GEMM_NT_PACK", cases[i].env, 1);
+        size_t m = cases[i].m, n = cases[i].n, k = cases[i].k;
+        clf__gemm_call call = {.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_TRANS,
+                               .m = m, .n = n, .k = k, .alpha = 1.0, .lda = k, .ldb = k, .ldc = n,
+                               .stride_a = m * k, .stride_b = n * k, .stride_c = m * n, .batch = cases[i].batch};
+        clf__gemm_plan plan;
+        ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_FAST, &plan) == CLF_SUCCESS, "%s",
+                      clf_last_error());
+        int packs = 0;
+        for (int j = 0; j < plan.nsteps; j++)
+            packs += plan.steps[j].kind == CLF__STEP_PACK;
+        ck_assert_msg(packs == cases[i].packs, "case %d (%zux%zux%zu x %zu): %d packs, want %d", i, m, n, k,
+                      cases[i].batch, packs, cases[i].packs);
+        unsetenv("CLFORGE_GEMM_NT_PACK");
+    }
+    ctx->info = saved;
+    clf_context_destroy(ctx);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gemm_plan");
@@ -496,5 +532,6 @@ int main(void)
     CLF_TEST_ALONE(s, matrix_vector_products);
     CLF_TEST_ALONE(s, wgmma_tiles_narrow_for_small_products);
     CLF_TEST_ALONE(s, poorly_filled_products_take_smaller_tiles);
+    CLF_TEST_ALONE(s, transposed_b_packed_only_for_tall_products);
     return clf_test_run(s);
 }

@@ -213,6 +213,8 @@ static clf_status plan_strip(planner *pl, const product *p, int may_split)
     return parts > 1 ? plan_split(pl, p, cfg, 1, parts, SPLIT_K_GRAIN) : add_direct(pl, p, cfg);
 }
 
+#define NT_PACK_MIN_M 512   /* rows of C from which a GPU packs a B stored N x K (plan_packs) */
+
 /* $CLFORGE_GEMM_NT_PACK: 1 packs a B stored N x K on every device, 0 reads it in place wherever it is aligned,
  * unset (-1) follows the rule below; for measurements. */
 static int nt_pack(void)
@@ -235,11 +237,14 @@ static int plan_packs(planner *pl, product *p, const clf__config *cfg, size_t *e
                    (p->batch == 1 || p->a.stride % vwm == 0) && (p->a_kmajor || kwg % vwm == 0));
     int pack_b = !(N % nwg == 0 && K % kwg == 0 && p->b.ld % vwn == 0 && p->b.off % vwn == 0 &&
                    (p->batch == 1 || p->b.stride % vwn == 0) && (p->b_kmajor || kwg % vwn == 0));
-    /* On GPUs a B stored N x K (A B^T) is packed K-major even when it could be read in place: the fast
-     * kernel's on-the-fly transpose of B cost 15% (H200, A B^T 4096^3: 40.3 in place, 47.3 TFLOP/s packed;
-     * 2048^3: 39.9 and 45.9; scripts/gpu/h200_turned.sh). CPUs were not measured and keep reading it. */
+    /* On GPUs a B stored N x K (A B^T) is packed K-major even when it could be read in place, when C has
+     * NT_PACK_MIN_M rows or more: the fast kernel's on-the-fly transpose of B costs about 15% (H200, A B^T
+     * 4096^3: 40.5 in place, 47.3 TFLOP/s packed; 1024^3: 33.0 and 34.7), while the pack's pass over B is
+     * paid for by C's rows, so with few rows it costs more than it saves (batched 512 x 128x128x64: 27.0 in
+     * place, 21.2 packed; 256 x 256x256x64: 28.8 and 26.6; 64 x 256^3: 35.8 and 33.2; 128 x 512x512x64:
+     * even; bench/results/h200/2026-12-01/batched-nt.txt). CPUs were not measured and keep reading it. */
     int nt = nt_pack();
-    if (!p->b_kmajor && (nt == 1 || (nt < 0 && !is_cpu(pl->ctx))))
+    if (!p->b_kmajor && (nt == 1 || (nt < 0 && !is_cpu(pl->ctx) && M >= NT_PACK_MIN_M)))
         pack_b = 1;
     size_t sa = 0, sb = 0, total = 0, bytes = 0;
     int ok = (!pack_a || (clf__mul(Kp, Mp, &sa) && clf__mul(sa, p->batch, &sa))) &&
