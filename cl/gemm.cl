@@ -574,3 +574,154 @@ void gemm_main(const int M, const int N, const int K, const real alpha, const re
     store_c(C, (idx_t)ldc, M, N, m0, n0, tid_m, tid_n, alpha, beta, c_vec_ok, acc, bat CLF_EPI_PASS);
 #endif
 }
+
+#if SK && !DIRECT
+/* ---- stream-K ---------------------------------------------------------------------------------
+ * A product whose tiles are too few, or too unevenly many, for the device's work-group slots is cut by K
+ * tiles instead: its tiles x KT K-steps are dealt out evenly, PER consecutive steps to each of the
+ * get_num_groups(0) work-groups (all resident at once). A work-group that covers a tile from its first to its
+ * last step stores it as gemm_main does; a tile shared by several work-groups gets a partial sum from each,
+ * written whole to PART (slot 0: the work-group's first segment; slot 1: its last), and gemm_sk_fixup adds
+ * them into C. Fast path only (packed, whole tiles); one matrix (no batch). The K loop is gemm_main's, written
+ * out again: folding both into one inline function changed gemm_main's register allocation (measured on its
+ * PTX), which decides its speed. */
+#define SK_TILE (MWG * NWG)
+
+/* acc = this work-item's part of the product of the tiles at (m0, n0) over K tiles t0 .. t1 - 1. Starts and
+ * ends with a barrier, so that local memory is free for whatever comes before and after. */
+CLF_INLINE void sk_segment(__private real acc[MWI][NWI], __local realM *alm, __local realN *blm,
+                           const __global loadA_t *Ag, const __global loadB_t *Bg, const idx_t ld_a,
+                           const idx_t ld_b, const int m0, const int n0, const int tid, const int tid_m,
+                           const int tid_n, const int t0, const int t1)
+{
+#pragma unroll
+    for (int mi = 0; mi < MWI; mi++) {
+#pragma unroll
+        for (int ni = 0; ni < NWI; ni++)
+            acc[mi][ni] = ZERO;
+    }
+    loadA_t ra[A_LOADS];
+    loadB_t rb[B_LOADS];
+    barrier(CLK_LOCAL_MEM_FENCE);
+#if DBUF
+    load_a(ra, Ag, ld_a, t0 * KWG, m0, 0, 0, tid);
+    load_b(rb, Bg, ld_b, t0 * KWG, n0, 0, 0, tid);
+    store_a(alm, 0, ra, tid);
+    store_b(blm, 0, rb, tid);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int t = t0; t < t1; t++) {
+        const int buf = (t - t0) & 1, more = t + 1 < t1;
+        if (more) {
+            load_a(ra, Ag, ld_a, (t + 1) * KWG, m0, 0, 0, tid);
+            load_b(rb, Bg, ld_b, (t + 1) * KWG, n0, 0, 0, tid);
+        }
+        compute_tile(acc, alm, blm, buf, tid_m, tid_n);
+        if (more) {
+            store_a(alm, buf ^ 1, ra, tid);
+            store_b(blm, buf ^ 1, rb, tid);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+#else
+    for (int t = t0; t < t1; t++) {
+        load_a(ra, Ag, ld_a, t * KWG, m0, 0, 0, tid);
+        load_b(rb, Bg, ld_b, t * KWG, n0, 0, 0, tid);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        store_a(alm, 0, ra, tid);
+        store_b(blm, 0, rb, tid);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        compute_tile(acc, alm, blm, 0, tid_m, tid_n);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+}
+
+/* The partial sum acc of a tile, whole, row-major, at p (SK_TILE elements). */
+CLF_INLINE void sk_put(__global real *p, const int tid_m, const int tid_n, __private real acc[MWI][NWI])
+{
+#pragma unroll
+    for (int mv = 0; mv < MWI / VWM; mv++) {
+#pragma unroll
+        for (int s = 0; s < VWM; s++) {
+#pragma unroll
+            for (int nv = 0; nv < NWI / VWN; nv++) {
+                const int r = (mv * MDIMC + tid_m) * VWM + s, c = (nv * NDIMC + tid_n) * VWN;
+                *(__global realN *)(p + r * NWG + c) = pack_n(acc[mv * VWM + s] + nv * VWN);
+            }
+        }
+    }
+}
+
+/* KT: K tiles of the product (K padded to KWG); PER: K steps a work-group; part: 2 tiles a work-group. */
+__kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
+void gemm_sk(const int M, const int N, const int KT, const real alpha, const real beta,
+             const __global real *restrict A, const ulong a_off, const long lda,
+             const __global real *restrict B, const ulong b_off, const long ldb,
+             __global real *C, const ulong c_off, const long ldc, const int c_vec_ok,
+             const int per, __global real *part CLF_EPI_DECL)
+{
+    const int tid_n = get_local_id(0), tid_m = get_local_id(1);
+    const int tid = tid_m * NDIMC + tid_n;
+    const int w = get_group_id(0), tiles_n = (N + NWG - 1) / NWG, tiles = tiles_n * ((M + MWG - 1) / MWG);
+    A += a_off;
+    B += b_off;
+    C += c_off;
+    __local realM alm[NBUF * A_BUF_V];
+    __local realN blm[NBUF * B_BUF_V];
+    const __global loadA_t *Ag = (const __global loadA_t *)A;
+    const __global loadB_t *Bg = (const __global loadB_t *)B;
+    const idx_t ld_a = (idx_t)(lda / VWM), ld_b = (idx_t)(ldb / VWN);
+    const long first = (long)w * per, end = min(first + per, (long)tiles * KT);
+    real acc[MWI][NWI];
+    for (long it = first; it < end;) {
+        const int t = (int)(it / KT), k0 = (int)(it % KT), k1 = (int)min((long)KT, k0 + (end - it));
+        const int m0 = t / tiles_n * MWG, n0 = t % tiles_n * NWG;
+        sk_segment(acc, alm, blm, Ag, Bg, ld_a, ld_b, m0, n0, tid, tid_m, tid_n, k0, k1);
+        if (k0 == 0 && k1 == KT) {
+#if CLF_EPI && CLF_EPI_STAGED
+            store_c_staged(C, (idx_t)ldc, M, N, m0, n0, tid, alpha, beta, acc, alm, blm, 0 CLF_EPI_PASS);
+#else
+            store_c(C, (idx_t)ldc, M, N, m0, n0, tid_m, tid_n, alpha, beta, c_vec_ok, acc, 0 CLF_EPI_PASS);
+#endif
+        } else {
+            sk_put(part + ((size_t)2 * w + (it == first ? 0 : 1)) * SK_TILE, tid_m, tid_n, acc);
+        }
+        it += k1 - k0;
+    }
+}
+
+/* C = alpha * (the partial sums of the tile) + beta * C for every tile that gemm_sk shared between
+ * work-groups (work-group g of NTHREADS work-items takes tile g; a tile one work-group covered returns). */
+__kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
+void gemm_sk_fixup(const int M, const int N, const int KT, const real alpha, const real beta,
+                   __global real *C, const ulong c_off, const long ldc, const int per,
+                   const __global real *part CLF_EPI_DECL)
+{
+    const int tid = get_local_id(1) * NDIMC + get_local_id(0);
+    const int t = get_group_id(0), tiles_n = (N + NWG - 1) / NWG;
+    const long s0 = (long)t * KT, s1 = s0 + KT - 1;   /* the tile's first and last K step */
+    const int w0 = (int)(s0 / per), w1 = (int)(s1 / per);
+    if (w0 == w1)
+        return;   /* one work-group covered it and stored it */
+    C += c_off;
+    const int m0 = t / tiles_n * MWG, n0 = t % tiles_n * NWG;
+    const int read_c = beta != ZERO;
+    for (int e = tid; e < SK_TILE; e += NTHREADS) {
+        const int row = m0 + e / NWG, col = n0 + e % NWG;
+        if (row >= M || col >= N)
+            continue;
+        real sum = ZERO;
+        for (int w = w0; w <= w1; w++)   /* the tile's segment is work-group w's first when it began here */
+            sum += part[((size_t)2 * w + ((long)w * per >= s0 ? 0 : 1)) * SK_TILE + e];
+        __global real *cp = C + (idx_t)row * ldc + col;
+        real v = alpha * sum;
+        if (read_c)
+            v += beta * *cp;
+#if CLF_EPI
+        clf_epilogue(cp, 0, row, col, v CLF_EPI_PASS);
+#else
+        *cp = v;
+#endif
+    }
+}
+#endif
