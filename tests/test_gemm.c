@@ -528,36 +528,6 @@ START_TEST(split_k_cases)
 }
 END_TEST
 
-/* Stream-K (forced through CLFORGE_GEMM_STREAM_K; the fast path, so that CPU devices run the tiled kernel
- * too): products of several K tiles dealt out to work-groups, tiles shared between work-groups summed by the
- * fixup kernel, over every layout, transpose, offset and scalar (batched cases take the ordinary plan). */
-START_TEST(stream_k_cases)
-{
-    clf_context **ctxs;
-    int nctx = clf_test_contexts(&ctxs);
-    ck_assert_int_gt(nctx, 0);
-    int failures = 0;
-    setenv("CLFORGE_GEMM_STREAM_K", "1", 1);
-    for (int d = 0; d < nctx; d++) {
-        pool p;
-        pool_init(&p, ctxs[d]);
-        uint64_t seed = UINT64_C(0xa4093822299f31d0) ^ (uint64_t)d;
-        int fp64 = clf_context_device(ctxs[d])->fp64;
-        int n = cases_for(ctxs[d]) / 10;
-        for (int t = 0; t < n && failures < 5; t++) {
-            gcase g;
-            make_case(&seed, fp64 && t % 4 == 3, 40, &g);
-            g.path = CLF__GEMM_FAST;
-            failures += run_case(&p, &g, &seed);
-        }
-        pool_free(&p);
-    }
-    unsetenv("CLFORGE_GEMM_STREAM_K");
-    clf_test_contexts_free(ctxs, nctx);
-    ck_assert_int_eq(failures, 0);
-}
-END_TEST
-
 /* Threads sharing one context share its GEMM scratch buffer: each call must still read its own packed
  * operands. Sizes are off the tile grid so that every call packs. */
 typedef struct { clf_context *ctx; size_t m, n, k; float *a, *b; double err; clf_status s; } thread_case;
@@ -643,7 +613,6 @@ int main(void)
     TCase *tc = clf_test_tcase("random");
     tcase_add_test(tc, random_cases);
     tcase_add_test(tc, split_k_cases);
-    tcase_add_test(tc, stream_k_cases);
     tcase_add_test(tc, threads_share_scratch);
     suite_add_tcase(s, tc);
     TCase *ta = clf_test_tcase("arguments");

@@ -687,42 +687,6 @@ START_TEST(staged_configs)
 }
 END_TEST
 
-/* Stream-K (forced through CLFORGE_GEMM_STREAM_K, fast path): tiles one work-group covers store through the
- * kernel's store (staged, or unrolled on every other case), tiles shared between work-groups through the
- * fixup kernel's; single matrices of several K tiles, the H200's configuration and the planned one. */
-START_TEST(stream_k_epilogues)
-{
-    static const char *const cfg_text = "MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=8 VWM=4 VWN=2 KWI=8 PADA=4 PADB=0 DBUF=1";
-    clf_context **ctxs;
-    int nctx = clf_test_contexts(&ctxs), failures = 0;
-    ck_assert_int_gt(nctx, 0);
-    clf__config cfg;
-    ck_assert_int_eq(clf__config_parse(&clf__family_gemm, cfg_text, &cfg), 0);
-    setenv("CLFORGE_GEMM_STREAM_K", "1", 1);
-    for (int d = 0; d < nctx && failures == 0; d++) {
-        uint64_t seed = 9191 + (uint64_t)d;
-        int fp64 = clf_context_device(ctxs[d])->fp64;
-        for (int i = 0; i < 8 && failures == 0; i++) {
-            ecase c;
-            make_case(&seed, i == 5 && fp64, &c);
-            c.m = c.m < 2 ? 2 + c.m : c.m, c.n = c.n < 2 ? 150 : c.n;
-            c.k = 40 + c.k % 300;
-            c.batch = 1;
-            c.cfg = i % 2 && clf__family_gemm.valid(&cfg, clf_context_device(ctxs[d]), c.f64 ? CLF_F64 : CLF_F32)
-                        ? &cfg : NULL;
-            c.path = CLF__GEMM_FAST;
-            if (i % 4 == 2)
-                setenv("CLFORGE_EPILOGUE_STORE", "unrolled", 1);
-            failures += run_case(ctxs[d], &c, &seed);
-            unsetenv("CLFORGE_EPILOGUE_STORE");
-        }
-    }
-    unsetenv("CLFORGE_GEMM_STREAM_K");
-    clf_test_contexts_free(ctxs, nctx);
-    ck_assert_int_eq(failures, 0);
-}
-END_TEST
-
 /* A bad CLFORGE_EPILOGUE_STORE or CLFORGE_EPILOGUE_UNROLL fails the call with a message naming it, and C is
  * unchanged. */
 START_TEST(bad_store_env)
@@ -894,7 +858,6 @@ int main(void)
     CLF_TEST_ALONE(s, random_typed);
     CLF_TEST_ALONE(s, paths);
     CLF_TEST_ALONE(s, staged_configs);
-    CLF_TEST_ALONE(s, stream_k_epilogues);
     CLF_TEST_ALONE(s, bad_store_env);
     CLF_TEST_ALONE(s, bad_bindings);
     return clf_test_run(s);

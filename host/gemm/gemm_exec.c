@@ -70,14 +70,14 @@ static clf_status step_options(const clf__gemm_plan *plan, const clf__gemm_step 
         return CLF_SUCCESS;
     case CLF__STEP_MAIN: {
         const clf__main_step *m = &st->u.main;
-        *file = "gemm.cl", *name = m->sk == 2 ? "gemm_sk_fixup" : m->sk ? "gemm_sk" : "gemm_main";
+        *file = "gemm.cl", *name = "gemm_main";
         opts[0] = '\0';
         clf_status s = clf__config_options(&clf__family_gemm, m->cfg, opts, cap);
         if (s != CLF_SUCCESS)
             return s;
         size_t len = strlen(opts);
-        snprintf(opts + len, cap - len, " -DPRECISION=%d -DDIRECT=%d -DA_KMAJOR=%d -DB_KMAJOR=%d -DLONG_INDEX=%d%s",
-                 prec, m->direct, m->a_kmajor, m->b_kmajor, m->long_index, m->sk ? " -DSK=1" : "");
+        snprintf(opts + len, cap - len, " -DPRECISION=%d -DDIRECT=%d -DA_KMAJOR=%d -DB_KMAJOR=%d -DLONG_INDEX=%d",
+                 prec, m->direct, m->a_kmajor, m->b_kmajor, m->long_index);
         return CLF_SUCCESS;
     }
     }
@@ -161,59 +161,9 @@ static clf_status enqueue_pack(clf_context *ctx, const clf__gemm_plan *plan, con
     return s;
 }
 
-/* Stream-K (gemm.cl): gemm_sk over m->sk_groups work-groups, or its fixup, one work-group a tile. */
-static clf_status enqueue_sk(clf_context *ctx, const clf__gemm_plan *plan, const clf__main_step *m, cl_kernel k,
-                             const scratch_bufs *sb, cl_event *done)
-{
-    const int *v = m->cfg->v;
-    size_t esz = clf__dtype_size(plan->dtype), mwg = (size_t)v[CLF__GEMM_MWG], nwg = (size_t)v[CLF__GEMM_NWG];
-    size_t tiles = (m->m + mwg - 1) / mwg * ((m->n + nwg - 1) / nwg);
-    cl_int mm = (cl_int)m->m, nn = (cl_int)m->n, kt = (cl_int)(m->k / (size_t)v[CLF__GEMM_KWG]);
-    cl_int cvec = m->c_vec, per = (cl_int)m->sk_per;
-    float fa = (float)m->alpha, fb = (float)m->beta;
-    const void *pa = plan->dtype == CLF_F64 ? (const void *)&m->alpha : (const void *)&fa;
-    const void *pb = plan->dtype == CLF_F64 ? (const void *)&m->beta : (const void *)&fb;
-    cl_mem a = bind(&m->a, sb), b = bind(&m->b, sb), c = bind(&m->c, sb), part = bind(&m->part, sb);
-    cl_long lda = (cl_long)m->a.ld, ldb = (cl_long)m->b.ld, ldc = (cl_long)m->c.ld;
-    cl_ulong aoff = m->a.off, boff = m->b.off, coff = m->c.off;
-    clf_status s;
-    size_t groups;
-    if (m->sk == 1) {
-        const void *vals[] = {&mm, &nn, &kt, pa, pb, &a, &aoff, &lda, &b, &boff, &ldb, &c, &coff, &ldc, &cvec, &per, &part};
-        size_t z[] = {4, 4, 4, esz, esz, sizeof(cl_mem), 8, 8, sizeof(cl_mem), 8, 8, sizeof(cl_mem), 8, 8, 4, 4,
-                      sizeof(cl_mem)};
-        s = set_args(k, vals, z, 17);
-        if (s == CLF_SUCCESS && m->epi)
-            s = clf__epi_args(k, 17, plan->epi, m->r0, m->c0, 0);
-        groups = m->sk_groups;
-    } else {
-        const void *vals[] = {&mm, &nn, &kt, pa, pb, &c, &coff, &ldc, &per, &part};
-        size_t z[] = {4, 4, 4, esz, esz, sizeof(cl_mem), 8, 8, 4, sizeof(cl_mem)};
-        s = set_args(k, vals, z, 10);
-        if (s == CLF_SUCCESS && m->epi)
-            s = clf__epi_args(k, 10, plan->epi, m->r0, m->c0, 0);
-        groups = tiles;
-    }
-    if (s != CLF_SUCCESS)
-        return s;
-    size_t global[2] = {groups * (size_t)v[CLF__GEMM_NDIMC], (size_t)v[CLF__GEMM_MDIMC]};
-    size_t local[2] = {(size_t)v[CLF__GEMM_NDIMC], (size_t)v[CLF__GEMM_MDIMC]};
-    clf__problem pr = {.dtype = plan->dtype, .m = m->m, .n = m->n, .k = m->k_flops, .batch = 1, .beta = m->beta};
-    clf__work w = {plan->dtype == CLF_F64 ? "dgemm_sk" : "sgemm_sk", clf__family_gemm.flops(&pr),
-                   clf__family_gemm.bytes(&pr)};
-    if (m->sk == 2)
-        w = (clf__work){plan->dtype == CLF_F64 ? "dgemm_sk_fixup" : "sgemm_sk_fixup", 0.0,
-                        (double)(2 * m->sk_groups * mwg * nwg + m->m * m->n) * (double)esz};
-    if (m->epi)
-        clf__epi_work(plan->epi, (double)m->m * (double)m->n, &w);
-    return clf__enqueue(ctx, k, 2, global, local, &w, done);
-}
-
 static clf_status enqueue_main(clf_context *ctx, const clf__gemm_plan *plan, const clf__main_step *m, cl_kernel k,
                                const scratch_bufs *sb, cl_event *done)
 {
-    if (m->sk)
-        return enqueue_sk(ctx, plan, m, k, sb, done);
     const int *v = m->cfg->v;
     size_t esz = clf__dtype_size(plan->dtype);
     cl_int mm = (cl_int)m->m, nn = (cl_int)m->n, kk = (cl_int)m->k, cvec = m->c_vec;

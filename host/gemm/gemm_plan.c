@@ -407,60 +407,6 @@ static int plan_waves(planner *pl, const product *p, const clf__config *cfg, clf
     return 1;
 }
 
-/* ---- stream-K ------------------------------------------------------------------------------------ */
-
-/* $CLFORGE_GEMM_STREAM_K: 1 plans every eligible product as stream-K, 0 none; unset (-1): the rule below. */
-static int stream_k_env(void)
-{
-    const char *env = getenv("CLFORGE_GEMM_STREAM_K");
-    return env && (strcmp(env, "0") == 0 || strcmp(env, "1") == 0) ? env[0] - '0' : -1;
-}
-
-/* A single product on the packed kernel as stream-K (gemm.cl): its tiles' K steps dealt out evenly to one
- * wave of work-groups, tiles shared between work-groups summed by a fixup kernel. 1 when planned so. */
-static int plan_stream_k(planner *pl, const product *p, const clf__config *cfg, clf_status *s)
-{
-    int want = stream_k_env();
-    if (want == 0 || p->batch != 1)
-        return 0;
-    size_t mwg = param(cfg, CLF__GEMM_MWG), nwg = param(cfg, CLF__GEMM_NWG), kwg = param(cfg, CLF__GEMM_KWG);
-    size_t kt = (p->k + kwg - 1) / kwg, tiles = ((p->m + mwg - 1) / mwg) * ((p->n + nwg - 1) / nwg);
-    size_t slots = clf__gemm_wave_slots(pl->ctx, pl->plan->dtype, pl->plan->bucket, cfg);
-    if (!slots)
-        slots = 2 * cus(pl->ctx);
-    if (want < 0 || kt < 2 || tiles * kt > (size_t)INT_MAX / 2)
-        return 0;
-    size_t per = (tiles * kt + slots - 1) / slots, groups = (tiles * kt + per - 1) / per;
-    size_t esz = clf__dtype_size(pl->plan->dtype), bytes;
-    if (!clf__mul(2 * groups, mwg * nwg * esz, &bytes) || bytes > pl->ctx->info.max_alloc)
-        return 0;
-    product whole = *p;
-    size_t ea = extent(p->a_kmajor ? p->k : p->m, p->a_kmajor ? p->m : p->k, p->a.ld);
-    size_t eb = extent(p->b_kmajor ? p->k : p->n, p->b_kmajor ? p->n : p->k, p->b.ld);
-    if (!plan_packs(pl, &whole, cfg, &ea, &eb, s))
-        return 0;
-    if (*s == CLF_SUCCESS)
-        *s = add_main(pl, &whole, cfg, 0, kt * kwg, ea, eb);
-    if (*s != CLF_SUCCESS)
-        return 1;
-    if (bytes > pl->plan->partial_bytes)
-        pl->plan->partial_bytes = bytes;
-    clf__main_step *sk = &pl->plan->steps[pl->plan->nsteps - 1].u.main;
-    sk->sk = 1;
-    sk->sk_groups = groups;
-    sk->sk_per = per;
-    sk->part = (clf__gemm_operand){CLF__BUF_PARTIAL, NULL, 0, mwg * nwg, 0};
-    clf__gemm_step *fix = add_step(pl, CLF__STEP_MAIN);
-    if (!fix) {
-        *s = too_many_steps();
-        return 1;
-    }
-    fix->u.main = *sk;
-    fix->u.main.sk = 2;
-    pl->plan->path = "stream-k";
-    return 1;
-}
-
 /* The call as one row-major product; column-major C = op(A) op(B) is row-major C^T = op(B)^T op(A)^T over
  * the same storage. */
 static product normalise(const clf__gemm_call *c)
@@ -594,8 +540,6 @@ static clf_status plan_real(planner *pl, product p, clf__gemm_path path, int no_
     plan->path = parts > 1 ? "split-k" : direct ? "direct" : "packed";
     if (parts > 1)
         return plan_split(pl, &p, main_cfg, direct, parts, SPLIT_K_GRAIN);
-    if (!direct && !no_split && !scale_only && plan_stream_k(pl, &p, main_cfg, &s))
-        return s;
     if (!direct && !no_split && !scale_only && plan_waves(pl, &p, main_cfg, &s))
         return s;
     return plan_product(pl, &p, main_cfg, direct, !no_split);

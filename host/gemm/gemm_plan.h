@@ -44,10 +44,6 @@ typedef struct clf__main_step {
     clf__gemm_operand a, b, c;
     int epi;                     /* stores C through the plan's epilogue; r0, c0: where this C starts in the whole */
     size_t r0, c0;
-    int sk;                      /* stream-K (gemm.cl): 1 gemm_sk over sk_groups work-groups of sk_per K steps each,
-                                  * partial tiles to `part`; 2 gemm_sk_fixup, which adds them into C */
-    size_t sk_groups, sk_per;
-    clf__gemm_operand part;
 } clf__main_step;
 
 /* gemm_reduce: C = alpha * (sum of `planes` partial planes of m x n) + beta * C. */
