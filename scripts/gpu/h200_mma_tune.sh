@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
-# h200_mma_tune.sh — on the GPU host: the mixed-precision suite on the H200, the gemm_mma family tuned
-# (f16 and f32 precisions, buckets all and 3x), then the compute modes timed against cuBLAS (PyTorch).
+# h200_mma_tune.sh — on the GPU host: the gemm_mma family's f16 configurations tuned by `clforge tune` with
+# wgmma in the search space (TUNE_BUDGET seconds, default 150), f16 GEMM at 4096^3 and 8192^3 (B stored
+# N x K) with the shipped configuration before and the tuned one after, alternating; cuBLAS in the same run.
+# Appends to $out/mma-tune.txt.
 . scripts/gpu/common.sh
-gpu_results
-gpu_build
-export CLFORGE_CACHE_DIR=/tmp/clf-cache
-date -u
-( CLFORGE_TEST_DEVICES=0:0 timeout 200 tests/test_gemm_mixed ) > $r/test-mixed.log 2>&1
-grep -E "gemm_mixed|Checks|mixed gemm|:F:|:E:" $r/test-mixed.log | head -12
-shapes=${MMA_SHAPES:---shape 4096x4096x4096 --shape 8192x8192x8192}
-timeout 120 bench/bench_gemm_mixed --device gpu --bt --modes f16,tf32,3xtf32 $shapes 2>&1 | tail -8
-timeout ${TUNE_TIMEOUT:-300} ./clforge tune --device gpu --family gemm_mma --precision ${TUNE_PRECISION:-f16,f32} --budget ${TUNE_BUDGET:-150} \
-  --json $r/tune-mma-h200.json 2>&1 | grep -vE "^\s*\[" | tail -12
-timeout 200 bench/bench_gemm_mixed --device gpu --bt $shapes --json $r/mixed-h200.json 2>&1 | tail -14
-date -u
+gpu_session mma-tune
+here=$PWD/..
+B=bench/bench_gemm_mixed
+f16() { timeout 90 $B --device gpu --modes f16 --bt --reps 7 --shape 4096x4096x4096 --shape 8192x8192x8192 2>&1 | grep -E "GFLOP|rror"; }
+say "== $(date -u) cuBLAS f16"
+timeout 90 python3 $here/bench/torch_gemm.py --dtype f16 --bt --shape 4096x4096x4096 --shape 8192x8192x8192 2>&1 | grep cuBLAS | tee -a "$log"
+say "== shipped"
+f16 | tee -a "$log"
+say "== $(date -u) clforge tune --family gemm_mma --precision f16"
+timeout $(( ${TUNE_BUDGET:-150} + 90 )) ./clforge tune --device gpu --family gemm_mma --precision f16 --bucket all \
+  --budget ${TUNE_BUDGET:-150} --json $r/tune-mma-f16.json 2>&1 | tail -5 | tee -a "$log"
+for round in 1 2; do
+  say "== round $round: tuned"
+  f16 | tee -a "$log"
+  say "== round $round: shipped (CLFORGE_CACHE_DIR without the tuning)"
+  CLFORGE_CACHE_DIR=/tmp/clf-cache-shipped f16 | tee -a "$log"
+done
