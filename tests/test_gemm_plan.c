@@ -39,6 +39,27 @@ static void store_config(clf_context *ctx, const char *bucket, const char *text)
     ck_assert_msg(clf__tunedb_store(ctx, section, e) == CLF_SUCCESS, "%s", clf_last_error());
 }
 
+/* A context on the first test device made to look like an H200-class GPU to the planner (132 compute units,
+ * 48 KiB of local memory): planning launches nothing, so a CPU context stands in. *saved gets the real
+ * description back for pretend_end. */
+static clf_context *pretend_gpu(const char *cache, clf_device_info *saved)
+{
+    clf_context *ctx = first_context(cache);
+    *saved = ctx->info;
+    ctx->info.type = CL_DEVICE_TYPE_GPU;
+    ctx->info.compute_units = 132;
+    ctx->info.max_alloc = (size_t)1 << 34;
+    ctx->info.max_work_group = 1024;
+    ctx->info.local_mem = 49152;
+    return ctx;
+}
+
+static void pretend_end(clf_context *ctx, const clf_device_info *saved)
+{
+    ctx->info = *saved;
+    clf_context_destroy(ctx);
+}
+
 static clf__gemm_call nn_call(size_t m, size_t n, size_t k)
 {
     return (clf__gemm_call){.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_NO_TRANS,
@@ -52,17 +73,13 @@ static clf__gemm_call nn_call(size_t m, size_t n, size_t k)
  * stands in for a 132-unit GPU. */
 START_TEST(thin_slices_keep_the_thin_configuration)
 {
-    clf_context *ctx = first_context("thin");
-    clf_device_info saved = ctx->info;
-    ctx->info.type = CL_DEVICE_TYPE_GPU;
-    ctx->info.compute_units = 132;
-    ctx->info.max_alloc = (size_t)1 << 32;
+    clf_device_info saved;
+    clf_context *ctx = pretend_gpu("thin", &saved);
     store_config(ctx, "thin", THIN_CFG);
     clf__config want;
     ck_assert_int_eq(clf__config_parse(&clf__family_gemm, THIN_CFG, &want), CLF_SUCCESS);
     if (!clf__family_gemm.valid(&want, &ctx->info, CLF_F32)) {
-        ctx->info = saved;
-        clf_context_destroy(ctx);
+        pretend_end(ctx, &saved);
         return;   /* this device's limits reject the configuration: nothing to check here */
     }
     clf__gemm_call call = nn_call(256, 4096, 4096);
@@ -85,8 +102,7 @@ START_TEST(thin_slices_keep_the_thin_configuration)
     ck_assert_int_ge(mains, 1);
     ck_assert_int_eq(reduces, 1);
     ck_assert_uint_gt(plan.partial_bytes, 0);
-    ctx->info = saved;
-    clf_context_destroy(ctx);
+    pretend_end(ctx, &saved);
 }
 END_TEST
 
@@ -396,13 +412,9 @@ END_TEST
  * is kept as it is. */
 START_TEST(wgmma_tiles_narrow_for_small_products)
 {
-    clf_context *ctx = first_context("narrow");
-    ctx->info.type = CL_DEVICE_TYPE_GPU;
-    ctx->info.compute_units = 132;
+    clf_device_info saved;
+    clf_context *ctx = pretend_gpu("narrow", &saved);
     ctx->info.nv_cc = 90;
-    ctx->info.local_mem = 49152;
-    ctx->info.max_work_group = 1024;
-    ctx->info.max_alloc = (size_t)1 << 34;
     setenv("CLFORGE_SHIPPED", "off", 1);
     unsetenv("CLFORGE_GEMM_MMA_CONFIG");
     const struct { size_t m, n, k, batch; int bn; } cases[] = {
@@ -431,7 +443,7 @@ START_TEST(wgmma_tiles_narrow_for_small_products)
     }
     unsetenv("CLFORGE_GEMM_MMA_CONFIG");
     unsetenv("CLFORGE_SHIPPED");
-    clf_context_destroy(ctx);
+    pretend_end(ctx, &saved);
 }
 END_TEST
 
@@ -443,13 +455,8 @@ END_TEST
  * keep the bucket's. */
 START_TEST(poorly_filled_products_take_smaller_tiles)
 {
-    clf_context *ctx = first_context("fill");
-    clf_device_info saved = ctx->info;
-    ctx->info.type = CL_DEVICE_TYPE_GPU;
-    ctx->info.compute_units = 132;
-    ctx->info.max_alloc = (size_t)1 << 32;
-    ctx->info.max_work_group = 1024;
-    ctx->info.local_mem = 49152;
+    clf_device_info saved;
+    clf_context *ctx = pretend_gpu("fill", &saved);
     store_config(ctx, "medium", MEDIUM_CFG);
     store_config(ctx, "skinny", SKINNY_CFG);
     const struct { size_t m, n, k; const char *env, *bucket, *cfg; } cases[] = {
@@ -478,8 +485,7 @@ START_TEST(poorly_filled_products_take_smaller_tiles)
     ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS, "%s", clf_last_error());
     ck_assert_str_eq(plan.bucket, "medium");
     unsetenv("CLFORGE_GEMM_CONFIG");
-    ctx->info = saved;
-    clf_context_destroy(ctx);
+    pretend_end(ctx, &saved);
 }
 END_TEST
 
@@ -487,13 +493,8 @@ END_TEST
  * place below that (attention's batched A B^T), unless CLFORGE_GEMM_NT_PACK says otherwise. */
 START_TEST(transposed_b_packed_only_for_tall_products)
 {
-    clf_context *ctx = first_context("ntpack");
-    clf_device_info saved = ctx->info;
-    ctx->info.type = CL_DEVICE_TYPE_GPU;
-    ctx->info.compute_units = 132;
-    ctx->info.max_alloc = (size_t)1 << 34;
-    ctx->info.max_work_group = 1024;
-    ctx->info.local_mem = 49152;
+    clf_device_info saved;
+    clf_context *ctx = pretend_gpu("ntpack", &saved);
     const struct { size_t m, n, k, batch; const char *env; int packs; } cases[] = {
         {4096, 4096, 4096, 1, NULL, 1}, {1024, 1024, 1024, 1, NULL, 1}, {128, 128, 64, 512, NULL, 0},
         {256, 256, 256, 64, NULL, 0}, {128, 128, 64, 512, "1", 1}, {4096, 4096, 4096, 1, "0", 0}};
@@ -514,8 +515,7 @@ START_TEST(transposed_b_packed_only_for_tall_products)
                       cases[i].batch, packs, cases[i].packs);
         unsetenv("CLFORGE_GEMM_NT_PACK");
     }
-    ctx->info = saved;
-    clf_context_destroy(ctx);
+    pretend_end(ctx, &saved);
 }
 END_TEST
 
