@@ -3,7 +3,8 @@
 # forced rolled or unrolled, through a build switch since removed; results in
 # bench/results/h200/2026-12-01/epilogue-staging/epi-kk*.json]; (2) odd-sized fp32 products
 # under a few waves, every configuration of sweep-irregular-f32.txt with split-K automatic, off, 2 and 3,
-# cuBLAS in the same run; (3) the issue-13 workload table as it stands. Appends to $out/epi-irr.txt.
+# cuBLAS in the same run; (3) the issue-13 workload table as it stands (PART=3: only this).
+# Appends to $out/epi-irr.txt.
 . scripts/gpu/common.sh
 gpu_session epi-irr
 here=$PWD/..
@@ -21,7 +22,7 @@ if [ "${PART:-1}" = 1 ] || [ "${PART:-1}" = 2 ]; then
         --json $r/odd-sweep-sk$sk.json ) 2>&1 | grep -E "GFLOP|rror" | tee -a "$log"
   done
 fi
-if [ "${PART:-1}" = 1 ]; then
+if [ "${PART:-1}" = 1 ] || [ "${PART:-1}" = 3 ]; then
   say "== $(date -u) issue-13 workloads (fp32), clforge then cuBLAS"
   B=bench/bench_gemm_mixed
   while read -r flags; do
