@@ -95,6 +95,10 @@ void clf__gemv_params_from_config(const clf_device_info *dev, const clf__config 
                               .thin = 16, .tiny = 32};
     if (dev->type & CL_DEVICE_TYPE_CPU)
         out->thin = 1;   /* PoCL: the CPU GEMM path beat thin kernels 2-20x */
+    else
+        out->tiny = 24;  /* H200, synchronous per call: 32^3 on the gemv kernels 28.2-28.4 us, on the direct GEMM
+                          * kernel 17.1-18.5 (CLBlast 19.6-21.4); 8^3 and 16^3 stay (15.2-22.6 against CLBlast's
+                          * 19.2-27.1); bench/results/h200/2026-12-01/percall-tiny.txt */
 }
 
 /* $CLFORGE_GEMV_CONFIG on top of p (it names any subset, including the untuned SPLIT, THIN and TINY), then the
