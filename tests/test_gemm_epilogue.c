@@ -643,7 +643,7 @@ END_TEST
  * several (the last one short), in B's local buffers only or in A's too (with vstore where VWN > VWM),
  * single and double buffered, vector widths 1 to 8, on the fast and the direct path (alternately: only the
  * loads differ), in both precisions; the H200's tuned fp32 configuration first. On the direct path the
- * loop over elements goes 3 at a time (CLFORGE_EPILOGUE_UNROLL, a count that divides no slice). m and n
+ * loop over units goes 3 at a time (CLFORGE_EPILOGUE_UNROLL, which leaves a partial last step). m and n
  * stay above 1 (gemv takes those). */
 START_TEST(staged_configs)
 {

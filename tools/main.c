@@ -48,7 +48,7 @@ static void usage(FILE *f)
             "  CLFORGE_GEMM_FILL=off     keep a GEMM bucket's tiles however poorly they fill the compute units\n"
             "  CLFORGE_GEMM_NT_PACK=0|1  A B^T: 0 reads B in place where aligned, 1 packs it first (default: GPUs pack)\n"
             "  CLFORGE_EPILOGUE_STORE=staged|unrolled  GEMM epilogues: through local memory (default) or unrolled\n"
-            "  CLFORGE_EPILOGUE_UNROLL=N elements per step of the staged epilogue's loop (1 to 16, default 1)\n"
+            "  CLFORGE_EPILOGUE_UNROLL=N units (VWN elements each) per step of the staged epilogue's loop (1 to 16)\n"
             "  CLFORGE_GEMM_WG_PER_CU=N  GEMM work-groups resident per compute unit (else measured by the tuner)\n"
             "  CLFORGE_TUNE_THREADS=N    the tuner's builder threads; CLFORGE_TUNE_TRACE=FILE logs every evaluation\n"
             "  CLFORGE_STAGING_THRESHOLD=BYTES, CLFORGE_STAGING_CHUNK=BYTES, CLFORGE_STAGING_THREADS=N\n"

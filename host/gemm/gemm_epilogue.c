@@ -345,8 +345,8 @@ static int store_staged(void)
     return strcmp(env, "unrolled") == 0 ? 0 : -1;
 }
 
-/* The unroll factor of the staged store's loop over elements: $CLFORGE_EPILOGUE_UNROLL, 1 to 16 (copies of
- * the program in the kernel), 1 when unset; -1 for anything else. */
+/* The unroll factor of the staged store's loop over units: $CLFORGE_EPILOGUE_UNROLL, 1 to 16 (times VWN copies
+ * of the program in the kernel), 1 when unset; -1 for anything else. */
 static int store_unroll(void)
 {
     const char *env = getenv("CLFORGE_EPILOGUE_UNROLL");
