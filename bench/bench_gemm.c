@@ -10,6 +10,7 @@
 
 #include "gemm.h"
 #include "gemm_cpu.h"
+#include "gemm_mma.h"
 #include "gemm_waves.h"
 #include "timer.h"
 #ifdef CLF_HAVE_CLBLAST
@@ -142,22 +143,33 @@ static int verify(problem *p)
     return ok;
 }
 
-/* The path the planner takes for p (row-major NN, beta 0, as run_clforge calls it), the bucket whose
- * configuration it runs (*bucket; the planner may move a product to smaller tiles), and that configuration
- * (on the CPU path gemm_cpu's, with fewer micro-tiles per work-item where the product is small). */
+/* The path the planner takes for p (row-major NN, beta 0, as run_clforge calls it), the configuration its
+ * first kernel step runs (gemm, gemm_mma or gemm_cpu; "" for the gemv kernels) into cfgtext, and the bucket
+ * that configuration came from where the planner chose one (*bucket: it may move a product to smaller tiles). */
 static const char *plan_path(problem *p, char *cfgtext, size_t cap, const char **bucket)
 {
     clf__gemm_call call = {.dtype = p->f64 ? CLF_F64 : CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS,
                            .tb = CLF_NO_TRANS, .m = p->m, .n = p->n, .k = p->k, .alpha = 1.0, .a = p->a, .lda = p->k,
                            .b = p->b, .ldb = p->n, .c = p->c, .ldc = p->n, .batch = 1};
     static clf__gemm_plan plan;   /* large: off the stack */
+    cfgtext[0] = '\0';
     if (clf__gemm_plan_make(p->ctx, &call, NULL, CLF__GEMM_AUTO, &plan) != CLF_SUCCESS)
         return "?";
-    if (strcmp(plan.path, "cpu") == 0) {
-        clf__config_format(&clf__family_gemm_cpu, &plan.cfg_cpu, cfgtext, cap);
-    } else if (plan.bucket) {
+    if (plan.bucket)
         *bucket = plan.bucket;
-        clf__config_format(&clf__family_gemm, &plan.cfg_main, cfgtext, cap);
+    for (int i = 0; i < plan.nsteps; i++) {
+        const clf__gemm_step *st = &plan.steps[i];
+        const clf__family *f = st->kind == CLF__STEP_MAIN  ? &clf__family_gemm
+                               : st->kind == CLF__STEP_MMA ? &clf__family_gemm_mma
+                               : st->kind == CLF__STEP_CPU ? &clf__family_gemm_cpu
+                                                           : NULL;
+        if (f) {
+            const clf__config *cfg = st->kind == CLF__STEP_MAIN  ? st->u.main.cfg
+                                     : st->kind == CLF__STEP_MMA ? st->u.mma.cfg
+                                                                 : st->u.cpu.cfg;
+            clf__config_format(f, cfg, cfgtext, cap);
+            break;
+        }
     }
     return plan.path;
 }
@@ -320,11 +332,7 @@ int main(int argc, char **argv)
             const char *bucket = clf__gemm_bucket(dev, s.m, s.n, s.k);
             if (lines[li])
                 setenv("CLFORGE_GEMM_CONFIG", lines[li], 1);
-            clf__config cfg;
-            char cfgtext[256] = "";
-            clf_dtype dt = f64 ? CLF_F64 : CLF_F32;
-            if (clf__config_resolve(ctx, &clf__family_gemm, dt, bucket, &cfg, NULL) == CLF_SUCCESS)
-                clf__config_format(&clf__family_gemm, &cfg, cfgtext, sizeof cfgtext);
+            char cfgtext[256];
             const char *path = plan_path(&p, cfgtext, sizeof cfgtext, &bucket);
             double t = time_runs(&p, run_clforge, reps);
             int ok = t > 0 && verify(&p);
