@@ -90,15 +90,14 @@ static clf_status params_parse(const char *text, clf__gemv_params *p)
 void clf__gemv_params_from_config(const clf_device_info *dev, const clf__config *cfg, clf__gemv_params *out)
 {
     const int *v = cfg->v;
+    int cpu = (dev->type & CL_DEVICE_TYPE_CPU) != 0;
+    /* THIN: on PoCL the CPU GEMM path beat the thin kernels 2-20x. TINY: on the H200, synchronous per call, 32^3
+     * took 28.2-28.4 us on the gemv kernels and 17.1-18.5 on the direct GEMM kernel (CLBlast 19.6-21.4), while
+     * 8^3 and 16^3 stay ahead there (15.2-22.6 against CLBlast's 19.2-27.1;
+     * bench/results/h200/2026-12-01/percall-tiny.txt); CPUs keep 32^3 (docs/gemm.md). */
     *out = (clf__gemv_params){.wg = v[CLF__GV_WG], .vw = v[CLF__GV_VW], .lu = v[CLF__GV_LU], .gpb = v[CLF__GV_GPB],
                               .team = v[CLF__GV_TEAM], .tx = v[CLF__GV_TX], .cw = v[CLF__GV_CW], .rpt = v[CLF__GV_RPT],
-                              .thin = 16, .tiny = 32};
-    if (dev->type & CL_DEVICE_TYPE_CPU)
-        out->thin = 1;   /* PoCL: the CPU GEMM path beat thin kernels 2-20x */
-    else
-        out->tiny = 24;  /* H200, synchronous per call: 32^3 on the gemv kernels 28.2-28.4 us, on the direct GEMM
-                          * kernel 17.1-18.5 (CLBlast 19.6-21.4); 8^3 and 16^3 stay (15.2-22.6 against CLBlast's
-                          * 19.2-27.1); bench/results/h200/2026-12-01/percall-tiny.txt */
+                              .thin = cpu ? 1 : 16, .tiny = cpu ? 32 : 24};
 }
 
 /* $CLFORGE_GEMV_CONFIG on top of p (it names any subset, including the untuned SPLIT, THIN and TINY), then the
