@@ -479,6 +479,19 @@ START_TEST(poorly_filled_products_take_smaller_tiles)
         ck_assert_msg(strcmp(got, cases[i].cfg) == 0, "case %d: runs %s", i, got);
         unsetenv("CLFORGE_GEMM_FILL");
     }
+    /* Another value of the variable warns once, naming it, and leaves the rule on. */
+    char log[1024];
+    snprintf(log, sizeof log, "%s/fill-env.log", clf_test_tmpdir());
+    int saved_err = clf_test_capture_begin(log);
+    setenv("CLFORGE_GEMM_FILL", "of", 1);
+    clf__gemm_call bad = nn_call(1500, 700, 900);
+    clf__gemm_plan bad_plan;
+    clf_status bs = clf__gemm_plan_make(ctx, &bad, NULL, CLF__GEMM_AUTO, &bad_plan);
+    unsetenv("CLFORGE_GEMM_FILL");
+    char *said = clf_test_capture_end(saved_err, log);
+    ck_assert_msg(bs == CLF_SUCCESS, "%s", clf_last_error());
+    ck_assert_str_eq(bad_plan.bucket, "skinny");
+    ck_assert_msg(strstr(said, "CLFORGE_GEMM_FILL=of"), "no warning: %s", said);
     setenv("CLFORGE_GEMM_CONFIG", "KWI=8", 1);   /* an override is the caller's choice: kept */
     clf__gemm_call call = nn_call(1500, 700, 900);
     clf__gemm_plan plan;
@@ -515,6 +528,24 @@ START_TEST(transposed_b_packed_only_for_tall_products)
                       cases[i].batch, packs, cases[i].packs);
         unsetenv("CLFORGE_GEMM_NT_PACK");
     }
+    /* Another value warns once, naming the variable, and the rule decides (a short product: in place). */
+    char log[1024];
+    snprintf(log, sizeof log, "%s/ntpack-env.log", clf_test_tmpdir());
+    int saved_err = clf_test_capture_begin(log);
+    setenv("CLFORGE_GEMM_NT_PACK", "yes", 1);
+    clf__gemm_call bad = {.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_TRANS, .m = 128,
+                          .n = 128, .k = 64, .alpha = 1.0, .lda = 64, .ldb = 64, .ldc = 128, .stride_a = 128 * 64,
+                          .stride_b = 128 * 64, .stride_c = 128 * 128, .batch = 512};
+    clf__gemm_plan plan;
+    clf_status bs = clf__gemm_plan_make(ctx, &bad, NULL, CLF__GEMM_FAST, &plan);
+    unsetenv("CLFORGE_GEMM_NT_PACK");
+    char *said = clf_test_capture_end(saved_err, log);
+    ck_assert_msg(bs == CLF_SUCCESS, "%s", clf_last_error());
+    int packs = 0;
+    for (int j = 0; j < plan.nsteps; j++)
+        packs += plan.steps[j].kind == CLF__STEP_PACK;
+    ck_assert_int_eq(packs, 0);
+    ck_assert_msg(strstr(said, "CLFORGE_GEMM_NT_PACK=yes"), "no warning: %s", said);
     pretend_end(ctx, &saved);
 }
 END_TEST

@@ -216,11 +216,16 @@ static clf_status plan_strip(planner *pl, const product *p, int may_split)
 #define NT_PACK_MIN_M 512   /* rows of C from which a GPU packs a B stored N x K (plan_packs) */
 
 /* $CLFORGE_GEMM_NT_PACK: 1 packs a B stored N x K on every device, 0 reads it in place wherever it is aligned,
- * unset (-1) follows the rule below; for measurements. */
+ * unset (-1) follows the rule below; for measurements. Another value warns once and counts as unset. */
 static int nt_pack(void)
 {
     const char *env = getenv("CLFORGE_GEMM_NT_PACK");
-    return env && (strcmp(env, "0") == 0 || strcmp(env, "1") == 0) ? env[0] - '0' : -1;
+    if (!env || !*env)
+        return -1;
+    if (strcmp(env, "0") == 0 || strcmp(env, "1") == 0)
+        return env[0] - '0';
+    clf__warn_once("gemm-nt-pack-env", "CLFORGE_GEMM_NT_PACK=%s is neither 0 nor 1: ignored", env);
+    return -1;
 }
 
 /* Packs A and/or B where they cannot be read in place; returns 0 when the scratch would not fit or the
@@ -440,11 +445,17 @@ static double wave_fill(const clf_context *ctx, const clf__config *cfg, const pr
     return tiles / (units * ceil(tiles / units));
 }
 
-/* $CLFORGE_GEMM_FILL=off keeps the bucket's configuration whatever its wave fill (to compare on a device). */
+/* $CLFORGE_GEMM_FILL=off keeps the bucket's configuration whatever its wave fill (to compare on a device);
+ * another value warns once and leaves the rule on. */
 static int fill_rule_on(void)
 {
     const char *env = getenv("CLFORGE_GEMM_FILL");
-    return !(env && strcmp(env, "off") == 0);
+    if (!env || !*env)
+        return 1;
+    if (strcmp(env, "off") == 0)
+        return 0;
+    clf__warn_once("gemm-fill-env", "CLFORGE_GEMM_FILL=%s is not off: ignored", env);
+    return 1;
 }
 
 /* A GPU product of the medium or large bucket whose tiles leave the compute units poorly balanced (wave_fill
