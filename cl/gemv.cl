@@ -14,6 +14,11 @@
  *              CW vectors of VW consecutive outputs, TX*VW apart, so that TX work-items side by side
  *              load consecutive vectors (GPUs) or one work-item a long contiguous run (CPUs: TX 1);
  *              TY work-items go along the lines, and their sums meet in local memory.
+ * With XL > 0 (several vectors), the vectors' entries that a work-group is about to use are staged in local
+ * memory, XL lines (gemv_cols: one line's NV entries side by side, read as 4-vectors that all work-items of a
+ * line share) or XL columns (gemv_rows: each vector's run of entries contiguous, read as VW-vectors beside
+ * A's): each entry of x is then fetched from global memory once per work-group instead of once per line or
+ * work-item, and the reads of a line's vectors cost as many local accesses as a 4-vector of A does.
  * When there are too few outputs to fill the device, the reduced dimension is split into slices of
  * `chunk` (dimension 1 of the grid): each slice writes its raw sum to P[(j*nsplit + s)*nout + i] (j: matrix
  * times NV plus vector) and gemv_reduce adds the slices and applies alpha and beta (two passes, no
@@ -72,6 +77,12 @@
 #ifndef X_UNIT
 #define X_UNIT 0      /* gemv_rows: 1 when incx == 1 (x is read with vector loads too) */
 #endif
+#ifndef XL
+#define XL 0          /* > 0: the vectors' entries of XL lines (cols) or columns (rows) are staged in local memory */
+#endif
+#ifndef X_VFAST
+#define X_VFAST 0     /* staging: consecutive work-items fetch consecutive vectors (xvs < incx), else consecutive entries */
+#endif
 #ifndef RWG
 #define RWG 64        /* gemv_reduce: work-group size */
 #endif
@@ -97,6 +108,12 @@ typedef real realv;
 #else
 typedef CAT(REAL, VW) realv;
 #define VLOAD(p) CAT(vload, VW)(0, p)
+#endif
+typedef CAT(REAL, 4) real4;
+#define NVP ((NV + 3) / 4 * 4)   /* gemv_cols staging: a line's NV entries padded to whole 4-vectors */
+#define XLP (XL + VW)            /* gemv_rows staging: a vector's run of XL entries, padded against bank conflicts */
+#if XL && X_NVEC
+#error "XL and X_NVEC exclude each other: staged entries are read per vector"
 #endif
 /* An aligned vector of A (the rows kernel aligns its own, see row_part). */
 #define LOAD_AV(p) (*(const __global realv *)(p))
@@ -156,8 +173,25 @@ INL void store_y(__global real *y, real sum, real alpha, real beta, const int b,
 #endif
 }
 
-#if RPT > 1 || ALIGNED
-#define ROW_AV(p) LOAD_A(p)   /* several lines share one column: no per-line alignment (ALIGNED: none needed) */
+/* Copies entries i0 .. i0+n-1 of the NV vectors into local memory, entry i of vector v at dst[v*vs + i*is];
+ * all nwi work-items of the group take part (between two barriers). Consecutive work-items fetch neighbours
+ * in global memory: consecutive vectors when X_VFAST (their entries of one column adjacent), else consecutive
+ * entries of one vector. */
+INL void stage_x(__local real *dst, int vs, int is, const __global real *x, ulong xvs, ulong incx, int i0, int n,
+                 int lid, int nwi)
+{
+    for (int e = lid; e < n * NV; e += nwi) {
+#if X_VFAST
+        const int v = e % NV, i = e / NV;
+#else
+        const int v = e / n, i = e % n;
+#endif
+        dst[v * vs + i * is] = x[v * xvs + (ulong)(i0 + i) * incx];
+    }
+}
+
+#if RPT > 1 || ALIGNED || XL
+#define ROW_AV(p) LOAD_A(p)   /* lines share columns (several a work-item, or staged entries): no per-line alignment */
 #else
 #define ROW_AV(p) LOAD_AV(p)  /* row_part aligns the line's vectors */
 #endif
@@ -240,15 +274,63 @@ INL void row_sums(real sum[RPT][NV], ACC_T acc[RPT][ACC_N])
     }
 }
 
+#if XL
+/* row_fma with the vectors' entries staged in local memory (c: the column within the staged run). */
+INL void row_fma_staged(ACC_T acc[RPT][ACC_N], const realv a[RPT], const __local realv *xs, int c)
+{
+    for (int v = 0; v < NV; v++) {
+        const realv xv = xs[(v * XLP + c) / VW];
+        for (int r = 0; r < RPT; r++)
+#if NV > 1
+            acc[r][v] = dot_acc(acc[r][v], a[r], xv);
+#else
+            acc[r][0] += a[r] * xv;
+#endif
+    }
+}
+#define XS_PARAM , __local realv *xs, int wc
+#define XS_PASS , xs, wc
+#define ROW_FMA(acc, a, c) row_fma_staged(acc, a, xs, (c) - wc)
+#else
+#define XS_PARAM
+#define XS_PASS
+#define ROW_FMA(acc, a, c) row_fma(acc, a, x, xvs, incx, c)
+#endif
+
+/* The whole vectors of the work-item's lines from column c (its first) up to ce, TEAM*VW apart. */
+INL void row_run(ACC_T acc[RPT][ACC_N], const __global real *row, ulong lda, int last, const __global real *x,
+                 ulong xvs, ulong incx, int c, int ce XS_PARAM)
+{
+    const int step = TEAM * VW;
+    for (; c + (LU - 1) * step + VW <= ce; c += LU * step) {
+        realv a[LU][RPT];
+        for (int j = 0; j < LU; j++)
+            for (int r = 0; r < RPT; r++)
+                a[j][r] = ROW_AV(row + min(r, last) * lda + c + j * step);
+        for (int j = 0; j < LU; j++)
+            ROW_FMA(acc, a[j], c + j * step);
+    }
+    for (; c + VW <= ce; c += step) {
+        realv a[RPT];
+        for (int r = 0; r < RPT; r++)
+            a[r] = ROW_AV(row + min(r, last) * lda + c);
+        ROW_FMA(acc, a, c);
+    }
+}
+
 /* This work-item's part of dot(line r [c0..c1), x_v[c0..c1)) for its RPT lines (lda apart from row; lines
  * past `last` repeat line `last`, read but never stored) and every vector v; base: the first line's element
  * index in A (its alignment). With one line a work-item, scalar loads up to the line's first VW-aligned
- * element, then aligned vectors; scalar loads after the last whole vector. */
+ * element, then aligned vectors; scalar loads after the last whole vector. With XL, every work-item of the
+ * group (lid) stages each run of XL columns of the vectors and then reads them from xs. */
 INL void row_part(real sum[RPT][NV], const __global real *row, ulong lda, int last, ulong base,
-                  const __global real *x, ulong xvs, ulong incx, int c0, int c1, int t)
+                  const __global real *x, ulong xvs, ulong incx, int c0, int c1, int t
+#if XL
+                  , __local realv *xs, int lid
+#endif
+                  )
 {
-    const int step = TEAM * VW;
-#if ALIGNED || RPT > 1
+#if ALIGNED || RPT > 1 || XL
     const int head = 0;
     (void)base;
 #else
@@ -259,21 +341,17 @@ INL void row_part(real sum[RPT][NV], const __global real *row, ulong lda, int la
     for (int r = 0; r < RPT; r++)
         for (int v = 0; v < ACC_N; v++)
             acc[r][v] = (ACC_T)(ZERO);
-    int c = cb + t * VW;
-    for (; c + (LU - 1) * step + VW <= ce; c += LU * step) {
-        realv a[LU][RPT];
-        for (int j = 0; j < LU; j++)
-            for (int r = 0; r < RPT; r++)
-                a[j][r] = ROW_AV(row + min(r, last) * lda + c + j * step);
-        for (int j = 0; j < LU; j++)
-            row_fma(acc, a[j], x, xvs, incx, c + j * step);
+#if XL
+    for (int wc = cb; wc < ce; wc += XL) {   /* the same trips for every work-item: barriers inside */
+        const int n = min(XL, ce - wc);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        stage_x((__local real *)xs, XLP, 1, x, xvs, incx, wc, n, lid, TEAM * RPG);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        row_run(acc, row, lda, last, x, xvs, incx, wc + t * VW, wc + n, xs, wc);
     }
-    for (; c + VW <= ce; c += step) {
-        realv a[RPT];
-        for (int r = 0; r < RPT; r++)
-            a[r] = ROW_AV(row + min(r, last) * lda + c);
-        row_fma(acc, a, x, xvs, incx, c);
-    }
+#else
+    row_run(acc, row, lda, last, x, xvs, incx, cb + t * VW, ce);
+#endif
     row_sums(sum, acc);
     for (int e = c0 + t; e < cb; e += TEAM)
         for (int r = 0; r < RPT; r++)
@@ -311,7 +389,12 @@ void gemv_rows(const int L, const int W, const int chunk, const real alpha, cons
     const int first = min(line0, L - 1), last = min(RPT, L - first) - 1;
     const ulong base = a_off + (ulong)b * a_bs + (ulong)first * lda;
     real sum[RPT][NV];
+#if XL
+    __local realv xs[NV * XLP / VW];
+    row_part(sum, A + base, lda, last, base, x + x_off + (ulong)b * x_bs, xvs, incx, c0, c1, t, xs, lid);
+#else
     row_part(sum, A + base, lda, last, base, x + x_off + (ulong)b * x_bs, xvs, incx, c0, c1, t);
+#endif
 #if TEAM > 1 && RPT * NV > 1
     /* RPT x NV sums a work-item: RCH of them at a time go to local memory, and the team's work-items each add
      * up the team's entries of one (a padded row per sum: the team's reads fall in different banks). */
@@ -325,18 +408,18 @@ void gemv_rows(const int L, const int W, const int chunk, const real alpha, cons
             if (q0 + j < RPT * NV)
                 red[j * WGP + lid] = sum[(q0 + j) / NV][(q0 + j) % NV];
         barrier(CLK_LOCAL_MEM_FENCE);
-        /* A trip count the same for every work-item: PoCL and llvmpipe skipped the later trips of a loop
-         * starting at t after a barrier. */
+        /* A trip count the same for every work-item and no early exit: PoCL and llvmpipe skipped the later
+         * trips of a loop starting at t after a barrier, and PoCL those after a `break` here (f64, two rounds). */
         for (int jj = 0; jj < (RCH + TEAM - 1) / TEAM; jj++) {
             const int j = t + jj * TEAM;
-            if (j >= RCH || q0 + j >= RPT * NV)
-                break;
-            real total = ZERO;
-            for (int u = 0; u < TEAM; u++)
-                total += red[j * WGP + team0 + u];
-            const int q = q0 + j;
-            rows_out(total, line0 + q / NV, q % NV, L, b, s, nsplit, alpha, beta, y, y_off + (ulong)b * y_bs, incy,
-                     yvs, P CLF_EPI_PASS);
+            if (j < RCH && q0 + j < RPT * NV) {
+                real total = ZERO;
+                for (int u = 0; u < TEAM; u++)
+                    total += red[j * WGP + team0 + u];
+                const int q = q0 + j;
+                rows_out(total, line0 + q / NV, q % NV, L, b, s, nsplit, alpha, beta, y, y_off + (ulong)b * y_bs,
+                         incy, yvs, P CLF_EPI_PASS);
+            }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
@@ -376,10 +459,35 @@ INL realv load_cols(const __global real *p, int k, int left, const int full)
 #endif
 }
 
+/* The NV vectors' entries at line `line`: from global memory, or (XL) from the staged lines, of which the
+ * first is lc: the 4-vectors that every work-item of the line reads alike. */
+#if XL
+#define XC_PARAM const __local real4 *xs, int lc
+#define XC_PASS xs, lc
+INL void line_x(real xv[NV], XC_PARAM, int line)
+{
+    for (int q = 0; q < NVP / 4; q++) {
+        const real4 t = xs[(line - lc) * (NVP / 4) + q];
+        const real e[4] = {t.s0, t.s1, t.s2, t.s3};
+        for (int u = 0; u < 4; u++)
+            if (4 * q + u < NV)
+                xv[4 * q + u] = e[u];
+    }
+}
+#else
+#define XC_PARAM const __global real *x, ulong xvs, ulong incx
+#define XC_PASS x, xvs, incx
+INL void line_x(real xv[NV], XC_PARAM, int line)
+{
+    for (int v = 0; v < NV; v++)
+        xv[v] = x[v * xvs + (ulong)line * incx];
+}
+#endif
+
 /* Sums over lines l, l+TY, ... < l1 of A(line, w) * x_v[line] for this work-item's CW vectors of outputs,
  * which start at a, a + TX*VW, ... (a points into line 0); left: outputs from a to the end of the line. */
-INL void col_loop(realv acc[NV][CW], const __global real *a, ulong lda, const __global real *x, ulong xvs,
-                  ulong incx, int l, int l1, int left, const int full)
+INL void col_loop(realv acc[NV][CW], const __global real *a, ulong lda, XC_PARAM, int l, int l1, int left,
+                  const int full)
 {
     const __global real *p = a + (ulong)l * lda;
     const ulong pstep = (ulong)TY * lda;
@@ -388,33 +496,34 @@ INL void col_loop(realv acc[NV][CW], const __global real *a, ulong lda, const __
         for (int j = 0; j < LU; j++)
             for (int k = 0; k < CW; k++)
                 va[j][k] = load_cols(p + (ulong)j * pstep, k, left, full);
-        for (int j = 0; j < LU; j++)
-            for (int v = 0; v < NV; v++) {
-                const real xv = x[v * xvs + (ulong)(l + j * TY) * incx];
+        for (int j = 0; j < LU; j++) {
+            real xv[NV];
+            line_x(xv, XC_PASS, l + j * TY);
+            for (int v = 0; v < NV; v++)
                 for (int k = 0; k < CW; k++)
-                    acc[v][k] += va[j][k] * xv;
-            }
+                    acc[v][k] += va[j][k] * xv[v];
+        }
     }
     for (; l < l1; l += TY, p += pstep) {
         realv va[CW];
         for (int k = 0; k < CW; k++)
             va[k] = load_cols(p, k, left, full);
-        for (int v = 0; v < NV; v++) {
-            const real xv = x[v * xvs + (ulong)l * incx];
+        real xv[NV];
+        line_x(xv, XC_PASS, l);
+        for (int v = 0; v < NV; v++)
             for (int k = 0; k < CW; k++)
-                acc[v][k] += va[k] * xv;
-        }
+                acc[v][k] += va[k] * xv[v];
     }
 }
 
-/* col_loop, specialised for whole vectors (every work-item but the last of a line) and the line's end. */
-INL void col_part(realv acc[NV][CW], const __global real *a, ulong lda, const __global real *x, ulong xvs,
-                  ulong incx, int l, int l1, int left)
+/* col_loop, specialised for whole vectors (every work-item but the last of a line) and the line's end (left
+ * may be 0 or less: a work-item past the end, which loads nothing but takes part in the staging). */
+INL void col_part(realv acc[NV][CW], const __global real *a, ulong lda, XC_PARAM, int l, int l1, int left)
 {
     if (left >= ((CW - 1) * TX + 1) * VW)
-        col_loop(acc, a, lda, x, xvs, incx, l, l1, left, 1);
+        col_loop(acc, a, lda, XC_PASS, l, l1, left, 1);
     else
-        col_loop(acc, a, lda, x, xvs, incx, l, l1, left, 0);
+        col_loop(acc, a, lda, XC_PASS, l, l1, left, 0);
 }
 
 /* Writes the VW outputs of vector k of this work-item, starting at output w0 (< W), for vector v of matrix b. */
@@ -450,9 +559,20 @@ void gemv_cols(const int L, const int W, const int chunk, const real alpha, cons
     for (int v = 0; v < NV; v++)
         for (int k = 0; k < CW; k++)
             acc[v][k] = (realv)(ZERO);
+#if XL
+    __local real4 xs[XL * NVP / 4];
+    for (int lc = l0; lc < l1; lc += XL) {   /* the same trips for every work-item: barriers inside */
+        const int n = min(XL, l1 - lc);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        stage_x((__local real *)xs, 1, NVP, x + x_off + (ulong)b * x_bs, xvs, incx, lc, n, ty * TX + tx, TX * TY);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        col_part(acc, A + a_off + (ulong)b * a_bs + wt, lda, xs, lc, lc + ty, lc + n, W - wt);
+    }
+#else
     if (wt < W)
         col_part(acc, A + a_off + (ulong)b * a_bs + wt, lda, x + x_off + (ulong)b * x_bs, xvs, incx, l0 + ty, l1,
                  W - wt);
+#endif
 #if TY > 1 && NV * CW > 1
     /* NV x CW vectors of sums a work-item: RCH of them at a time go to local memory, and the work-items of a
      * column of the group each add up the column's entries of one. */
@@ -465,17 +585,17 @@ void gemv_cols(const int L, const int W, const int chunk, const real alpha, cons
             if (q0 + j < NV * CW)
                 red[j * GP + ty * TX + tx] = acc[(q0 + j) / CW][(q0 + j) % CW];
         barrier(CLK_LOCAL_MEM_FENCE);
-        for (int jj = 0; jj < (RCH + TY - 1) / TY; jj++) {   /* the same trip count everywhere, as in gemv_rows */
+        for (int jj = 0; jj < (RCH + TY - 1) / TY; jj++) {   /* the same trips everywhere, as in gemv_rows */
             const int j = ty + jj * TY;
-            if (j >= RCH || q0 + j >= NV * CW)
-                break;
-            realv total = (realv)(ZERO);
-            for (int u = 0; u < TY; u++)
-                total += red[j * GP + u * TX + tx];
-            const int q = q0 + j, v = q / CW, w0 = wt + (q % CW) * TX * VW;
-            if (w0 < W)
-                cols_out(total, w0, W, v, b, s, nsplit, alpha, beta, y, y_off + (ulong)b * y_bs + v * yvs, incy,
-                         P CLF_EPI_PASS);
+            if (j < RCH && q0 + j < NV * CW) {
+                realv total = (realv)(ZERO);
+                for (int u = 0; u < TY; u++)
+                    total += red[j * GP + u * TX + tx];
+                const int q = q0 + j, v = q / CW, w0 = wt + (q % CW) * TX * VW;
+                if (w0 < W)
+                    cols_out(total, w0, W, v, b, s, nsplit, alpha, beta, y, y_off + (ulong)b * y_bs + v * yvs, incy,
+                             P CLF_EPI_PASS);
+            }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }

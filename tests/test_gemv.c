@@ -282,9 +282,13 @@ END_TEST
 static const char *const thin_configs[] = {
     NULL, "THIN=16", "THIN=16 TINY=0", "THIN=16 WG=64 VW=1 LU=1 SPLIT=3 TINY=0",
     "THIN=16 WG=128 VW=2 LU=3 CW=3 TEAM=8 TX=4 TINY=0", "THIN=16 WG=32 VW=8 LU=2 CW=2 TEAM=32 TX=32 SPLIT=1",
-    "THIN=16 WG=16 VW=16 LU=8 SPLIT=100 TINY=0", "THIN=16 WG=64 VW=8 LU=4 CW=4 TEAM=1 TX=1 TINY=0",
+    "THIN=16 WG=16 VW=16 LU=8 TX=0 SPLIT=100 TINY=0", "THIN=16 WG=64 VW=8 LU=4 CW=4 TEAM=1 TX=1 TINY=0",
     "THIN=16 WG=8 VW=4 LU=2 CW=8 TEAM=2 TX=2 SPLIT=9 TINY=0", "THIN=16 RPT=3 TINY=0",
     "THIN=16 WG=64 VW=2 RPT=4 TEAM=4 LU=3 SPLIT=2 TINY=0", "THIN=16 WG=32 VW=8 RPT=8 TEAM=32 TINY=0",
+    /* vectors staged in local memory: runs of one unit, of a few, across slices, and wide */
+    "THIN=16 XL=1 WG=32 VW=8 TEAM=8 TX=8 TINY=0", "THIN=16 XL=24 WG=64 VW=2 LU=3 TEAM=4 RPT=2 SPLIT=2 TINY=0",
+    "THIN=16 XL=40 WG=16 VW=16 LU=8 TX=0 SPLIT=100 TINY=0", "THIN=16 XL=256 TINY=0",
+    "THIN=16 XL=7 WG=64 VW=1 LU=1 CW=3 TEAM=2 TX=4 RPT=3 TINY=0",
 };
 
 typedef struct tcase {
@@ -715,8 +719,8 @@ static unsigned long misses(clf_context *ctx)
 /* "WG=.. VW=.. ..." of p's tuned parameters: as CLFORGE_GEMV_CONFIG, it pins the kernels to p. */
 static void params_text(const clf__gemv_params *p, char *out, size_t cap)
 {
-    snprintf(out, cap, "WG=%d VW=%d LU=%d GPB=%d TEAM=%d TX=%d CW=%d RPT=%d", p->wg, p->vw, p->lu, p->gpb, p->team,
-             p->tx, p->cw, p->rpt);
+    snprintf(out, cap, "WG=%d VW=%d LU=%d GPB=%d TEAM=%d TX=%d CW=%d RPT=%d XL=%d", p->wg, p->vw, p->lu, p->gpb,
+             p->team, p->tx, p->cw, p->rpt, p->xl);
 }
 
 static void store_entry(clf_context *ctx, const char *bucket, json_t *entry)

@@ -49,9 +49,10 @@ static clf_status params_check(const clf_device_info *dev, clf_dtype dt, const c
     if ((p->team && (!pow2(p->team) || p->team > p->wg)) || (p->tx && (!pow2(p->tx) || p->tx > p->wg)))
         return clf__fail(CLF_ERR_INVALID_ARG, "gemv: TEAM=%d and TX=%d must be 0 or powers of two up to WG=%d",
                          p->team, p->tx, p->wg);
-    if (p->thin < 0 || p->thin > CLF__GEMV_NV_MAX || p->tiny < 0 || p->tiny > 64 || p->rpt < 0 || p->rpt > 8)
-        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: THIN=%d TINY=%d RPT=%d: THIN in 0..%d, TINY in 0..64, RPT in "
-                         "0..8", p->thin, p->tiny, p->rpt, CLF__GEMV_NV_MAX);
+    if (p->thin < 0 || p->thin > CLF__GEMV_NV_MAX || p->tiny < 0 || p->tiny > 64 || p->rpt < 0 || p->rpt > 8 ||
+        p->xl < 0 || p->xl > 4096)
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: THIN=%d TINY=%d RPT=%d XL=%d: THIN in 0..%d, TINY in 0..64, RPT "
+                         "in 0..8, XL in 0..4096", p->thin, p->tiny, p->rpt, p->xl, CLF__GEMV_NV_MAX);
     size_t local = clf__gemv_local_bytes(p->wg, p->vw, clf__dtype_size(dt));
     if (dev->local_mem && local > dev->local_mem)
         return clf__fail(CLF_ERR_INVALID_ARG, "gemv: WG=%d x VW=%d needs %zu bytes of local memory; the device has "
@@ -61,9 +62,10 @@ static clf_status params_check(const clf_device_info *dev, clf_dtype dt, const c
 
 static clf_status params_parse(const char *text, clf__gemv_params *p)
 {
-    static const char *const names[] = {"WG", "VW", "LU", "GPB", "TEAM", "TX", "CW", "SPLIT", "THIN", "TINY", "RPT"};
+    static const char *const names[] = {"WG", "VW", "LU", "GPB", "TEAM", "TX", "CW", "SPLIT", "THIN", "TINY", "RPT",
+                                        "XL"};
     int *fields[] = {&p->wg, &p->vw, &p->lu, &p->gpb, &p->team, &p->tx, &p->cw, &p->split, &p->thin, &p->tiny,
-                     &p->rpt};
+                     &p->rpt, &p->xl};
     const int count = (int)(sizeof names / sizeof names[0]);
     const char *s = text;
     while (*s) {
@@ -80,7 +82,7 @@ static clf_status params_parse(const char *text, clf__gemv_params *p)
             i++;
         if (i == count)
             return clf__fail(CLF_ERR_INVALID_ARG, "CLFORGE_GEMV_CONFIG: unknown parameter %s (WG, VW, LU, GPB, "
-                             "TEAM, TX, CW, SPLIT, THIN, TINY, RPT)", name);
+                             "TEAM, TX, CW, SPLIT, THIN, TINY, RPT, XL)", name);
         *fields[i] = value;
         s += used;
     }
@@ -97,7 +99,7 @@ void clf__gemv_params_from_config(const clf_device_info *dev, const clf__config 
      * bench/results/h200/2026-12-01/percall-tiny.txt); CPUs keep 32^3 (docs/gemm.md). */
     *out = (clf__gemv_params){.wg = v[CLF__GV_WG], .vw = v[CLF__GV_VW], .lu = v[CLF__GV_LU], .gpb = v[CLF__GV_GPB],
                               .team = v[CLF__GV_TEAM], .tx = v[CLF__GV_TX], .cw = v[CLF__GV_CW], .rpt = v[CLF__GV_RPT],
-                              .thin = cpu ? 1 : 16, .tiny = cpu ? 32 : 24};
+                              .xl = v[CLF__GV_XL], .thin = cpu ? 1 : 16, .tiny = cpu ? 32 : 24};
 }
 
 /* $CLFORGE_GEMV_CONFIG on top of p (it names any subset, including the untuned SPLIT, THIN and TINY), then the
@@ -163,6 +165,7 @@ typedef struct gemv_plan {
     int team, rpg, rpt, tx, ty, aligned, x_unit, x_nvec, nvw;
     int rch;                     /* sums a work-item puts in local memory at once (-DRCH) */
     int tiny;                    /* at most TINY^3 multiply-adds a matrix: one pass, no reduction in local memory */
+    int xl, x_vfast;             /* entries of the vectors staged in local memory at a time (0: none); fetch order */
     size_t global[3], local[3];
 } gemv_plan;
 
@@ -260,6 +263,32 @@ static void plan_cols(clf_context *ctx, const clf__gemv_params *p, size_t esz, g
     pl->nout = pl->W;
 }
 
+/* Entries of each vector that a work-group stages in local memory at a time (-DXL): XL rounded up to whole
+ * units (rows: a team's step, TEAM x VW columns; cols: TY lines, one each for the group's work-items along
+ * the lines), fewer units while the staging buffer does not fit beside the reduction's in the device's local
+ * memory, 0 when not one unit does. Only with several vectors and not tiny: one vector's entries are already
+ * shared by the work-items that load them alike (cols) and are few next to A's; a tiny call has no loop. */
+static int staged_len(clf_context *ctx, const clf__gemv_params *p, const gemv_plan *pl)
+{
+    if (!p->xl || pl->nv < 2 || pl->tiny)
+        return 0;
+    int rows = pl->kind == K_ROWS;
+    size_t esz = pl->esz, vw = (size_t)p->vw, unit = rows ? (size_t)pl->team * vw : (size_t)pl->ty;
+    size_t nvp = (pl->nv + 3) / 4 * 4, wg = rows ? (size_t)(pl->team * pl->rpg) : (size_t)(pl->tx * pl->ty);
+    size_t have = ctx->info.local_mem ? (size_t)ctx->info.local_mem : 32768;
+    size_t red = clf__gemv_local_bytes((int)wg, p->vw, esz);
+    if (red >= have)
+        return 0;
+    size_t units = ((size_t)p->xl + unit - 1) / unit;
+    for (; units > 0; units--) {
+        size_t len = units * unit;
+        size_t bytes = rows ? pl->nv * (len + vw) * esz : len * nvp * esz;
+        if (bytes <= have - red)
+            return (int)len;
+    }
+    return 0;
+}
+
 /* Lines of one element with lda 1 are one contiguous line: the other kernel streams it with vectors. */
 static int swaps_kernel(const clf__gemv_desc *d)
 {
@@ -312,6 +341,10 @@ static void plan_make(clf_context *ctx, const clf__gemv_params *p, clf_dtype dt,
     } else {
         plan_cols(ctx, p, clf__dtype_size(dt), pl);
     }
+    pl->xl = staged_len(ctx, p, pl);
+    if (pl->xl)
+        pl->x_nvec = 0;
+    pl->x_vfast = d->x_vstride < d->incx;
 }
 
 /* ---- enqueueing --------------------------------------------------------------------------- */
@@ -325,11 +358,12 @@ static clf_status plan_kernels(clf_context *ctx, const clf__gemv_params *p, cons
         snprintf(opts, sizeof opts, "-DPRECISION=%d -DNV=%zu -DRWG=%d", pl->prec, pl->nv, RWG);
     else
         snprintf(opts, sizeof opts, "-DPRECISION=%d -DNV=%zu -DVW=%d -DLU=%d -DTEAM=%d -DRPG=%d -DRPT=%d -DTX=%d "
-                 "-DTY=%d -DCW=%d -DALIGNED=%d -DX_UNIT=%d -DX_NVEC=%d -DNVW=%d -DRCH=%d -DRWG=%d", pl->prec,
+                 "-DTY=%d -DCW=%d -DALIGNED=%d -DX_UNIT=%d -DX_NVEC=%d -DNVW=%d -DRCH=%d -DRWG=%d -DXL=%d -DX_VFAST=%d",
+                 pl->prec,
                  pl->nv, p->vw, p->lu, pl->kind == K_ROWS ? pl->team : 1, pl->kind == K_ROWS ? pl->rpg : 1,
                  pl->kind == K_ROWS ? pl->rpt : 1, pl->kind == K_COLS ? pl->tx : 1,
                  pl->kind == K_COLS ? pl->ty : 1, pl->kind == K_COLS ? p->cw : 1, pl->aligned, pl->x_unit,
-                 pl->x_nvec, pl->x_nvec ? pl->nvw : 2, pl->rch, RWG);
+                 pl->x_nvec, pl->x_nvec ? pl->nvw : 2, pl->rch, RWG, pl->xl, pl->xl ? pl->x_vfast : 0);
     const char *src;
     char *pre = NULL, *all = NULL;
     clf_status s = clf__source("gemv.cl", &src);
