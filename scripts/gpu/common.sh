@@ -5,6 +5,7 @@
 #   gpu_build [T] unpacks the dependencies in .gpu/, builds Release (or target T) in build-gpu, enters it
 #   gpu_session N results, build, a cache of its own (/tmp/clf-cache-N), and say: echo to the terminal and
 #                 append to $out/N.txt, which comes back even when the call is cut short
+#   gemv_bench    bench_gemv over $thin, said under a label
 set -u
 out=${OUT:-$PWD/gpu-out}; mkdir -p "$out"
 export PYTHONUNBUFFERED=1
@@ -27,3 +28,10 @@ gpu_session() {
   log=$out/$1.txt
 }
 say() { echo "$@" | tee -a "$log"; }
+# gemv_bench LABEL [OPTIONS...]: bench_gemv on the GPU over the shapes in $thin ("--shape MxNxK ..."), without
+# CLBlast, its result lines said under the label.
+gemv_bench() {
+  local label=$1; shift
+  say "== $label"
+  timeout 120 bench/bench_gemv --device gpu --no-clblast $thin "$@" 2>&1 | grep -E "x[0-9]+x" | cut -c1-100 | tee -a "$log"
+}

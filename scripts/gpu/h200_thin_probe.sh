@@ -8,24 +8,19 @@
 gpu_session thin-probe
 date -u | tee -a "$log"
 thin="--shape 8x4096x4096 --shape 16x4096x4096 --shape 4096x8x4096 --shape 4096x16x4096 --shape 3000x11x6000"
-run() {   # label, then bench_gemv options
-  local label=$1; shift
-  say "== $label"
-  timeout 90 bench/bench_gemv --device gpu --no-clblast $thin "$@" 2>&1 | grep -E "x[0-9]+x" | cut -c1-100 | tee -a "$log"
-}
 for o in "" "--trans-b" "--trans" "--trans --trans-b"; do
-  run "default $o" $o
+  gemv_bench "default $o" $o
 done
 IFS=';' read -ra orients <<< "${ORIENT:-;--trans-b;--trans}"
 IFS=';' read -ra cfgs <<< "${EXTRA:-}"
 for cfg in "${cfgs[@]}"; do
   for o in "${orients[@]}"; do
-    CLFORGE_GEMV_CONFIG="$cfg" run "CLFORGE_GEMV_CONFIG=\"$cfg\" $o" $o
+    CLFORGE_GEMV_CONFIG="$cfg" gemv_bench "CLFORGE_GEMV_CONFIG=\"$cfg\" $o" $o
   done
 done
 [ "${NOREF:-0}" = 1 ] && { date -u | tee -a "$log"; exit 0; }
 for o in "" "--trans-b"; do
-  CLFORGE_GEMV_CONFIG="THIN=1" run "GEMM path (THIN=1) $o" $o
+  CLFORGE_GEMV_CONFIG="THIN=1" gemv_bench "GEMM path (THIN=1) $o" $o
 done
 say "== cuBLAS"
 python3 ../bench/torch_gemm.py --shape 8x4096x4096 --shape 16x4096x4096 --shape 4096x8x4096 --shape 4096x16x4096 \

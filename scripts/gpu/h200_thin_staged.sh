@@ -8,20 +8,15 @@
 gpu_session thin-staged
 date -u | tee -a "$log"
 thin="--shape 8x4096x4096 --shape 16x4096x4096 --shape 4096x8x4096 --shape 4096x16x4096 --shape 3000x11x6000 --shape 4096x2x4096 --shape 12x8192x2048"
-run() {   # label, then bench_gemv options
-  local label=$1; shift
-  say "== $label"
-  timeout 120 bench/bench_gemv --device gpu --no-clblast $thin "$@" 2>&1 | grep -E "x[0-9]+x" | cut -c1-100 | tee -a "$log"
-}
 for o in "" "--trans-b" "--trans" "--trans --trans-b"; do
-  run "shipped $o" $o --json $r/shipped-$(echo "x$o" | tr -d ' -').json
+  gemv_bench "shipped $o" $o --json $r/shipped-$(echo "x$o" | tr -d ' -').json
 done
 for o in "" "--trans-b"; do
-  CLFORGE_GEMV_CONFIG="XL=0" run "shipped, XL=0 $o" $o
+  CLFORGE_GEMV_CONFIG="XL=0" gemv_bench "shipped, XL=0 $o" $o
 done
-run "f64 heuristic" --f64
-CLFORGE_GEMV_CONFIG="TEAM=8 RPT=2 XL=256" run "f64 TEAM=8 RPT=2 XL=256" --f64
-CLFORGE_GEMV_CONFIG="TEAM=8 RPT=2 XL=256" run "f64 TEAM=8 RPT=2 XL=256 --trans-b" --f64 --trans-b
+gemv_bench "f64 shipped" --f64
+CLFORGE_GEMV_CONFIG="TEAM=8 RPT=2 XL=256" gemv_bench "f64 TEAM=8 RPT=2 XL=256" --f64
+CLFORGE_GEMV_CONFIG="TEAM=8 RPT=2 XL=256" gemv_bench "f64 TEAM=8 RPT=2 XL=256 --trans-b" --f64 --trans-b
 # Row reductions: is the one-call softmax and layer norm bound by arithmetic (IEEE exp, division)?
 for opt in "" "-cl-fast-relaxed-math" "-cl-mad-enable"; do
   say "== bench_reduce ${opt:-default}"
@@ -31,7 +26,7 @@ say "== tune"
 timeout 150 ./clforge tune --device gpu --family gemv --bucket thin_rows,thin_cols --precision f32,f64 --budget 30 \
   --json $r/tune-thin.json 2>&1 | grep -v "^\[" | tail -8 | tee -a "$log"
 for o in "" "--trans-b" "--trans"; do
-  run "tuned $o" $o
+  gemv_bench "tuned $o" $o
 done
 cp -r $CLFORGE_CACHE_DIR/tuning $r/ 2>/dev/null
 CLFORGE_TEST_DEVICES=$(./clforge devices 2>/dev/null | awk '/^ +[0-9]+:[0-9]+ .*(NVIDIA|H200)/ {print $1; exit}') \
