@@ -3,7 +3,7 @@
 # it on PoCL and rusticl; package, test_json_schema and test_docs_commands need a network or jsonschema, which
 # this host lacks), then the one-call softmax and layer norm under single compiler options, to see which part
 # of -cl-fast-relaxed-math (3064 -> 3915 GB/s) matters, and the row kernels' PTX from the program cache for
-# reading offline (results.tgz: reduce-cache/).
+# reading offline, and the thin products' (results.tgz: reduce-cache/, gemv-cache/).
 . scripts/gpu/common.sh
 gpu_session final
 date -u | tee -a "$log"
@@ -16,4 +16,8 @@ for opt in "" "-cl-denorms-are-zero" "-cl-unsafe-math-optimizations" "-cl-finite
   CLFORGE_BUILD_OPTIONS="$opt" timeout 60 bench/bench_reduce --device gpu 2>&1 | grep -E "1 call" | tee -a "$log"
 done
 cp -r /tmp/reduce-cache $r/reduce-cache
+export CLFORGE_CACHE_DIR=/tmp/gemv-cache   # the thin products' programs (PTX), for reading offline
+thin="--shape 8x4096x4096 --shape 16x4096x4096 --shape 4096x8x4096 --shape 4096x16x4096"
+gemv_bench "bench_gemv shipped"
+cp -r /tmp/gemv-cache $r/gemv-cache
 date -u | tee -a "$log"
