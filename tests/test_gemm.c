@@ -264,11 +264,9 @@ static int run_case(pool *p, const gcase *g, uint64_t *s)
 
 static int cases_for(clf_context *ctx)
 {
-    const char *env = getenv("CLFORGE_GEMM_TEST_CASES");
-    if (env && atoi(env) > 0)
-        return atoi(env);
     /* 2000 on PoCL (the CI device); other CPU drivers (rusticl) share the time budget. */
-    return strstr(clf_context_device(ctx)->platform, "Portable") ? 2000 : 500;
+    return clf_test_case_count("CLFORGE_GEMM_TEST_CASES",
+                               strstr(clf_context_device(ctx)->platform, "Portable") ? 2000 : 500);
 }
 
 START_TEST(random_cases)

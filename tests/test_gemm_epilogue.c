@@ -577,9 +577,7 @@ static void make_case(uint64_t *s, int mode, ecase *c)
 
 static int run_cases(int mode, int count, const char *what)
 {
-    const char *env = getenv("CLFORGE_EPI_TEST_CASES");   /* more on fast devices (the GPU script) */
-    if (env && atoi(env) > 0)
-        count = atoi(env);
+    count = clf_test_case_count("CLFORGE_EPI_TEST_CASES", count);   /* more on fast devices (the GPU script) */
     clf_context **ctxs;
     int nctx = clf_test_contexts(&ctxs), failures = 0;
     ck_assert_int_gt(nctx, 0);

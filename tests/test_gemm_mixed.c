@@ -284,8 +284,7 @@ START_TEST(random_mixed_cases)
     clf_context **ctxs;
     int nctx = clf_test_contexts(&ctxs);
     ck_assert_int_gt(nctx, 0);
-    const char *env = getenv("CLFORGE_GEMM_TEST_CASES");
-    int cases = env && *env ? atoi(env) / 4 : 120;
+    int cases = clf_test_case_count("CLFORGE_GEMM_TEST_CASES", 480) / 4;
     for (int d = 0; d < nctx; d++) {
         uint64_t seed = 1234 + (uint64_t)d;
         int failed = 0;

@@ -213,10 +213,8 @@ static int run_case(pool *p, const vcase *c, uint64_t *s)
 
 static int cases_for(clf_context *ctx)
 {
-    const char *env = getenv("CLFORGE_GEMV_TEST_CASES");
-    if (env && atoi(env) > 0)
-        return atoi(env);
-    return strstr(clf_context_device(ctx)->platform, "Portable") ? 600 : 250;
+    return clf_test_case_count("CLFORGE_GEMV_TEST_CASES",
+                               strstr(clf_context_device(ctx)->platform, "Portable") ? 600 : 250);
 }
 
 START_TEST(random_cases)

@@ -11,6 +11,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+int clf_test_case_count(const char *env, int fallback)
+{
+    const char *v = getenv(env);
+    int n = v ? atoi(v) : 0;
+    return n > 0 ? n : fallback;
+}
+
 const char *clf_test_tmpdir(void)
 {
     static char dir[1024];

@@ -15,6 +15,9 @@ int clf_test_contexts(clf_context ***out);
 void clf_test_contexts_free(clf_context **ctxs, int n);
 /* A directory for this suite's files: $CLFORGE_TEST_TMP, else /tmp/clforge-test-<pid>; created on first use. */
 const char *clf_test_tmpdir(void);
+/* How many random cases a suite runs: $env when it is a positive number (the GPU scripts ask for more), else
+ * fallback. */
+int clf_test_case_count(const char *env, int fallback);
 /* Deterministic pseudo-random numbers (xorshift64*), uniform in [-1, 1). */
 double clf_test_rand(uint64_t *state);
 /* The same generator's raw 64-bit output. */
