@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 const char *clf__gemm_bucket(const clf_device_info *dev, size_t m, size_t n, size_t k)
 {
@@ -50,11 +49,6 @@ const char *clf__gemm_bucket_for(const clf_device_info *dev, size_t m, size_t n,
     return b;
 }
 
-static int is_nvidia(const clf_device_info *d)
-{
-    return d->vendor_id == 0x10de || strcasestr(d->vendor, "nvidia") || strcasestr(d->platform, "nvidia");
-}
-
 /* Heuristic defaults by vendor and device type: {MWG NWG KWG MDIMC NDIMC VWM VWN KWI PADA PADB DBUF}.
  * The NVIDIA GPU rows are the best of sweeps on an H200 (docs/gemm.md, bench/results/gemm-h200-*.json;
  * thin: the shipped large entry, best in bench/results/config-sweep-h200.json);
@@ -94,7 +88,7 @@ static const default_row defaults[] = {
 
 static void gemm_default(const clf_device_info *dev, clf_dtype dt, const char *bucket, clf__config *out)
 {
-    int cpu = (dev->type & CL_DEVICE_TYPE_CPU) != 0, nv = !cpu && is_nvidia(dev);
+    int cpu = (dev->type & CL_DEVICE_TYPE_CPU) != 0, nv = !cpu && clf__device_is_nvidia(dev);
     const char *b = bucket ? bucket : "large";
     clf_dtype d = dt == CLF_F64 ? CLF_F64 : CLF_F32;
     memset(out, 0, sizeof *out);

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
-#include <strings.h>
 
 clf__mma_mode clf__mma_wanted(const clf__gemm_call *c)
 {
@@ -41,8 +40,7 @@ size_t clf__mma_words(clf__mma_mode m, size_t n) { return n * clf__dtype_size(cl
 
 static int is_nvidia_gpu(const clf_device_info *d)
 {
-    int nvidia = d->vendor_id == 0x10de || strcasestr(d->vendor, "nvidia") || strcasestr(d->platform, "nvidia");
-    return nvidia && (d->type & CL_DEVICE_TYPE_GPU);
+    return clf__device_is_nvidia(d) && (d->type & CL_DEVICE_TYPE_GPU);
 }
 
 /* Verdicts per device and mode, for the process: 0 not known yet, 1 self-test passed, -1 failed, -2 no

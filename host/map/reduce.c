@@ -404,18 +404,12 @@ int clf__red_row_geom(const red_plan *pl, const clf__config *c, const clf_device
     return row_geom(pl, c, clf__red_row_wg_max(dev), g);
 }
 
-/* fp32 reductions on NVIDIA build with -cl-unsafe-math-optimizations: exp, log and division become the
+/* The -D options of one build: the family's parameters, then what the plan fixes (rg: the row kernel's).
+ * fast (NVIDIA devices): fp32 builds with -cl-unsafe-math-optimizations. exp, log and division become the
  * hardware's approximations (within about 2 ulp) and sums may be reassociated; NaN and infinities keep their
  * meaning (the option does not assume finite math). The H200's one-call softmax of 8192 x 8192 went from 3057
  * to 3933 GB/s (torch.compile: 3555), -cl-denorms-are-zero and -cl-finite-math-only alone changed nothing
  * (bench/results/h200/2026-12-01/thin-staged/final.txt). Measured on NVIDIA only, so only there. */
-static int unsafe_math_wanted(const clf_device_info *dev)
-{
-    return dev->vendor_id == 0x10de || dev->nv_cc > 0;
-}
-
-/* The -D options of one build: the family's parameters, then what the plan fixes (rg: the row kernel's); fast:
- * the fp32 build options above. */
 static clf_status build_options(const red_plan *pl, const clf__config *c, const clf__red_row *rg, int fast,
                                 char *opts, size_t cap)
 {
@@ -451,7 +445,7 @@ static clf_status red_build(clf_context *ctx, const red_plan *pl, int *rowk, clf
         else
             c->v[CLF__R_LPL] = team_width(pl, c), c->v[CLF__R_VEC] = 1;
         char opts[400] = "";
-        clf_status s = build_options(pl, c, *rowk ? &rg : NULL, unsafe_math_wanted(&ctx->info), opts, sizeof opts);
+        clf_status s = build_options(pl, c, *rowk ? &rg : NULL, clf__device_is_nvidia(&ctx->info), opts, sizeof opts);
         if (s != CLF_SUCCESS)
             return s;
         s = clf__kernel_take(ctx, pl->src, opts, "clf_reduce", k);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <xxhash.h>
 
 #define CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV 0x4000   /* cl_nv_device_attribute_query */
@@ -33,6 +34,11 @@ const char *clf__device_type_name(cl_device_type t)
     if (t & CL_DEVICE_TYPE_CPU) return "cpu";
     if (t & CL_DEVICE_TYPE_ACCELERATOR) return "accelerator";
     return "other";
+}
+
+int clf__device_is_nvidia(const clf_device_info *d)
+{
+    return d->vendor_id == 0x10de || strcasestr(d->vendor, "nvidia") || strcasestr(d->platform, "nvidia");
 }
 
 void clf__hash_hex(const void *data, size_t len, char out[17])

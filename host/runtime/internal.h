@@ -116,6 +116,8 @@ clf_status clf__device_info(cl_platform_id p, cl_device_id d, clf_device_info *o
 clf_status clf__device_pick(const char *selector, cl_platform_id *p, cl_device_id *d, clf_device_info *info);
 /* "gpu", "cpu", "accelerator" or "other": how tuning data and results name a device type. */
 const char *clf__device_type_name(cl_device_type t);
+/* 1 for a device of NVIDIA's (PCI vendor 0x10de, or "NVIDIA" in the vendor or platform name). */
+int clf__device_is_nvidia(const clf_device_info *d);
 /* XXH3-64 of bytes as 16 lowercase hex digits (out has room for 17). */
 void clf__hash_hex(const void *data, size_t len, char out[17]);
 
