@@ -165,7 +165,8 @@ typedef struct gemv_plan {
     int team, rpg, rpt, tx, ty, aligned, x_unit, x_nvec, nvw;
     int rch;                     /* sums a work-item puts in local memory at once (-DRCH) */
     int tiny;                    /* at most TINY^3 multiply-adds a matrix: one pass, no reduction in local memory */
-    int xl, x_vfast;             /* entries of the vectors staged in local memory at a time (0: none); fetch order */
+    int xl, x_vfast;             /* entries of the vectors staged in local memory at a time (0: none); with xl,
+                                  * 1 when they are fetched vector-fastest (xvs < incx) */
     size_t global[3], local[3];
 } gemv_plan;
 
@@ -344,7 +345,7 @@ static void plan_make(clf_context *ctx, const clf__gemv_params *p, clf_dtype dt,
     pl->xl = staged_len(ctx, p, pl);
     if (pl->xl)
         pl->x_nvec = 0;
-    pl->x_vfast = d->x_vstride < d->incx;
+    pl->x_vfast = pl->xl && d->x_vstride < d->incx;
 }
 
 /* ---- enqueueing --------------------------------------------------------------------------- */
@@ -363,7 +364,7 @@ static clf_status plan_kernels(clf_context *ctx, const clf__gemv_params *p, cons
                  pl->nv, p->vw, p->lu, pl->kind == K_ROWS ? pl->team : 1, pl->kind == K_ROWS ? pl->rpg : 1,
                  pl->kind == K_ROWS ? pl->rpt : 1, pl->kind == K_COLS ? pl->tx : 1,
                  pl->kind == K_COLS ? pl->ty : 1, pl->kind == K_COLS ? p->cw : 1, pl->aligned, pl->x_unit,
-                 pl->x_nvec, pl->x_nvec ? pl->nvw : 2, pl->rch, RWG, pl->xl, pl->xl ? pl->x_vfast : 0);
+                 pl->x_nvec, pl->x_nvec ? pl->nvw : 2, pl->rch, RWG, pl->xl, pl->x_vfast);
     const char *src;
     char *pre = NULL, *all = NULL;
     clf_status s = clf__source("gemv.cl", &src);
