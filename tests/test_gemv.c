@@ -684,6 +684,13 @@ START_TEST(params_and_plans)
     ck_assert_int_eq(clf__gemv_params_get(&gpu, CLF_F32, &p), CLF_ERR_INVALID_ARG);
     setenv("CLFORGE_GEMV_CONFIG", "VW=3", 1);
     ck_assert_int_eq(clf__gemv_params_get(&gpu, CLF_F32, &p), CLF_ERR_INVALID_ARG);
+    setenv("CLFORGE_GEMV_CONFIG", "XL=4097", 1);   /* the staging length: 0..4096 */
+    ck_assert_int_eq(clf__gemv_params_get(&gpu, CLF_F32, &p), CLF_ERR_INVALID_ARG);
+    setenv("CLFORGE_GEMV_CONFIG", "XL=-1", 1);
+    ck_assert_int_eq(clf__gemv_params_get(&gpu, CLF_F32, &p), CLF_ERR_INVALID_ARG);
+    setenv("CLFORGE_GEMV_CONFIG", "XL=100", 1);
+    ck_assert_int_eq(clf__gemv_params_get(&gpu, CLF_F32, &p), CLF_SUCCESS);
+    ck_assert_int_eq(p.xl, 100);
     unsetenv("CLFORGE_GEMV_CONFIG");
 }
 END_TEST
