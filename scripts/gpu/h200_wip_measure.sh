@@ -15,6 +15,10 @@ for o in "" "--trans-b" "--trans"; do
   gemv_bench "bench_gemv $o" $o
 done
 gemv_bench "bench_gemv --f64" --f64
+# With LU lowered, which team suits 8 and 16 vectors (before it, TEAM=16 won at 16 and TEAM=8 at 8)
+for cfg in "TEAM=16" "TEAM=16 RPT=1" "TEAM=8 RPT=4" "TEAM=32"; do
+  CLFORGE_GEMV_CONFIG="$cfg" gemv_bench "CLFORGE_GEMV_CONFIG=\"$cfg\"" 
+done
 CLFORGE_TEST_DEVICES=$(./clforge devices 2>/dev/null | awk '/^ +[0-9]+:[0-9]+ .*(NVIDIA|H200)/ {print $1; exit}') \
   timeout 300 ctest -R "test_gemv|test_reduce" --output-on-failure > $r/ctest.log 2>&1
 grep -E "tests passed|Failed|Assertion" $r/ctest.log | head | tee -a "$log"
