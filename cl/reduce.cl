@@ -204,21 +204,32 @@ static inline st_t st_comb(st_t a, st_t b)
 /* Whole vectors of x and y at element index i (a multiple of VEC from an aligned start), in CT. */
 #define CLF_CAT_(a, b) a##b
 #define CLF_CAT(a, b) CLF_CAT_(a, b)
+/* LDV_<storage>(p, i): the VEC elements of p from element i (a multiple of VEC from an aligned start), in CT:
+ * the line's vectors, and those of the vectors along the line that the write pass reads (CLF_RED_ARGV). */
 #if VEC == 1
+#define LDV_32(p, i) LD_32(p, i)
+#define LDV_64(p, i) LD_64(p, i)
+#define LDV_16(p, i) LD_16(p, i)
+#define LDV_BF(p, i) LD_BF(p, i)
 #define LDXV(i) LDX(i)
 #define PACK(w) (w)[0]
 #define UNPACK(a, o, v) ((a)[o] = (v))
 #else
 #define CTV CLF_CAT(CT, VEC)
 #define TOV(v) CLF_CAT(convert_, CTV)(v)
+#define LDV_32(p, i) TOV(*(__global const CLF_CAT(float, VEC) *)((p) + (i)))
+#define LDV_64(p, i) TOV(*(__global const CLF_CAT(double, VEC) *)((p) + (i)))
+#define LDV_16(p, i) TOV(CLF_CAT(vloada_half, VEC)(0, (p) + (i)))
+#define LDV_BF(p, i) \
+    TOV(CLF_CAT(as_float, VEC)(CLF_CAT(convert_uint, VEC)(*(__global const CLF_CAT(ushort, VEC) *)((p) + (i))) << 16))
 #if CLF_XK == 0
-#define LDXV(i) TOV(*(__global const CLF_CAT(float, VEC) *)(x + (i)))
+#define LDXV(i) LDV_32(x, i)
 #elif CLF_XK == 1
-#define LDXV(i) TOV(*(__global const CLF_CAT(double, VEC) *)(x + (i)))
+#define LDXV(i) LDV_64(x, i)
 #elif CLF_XK == 2
-#define LDXV(i) TOV(CLF_CAT(vloada_half, VEC)(0, x + (i)))
+#define LDXV(i) LDV_16(x, i)
 #else
-#define LDXV(i) TOV(CLF_CAT(as_float, VEC)(CLF_CAT(convert_uint, VEC)(*(__global const CLF_CAT(ushort, VEC) *)(x + (i))) << 16))
+#define LDXV(i) LDV_BF(x, i)
 #endif
 #if CLF_YK == 0
 #define STYV(i, v) (*(__global CLF_CAT(float, VEC) *)(y + (i)) = CLF_CAT(convert_float, VEC)(v))
@@ -247,6 +258,9 @@ static inline st_t st_comb(st_t a, st_t b)
 #define LDX(i) LD_32(x, i)
 #define STO(i, v) ST_32(out, i, v)
 #define CLF_X_T float
+#endif
+#ifndef CLF_RED_ARGV
+#define CLF_RED_ARGV   /* the write pass's vectors along the line: VEC elements each, as av<k>[VEC] */
 #endif
 
 #if CLF_ROWK
@@ -352,6 +366,7 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
 #if defined(STYV)
                 if (j0 + VEC <= len) {   /* a whole vector: computed element by element, stored at once */
                     CT w[VEC];
+                    CLF_RED_ARGV
 #pragma unroll
                     for (int c = 0; c < VEC; c++) {
                         const idx_t j = j0 + (idx_t)c;

@@ -545,7 +545,8 @@ END_TEST
  * ld (multiples of 4: whole vectors; else element by element), one call of kind 0 softmax (lse, with the
  * log-sum-exp in out), 1 layer norm (moments, g and b), 2 RMS norm (sum, g), 3 x - max (max); y against double,
  * y's padding unchanged. want_rowk: whether the planner must pick the row kernel (-1: not checked). */
-typedef struct rowk_case { size_t rows, cols, off, ld; int kind, want_rowk; } rowk_case;
+/* goff: where g and b start in their buffers (a misaligned start narrows the row kernel's vectors). */
+typedef struct rowk_case { size_t rows, cols, off, ld, goff; int kind, want_rowk; } rowk_case;
 
 static double rowk_want(const rowk_case *c, const double *x, const double *g, const double *b, size_t j, double *st)
 {
@@ -570,13 +571,15 @@ static void rowk_stats(const double *x, size_t n, double st[5])
 static void check_rowk(clf_context *ctx, const rowk_case *c, uint64_t *rng)
 {
     size_t total = c->off + c->rows * c->ld + 5;
-    float *hx = malloc(total * 4), *hy = malloc(total * 4), *gb = malloc(c->cols * 8), *lse = malloc(c->rows * 4);
+    size_t glen = c->goff + c->cols;
+    float *hx = malloc(total * 4), *hy = malloc(total * 4), *gb = calloc(glen * 2, 4), *lse = malloc(c->rows * 4);
     double *xd = malloc(c->cols * sizeof(double)), *gd = malloc(c->cols * 16), *bd = gd + c->cols;
     for (size_t i = 0; i < total; i++) hx[i] = (float)(clf_test_rand(rng) * 3 + (c->kind == 1 ? 50 : 0)), hy[i] = -7;
     for (size_t j = 0; j < c->cols; j++)
-        gd[j] = gb[j] = (float)(1 + clf_test_rand(rng) / 2), bd[j] = gb[c->cols + j] = (float)clf_test_rand(rng);
+        gd[j] = gb[c->goff + j] = (float)(1 + clf_test_rand(rng) / 2),
+        bd[j] = gb[glen + c->goff + j] = (float)clf_test_rand(rng);
     cl_mem x = clf_test_buffer(ctx, total * 4, hx), y = clf_test_buffer(ctx, total * 4, hy);
-    cl_mem g = clf_test_buffer(ctx, c->cols * 4, gb), b = clf_test_buffer(ctx, c->cols * 4, gb + c->cols);
+    cl_mem g = clf_test_buffer(ctx, glen * 4, gb), b = clf_test_buffer(ctx, glen * 4, gb + glen);
     cl_mem out = clf_test_buffer(ctx, c->rows * 4, NULL);
     static const clf_reduce_op ops[] = {CLF_REDUCE_LSE, CLF_REDUCE_MOMENTS, CLF_REDUCE_SUM, CLF_REDUCE_MAX};
     static const char *post[] = {"1 / rsum", "rsqrt(var + eps)", "rsqrt(r / len + eps)", NULL};
@@ -586,8 +589,8 @@ static void check_rowk(clf_context *ctx, const rowk_case *c, uint64_t *rng)
                          .x = x, .x_off = c->off, .ldx = c->ld, .out_type = CLF_F32, .out = c->kind ? NULL : out,
                          .y_type = CLF_F32, .y = y, .y_off = c->off, .ldy = c->ld};
     clf_map_arg a[3] = {{.name = "eps", .kind = CLF_ARG_SCALAR, .value = 1e-5},
-                        {.name = "g", .kind = CLF_ARG_COL, .dtype = CLF_F32, .buffer = g},
-                        {.name = "b", .kind = CLF_ARG_COL, .dtype = CLF_F32, .buffer = b}};
+                        {.name = "g", .kind = CLF_ARG_COL, .dtype = CLF_F32, .buffer = g, .offset = c->goff},
+                        {.name = "b", .kind = CLF_ARG_COL, .dtype = CLF_F32, .buffer = b, .offset = c->goff}};
     size_t na = c->kind == 1 ? 3 : c->kind == 2 ? 2 : 0;
     if (c->kind == 0) d.post = "rmax + log(rsum)", d.write = "exp(x - r)";   /* out: the log-sum-exp */
     if (c->kind == 2) d.pre = "x * x";
@@ -640,6 +643,7 @@ START_TEST(row_kernel)
             for (size_t i = 0; i < (wg ? 7u : 4u); i++) {
                 int aligned = (int)(i + (size_t)k) % 2 == 0;
                 rowk_case c = {.rows = lens[i] > 4000 ? 3 : 7, .cols = lens[i], .off = aligned ? 8 : 3,
+                               .goff = i % 3 == 1 ? 4 : i % 3 == 2 ? 2 : 1,
                                .kind = (int)(i + (size_t)k) % 4, .want_rowk = !wg ? -1 : lens[i] <= most};
                 c.ld = c.cols + (aligned ? (4 - c.cols % 4) % 4 + 4 : 1);
                 check_rowk(ctxs[d], &c, &rng);

@@ -167,6 +167,7 @@ typedef struct gemv_plan {
     int tiny;                    /* at most TINY^3 multiply-adds a matrix: one pass, no reduction in local memory */
     int xl, x_vfast;             /* entries of the vectors staged in local memory at a time (0: none); with xl,
                                   * 1 when they are fetched vector-fastest (xvs < incx) */
+    int lu;                      /* LU as built (-DLU): the parameter, lowered by unrolled_lu */
     size_t global[3], local[3];
 } gemv_plan;
 
@@ -206,21 +207,33 @@ static int red_chunk(size_t wg, size_t vw, size_t esz, size_t nq)
     return (int)(fit < 1 ? 1 : fit < nq ? fit : nq);
 }
 
+/* Vector loads in flight per work-item: LU, lowered while the multiply-adds they feed (LU x per_load) exceed 512.
+ * NVIDIA's compiler left a larger consumption loop rolled, so the loaded vectors went through a stack frame
+ * (gemv_rows, 16 vectors, LU=8 RPT=2: 1024; at 8 vectors, 512, the loop was unrolled; docs/gemm.md). */
+static int unrolled_lu(int lu, size_t per_load)
+{
+    while (lu > 1 && (size_t)lu * per_load > 512)
+        lu /= 2;
+    return lu;
+}
+
 static void plan_rows(clf_context *ctx, const clf__gemv_params *p, gemv_plan *pl)
 {
-    /* A team long enough that each member has about LU vectors of its line: short lines get several lines
-     * per group instead of one group each with a work-item per vector. */
-    size_t vw = (size_t)p->vw, nvec = (pl->W + vw - 1) / vw, per = (nvec + (size_t)p->lu - 1) / (size_t)p->lu;
-    pl->team = p->team ? p->team : (int)(pow2_ceil(per) < (size_t)p->wg ? pow2_ceil(per) : (size_t)p->wg);
-    if (pl->tiny && !p->team)
-        pl->team = 1;
     /* Several vectors: a work-item takes a few lines, which share its loads of x (GPUs: 4). */
     int gpu = !(ctx->info.type & CL_DEVICE_TYPE_CPU);
     pl->rpt = p->rpt ? p->rpt : pl->nv > 1 && gpu && !pl->tiny ? 4 : 1;
+    /* A team long enough that each member has about LU vectors of its line: short lines get several lines
+     * per group instead of one group each with a work-item per vector. */
+    size_t vw = (size_t)p->vw, nvec = (pl->W + vw - 1) / vw;
+    pl->lu = unrolled_lu(p->lu, (size_t)pl->rpt * pl->nv * vw);
+    size_t per = (nvec + (size_t)pl->lu - 1) / (size_t)pl->lu;
+    pl->team = p->team ? p->team : (int)(pow2_ceil(per) < (size_t)p->wg ? pow2_ceil(per) : (size_t)p->wg);
+    if (pl->tiny && !p->team)
+        pl->team = 1;
     size_t rpg = (size_t)(p->wg / pl->team), blocks = (pl->L + (size_t)pl->rpt - 1) / (size_t)pl->rpt;
     pl->rpg = (int)(pow2_ceil(blocks) < rpg ? pow2_ceil(blocks) : rpg);
     size_t groups = (blocks + (size_t)pl->rpg - 1) / (size_t)pl->rpg;
-    plan_split(ctx, p, groups * pl->batch, pl->W, (size_t)pl->team * vw * (size_t)p->lu, vw, pl);
+    plan_split(ctx, p, groups * pl->batch, pl->W, (size_t)pl->team * vw * (size_t)pl->lu, vw, pl);
     pl->local[0] = (size_t)(pl->team * pl->rpg);
     pl->rch = red_chunk(pl->local[0], 1, pl->esz, (size_t)pl->rpt * pl->nv);
     pl->global[0] = groups * pl->local[0];
@@ -249,12 +262,13 @@ static size_t cols_tx(clf_context *ctx, const clf__gemv_params *p, const gemv_pl
 static void plan_cols(clf_context *ctx, const clf__gemv_params *p, size_t esz, gemv_plan *pl)
 {
     size_t vw = (size_t)p->vw, cw = (size_t)p->cw, nvec = (pl->W + vw * cw - 1) / (vw * cw);
+    pl->lu = unrolled_lu(p->lu, pl->nv * cw * vw);
     pl->tx = p->tx ? p->tx : (int)cols_tx(ctx, p, pl, nvec, esz);
     size_t ty = pl->tiny ? 1 : (size_t)(p->wg / pl->tx);
     pl->ty = (int)(pow2_ceil(pl->L) < ty ? pow2_ceil(pl->L) : ty);
     size_t groups = (nvec + (size_t)pl->tx - 1) / (size_t)pl->tx;   /* nvec: runs of CW vectors */
     /* At least 32 lines a slice: the partial sums then cost at most 1/32 of A's traffic. */
-    size_t min_lines = (size_t)pl->ty * (size_t)p->lu > 32 ? (size_t)pl->ty * (size_t)p->lu : 32;
+    size_t min_lines = (size_t)pl->ty * (size_t)pl->lu > 32 ? (size_t)pl->ty * (size_t)pl->lu : 32;
     plan_split(ctx, p, groups * pl->batch, pl->L, min_lines, 1, pl);
     pl->local[0] = (size_t)pl->tx;
     pl->local[1] = (size_t)pl->ty;
@@ -361,7 +375,7 @@ static clf_status plan_kernels(clf_context *ctx, const clf__gemv_params *p, cons
         snprintf(opts, sizeof opts, "-DPRECISION=%d -DNV=%zu -DVW=%d -DLU=%d -DTEAM=%d -DRPG=%d -DRPT=%d -DTX=%d "
                  "-DTY=%d -DCW=%d -DALIGNED=%d -DX_UNIT=%d -DX_NVEC=%d -DNVW=%d -DRCH=%d -DRWG=%d -DXL=%d -DX_VFAST=%d",
                  pl->prec,
-                 pl->nv, p->vw, p->lu, pl->kind == K_ROWS ? pl->team : 1, pl->kind == K_ROWS ? pl->rpg : 1,
+                 pl->nv, p->vw, pl->lu, pl->kind == K_ROWS ? pl->team : 1, pl->kind == K_ROWS ? pl->rpg : 1,
                  pl->kind == K_ROWS ? pl->rpt : 1, pl->kind == K_COLS ? pl->tx : 1,
                  pl->kind == K_COLS ? pl->ty : 1, pl->kind == K_COLS ? p->cw : 1, pl->aligned, pl->x_unit,
                  pl->x_nvec, pl->x_nvec ? pl->nvw : 2, pl->rch, RWG, pl->xl, pl->x_vfast);

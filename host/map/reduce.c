@@ -221,7 +221,9 @@ static clf_status check_names(red_plan *pl)
     return CLF_SUCCESS;
 }
 
-typedef struct load_ctx { const red_plan *pl; int part; } load_ctx;
+/* vec: the row kernel's whole-vector write (CLF_RED_WRITEV), where a vector along the line is read from the
+ * av<k> its CLF_RED_ARGV loaded, element c of the vector at j0. */
+typedef struct load_ctx { const red_plan *pl; int part, vec; } load_ctx;
 
 static void red_load(void *user, int k, clf__sbuf *b)
 {
@@ -232,18 +234,45 @@ static void red_load(void *user, int k, clf__sbuf *b)
     else if (w == -3) clf__sb_add(b, "lenv");
     else if (w <= -6) clf__sb_add(b, "e%dv", -5 - w);
     else if (lc->pl->arg[w].scalar) clf__sb_add(b, "K(s%d)", w);
+    else if (lc->vec && !lc->pl->arg[w].per_line) clf__sb_add(b, "av%d[c]", w);
     else clf__sb_add(b, "LD_%s(b%d, o%d + %s)", clf__ex_dt_macro(lc->pl->arg[w].dt), w, w,
                      lc->pl->arg[w].per_line ? "line" : "j");
 }
 
-static void gen_part(clf__sbuf *b, const red_plan *pl, int p, const char *macro, const char *fin)
+/* 1 when part p reads argument a. */
+static int part_reads(const red_plan *pl, int p, int a)
 {
-    load_ctx lc = {pl, p};
+    for (int k = 0; pl->has_part[p] && k < pl->ex[p].nnames; k++)
+        if (resolve(pl, p, k) == a)
+            return 1;
+    return 0;
+}
+
+/* CLF_RED_ARGV: each vector along the line that write reads, VEC elements from j0 with one vector load (its
+ * offset is a multiple of VEC: row_geom), instead of an element load per position. */
+static void gen_argv(clf__sbuf *b, const red_plan *pl)
+{
+    clf__sb_add(b, "#define CLF_RED_ARGV");
+    for (int a = 0; a < pl->nargs; a++)
+        if (!pl->arg[a].scalar && !pl->arg[a].per_line && part_reads(pl, RED_WRITE, a))
+            clf__sb_add(b, " \\\n    CT av%d[VEC]; UNPACK(av%d, 0, LDV_%s(b%d, o%d + j0));", a, a,
+                        clf__ex_dt_macro(pl->arg[a].dt), a, a);
+    clf__sb_add(b, "\n");
+}
+
+static void gen_part_as(clf__sbuf *b, const red_plan *pl, int p, int vec, const char *macro, const char *fin)
+{
+    load_ctx lc = {pl, p, vec};
     clf__sb_add(b, "#define %s", macro);
     clf__ex_emit(b, &pl->ex[p], pl->f64, " \\\n    ", red_load, &lc);
     clf__sb_add(b, " \\\n    ");
     clf__sb_add(b, fin, pl->ex[p].stmt[0].root);
     clf__sb_add(b, "\n");
+}
+
+static void gen_part(clf__sbuf *b, const red_plan *pl, int p, const char *macro, const char *fin)
+{
+    gen_part_as(b, pl, p, 0, macro, fin);
 }
 
 /* CLF_XK / CLF_YK of cl/reduce.cl: which vector load and store the row kernel uses. */
@@ -277,7 +306,8 @@ static clf_status gen_source(red_plan *pl)
     gen_part(&b, pl, RED_POST, "CLF_RED_POST", "po = t%d;");
     if (d->write) {   /* the row kernel's whole vectors take the value (wv) and store it with its neighbours */
         gen_part(&b, pl, RED_WRITE, "CLF_RED_WRITE", "STY(ELEM(yo, ldy, line, j), t%d);");
-        gen_part(&b, pl, RED_WRITE, "CLF_RED_WRITEV", "wv = t%d;");
+        gen_part_as(&b, pl, RED_WRITE, 1, "CLF_RED_WRITEV", "wv = t%d;");
+        gen_argv(&b, pl);
     }
     clf__sb_add(&b, "%s", skeleton);
     if (b.oom) {
@@ -365,6 +395,15 @@ static int team_width(const red_plan *pl, const clf__config *c)
 /* The configuration's WG is a floor: a line too long for its team widens the team, and the work-group with
  * it, up to wg_cap work-items (the H200's best for 8192-long lines, 128, would otherwise send 16384-long ones
  * to the generic kernel). */
+/* The vectors along the line start at multiples of vec (CLF_RED_ARGV loads them by whole vectors). */
+static int args_aligned(const red_plan *pl, size_t vec)
+{
+    for (int a = 0; a < pl->nargs; a++)
+        if (!pl->arg[a].scalar && !pl->arg[a].per_line && pl->arg[a].off % vec)
+            return 0;
+    return 1;
+}
+
 static int row_geom(const red_plan *pl, const clf__config *c, int wg_cap, clf__red_row *g)
 {
     const clf_reduce_desc *d = &pl->d;
@@ -372,7 +411,7 @@ static int row_geom(const red_plan *pl, const clf__config *c, int wg_cap, clf__r
         return 0;
     int vec = c->v[CLF__R_VEC], wg = c->v[CLF__R_WG] > wg_cap ? c->v[CLF__R_WG] : wg_cap;
     while (vec > 1 && (d->x_off % (size_t)vec || d->ldx % (size_t)vec || d->y_off % (size_t)vec ||
-                       d->ldy % (size_t)vec))
+                       d->ldy % (size_t)vec || !args_aligned(pl, (size_t)vec)))
         vec /= 2;   /* whole vectors need aligned lines (buffers themselves are aligned far beyond) */
     size_t nvec = (pl->len + (size_t)vec - 1) / (size_t)vec, cap = CLF__RED_ROW_BYTES / (pl->f64 ? 8 : 4);
     int lpl = 1, unr = c->v[CLF__R_UNR];
