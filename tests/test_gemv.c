@@ -671,6 +671,18 @@ START_TEST(params_and_plans)
     ck_assert_int_eq(p.vw, 4);
     ck_assert_int_eq(clf__gemv_params_get(&gpu, CLF_F64, &p), CLF_SUCCESS);
     ck_assert_int_eq(p.vw, 2);
+    /* Buckets by the number of vectors: 1, 2..8, 9 and more; the wide rows share loads over more lines. */
+    ck_assert_str_eq(clf__gemv_bucket(1, 1), "rows");
+    ck_assert_str_eq(clf__gemv_bucket(0, 1), "cols");
+    ck_assert_str_eq(clf__gemv_bucket(1, 2), "thin_rows");
+    ck_assert_str_eq(clf__gemv_bucket(0, 8), "thin_cols");
+    ck_assert_str_eq(clf__gemv_bucket(1, 9), "wide_rows");
+    ck_assert_str_eq(clf__gemv_bucket(0, 32), "wide_cols");
+    clf__config thin_h, wide_h;
+    clf__family_gemv.default_config(&gpu, CLF_F32, "thin_rows", &thin_h);
+    clf__family_gemv.default_config(&gpu, CLF_F32, "wide_rows", &wide_h);
+    ck_assert_int_eq(thin_h.v[CLF__GV_RPT], 2);
+    ck_assert_int_eq(wide_h.v[CLF__GV_RPT], 4);
     setenv("CLFORGE_GEMV_CONFIG", "WG=128 VW=8 LU=2 CW=3 SPLIT=5", 1);
     ck_assert_int_eq(clf__gemv_params_get(&gpu, CLF_F32, &p), CLF_SUCCESS);
     ck_assert(p.wg == 128 && p.vw == 8 && p.lu == 2 && p.cw == 3 && p.split == 5);
@@ -946,10 +958,11 @@ START_TEST(bench_check_refuses_unwritten)
     clf_context **ctxs;
     int nctx = clf_test_contexts(&ctxs);
     const clf__family *f = &clf__family_gemv;
-    const char *buckets[] = {"rows", "cols", "thin_rows", "thin_cols"};
+    ck_assert_int_eq(f->nbuckets, 6);
     for (int d = 0; d < nctx; d++) {
         const clf_device_info *dev = clf_context_device(ctxs[d]);
-        for (int b = 0; b < 4; b++) {
+        for (int b = 0; b < f->nbuckets; b++) {
+            const char *const *buckets = f->buckets;
             clf__config c;
             f->default_config(dev, CLF_F32, buckets[b], &c);
             ck_assert(clf__space_contains(f, &c) && f->valid(&c, dev, CLF_F32));

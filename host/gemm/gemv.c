@@ -313,6 +313,8 @@ static int swaps_kernel(const clf__gemv_desc *d)
 
 const char *clf__gemv_bucket(int a_rows_contiguous, size_t nv)
 {
+    if (nv > CLF__GEMV_THIN_NV)
+        return a_rows_contiguous ? "wide_rows" : "wide_cols";
     if (nv > 1)
         return a_rows_contiguous ? "thin_rows" : "thin_cols";
     return a_rows_contiguous ? "rows" : "cols";

@@ -25,6 +25,7 @@ typedef struct clf__gemv_params {
 } clf__gemv_params;
 
 #define CLF__GEMV_NV_MAX 32   /* right-hand vectors one launch keeps in registers */
+#define CLF__GEMV_THIN_NV 8   /* the most vectors of the thin buckets; more go to the wide ones */
 
 /* The gemv family's parameters, in its order: the launch parameters above that the tuner searches. SPLIT
  * (shape-specific), THIN and TINY (which GEMMs come here, not how the kernels run) are not tuned. */

@@ -2,8 +2,12 @@
  * heuristic defaults, validity, work formulas, and the tuning problem of each bucket:
  *   rows       y = A x, A row-major (the contiguous dimension is reduced: gemv_rows)
  *   cols       y = A^T x, A row-major (the output is contiguous: gemv_cols)
- *   thin_rows  C = A B with B of NV = 8 columns, all row-major (gemv_rows, the vectors' entries adjacent)
- *   thin_cols  C = A B with A of NV = 8 rows, all row-major (gemv_cols, B streamed)
+ *   thin_rows  C = A B with B of NV = 8 columns, all row-major (gemv_rows, the vectors' entries adjacent):
+ *              calls of 2 to 8 vectors
+ *   thin_cols  C = A B with A of NV = 8 rows, all row-major (gemv_cols, B streamed): 2 to 8 vectors
+ *   wide_rows, wide_cols  the same with NV = 16: calls of 9 or more vectors, whose loads of the vectors and
+ *              accumulators weigh more against the stream of A (the H200's best rows per work-item and
+ *              staging differ between 8 and 16 vectors)
  * Each problem streams a matrix of about twice the last-level cache (clf__ew_bench_elements, the size the
  * elementwise and reduce families time), so that it is read from memory as in a large call. */
 #include "elementwise.h"
@@ -13,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define THIN_NV 8   /* right-hand vectors of the thin buckets: the middle of the 2..16 that GPUs send here */
+#define WIDE_NV 16  /* right-hand vectors of the wide buckets' problems (the thin ones: CLF__GEMV_THIN_NV) */
 
 static void gv_default(const clf_device_info *dev, clf_dtype dt, const char *bucket, clf__config *out)
 {
@@ -35,11 +39,16 @@ static void gv_default(const clf_device_info *dev, clf_dtype dt, const char *buc
      * work-item, the vectors staged 256 columns at a time. On the H200 this took 8x4096x4096 A.B^T from 68.3 to
      * 36.0 us and 4096x8x4096 from 43.9 to 34.4 (bench/results/h200/2026-12-01/thin-staged/), and the tuner
      * kept it there for fp32. */
-    if (!cpu && bucket && !strcmp(bucket, "thin_rows")) {
+    if (!cpu && bucket && (!strcmp(bucket, "thin_rows") || !strcmp(bucket, "wide_rows"))) {
         v[CLF__GV_TEAM] = 8;
         v[CLF__GV_RPT] = 2;
         v[CLF__GV_XL] = 256;
     }
+    /* With more vectors, four lines a work-item share each load of them from local memory: on the H200
+     * 4096x16x4096 66.5 -> 55.0 us, 4096x12x4096 58.5 -> 50.6, where 4096x8x4096 went 35.1 -> 48.5
+     * (bench/results/h200/2026-12-01/thin-rules/). */
+    if (!cpu && bucket && !strcmp(bucket, "wide_rows"))
+        v[CLF__GV_RPT] = 4;
     while (dev->max_work_group && (size_t)v[CLF__GV_WG] > dev->max_work_group && v[CLF__GV_WG] > 1)
         v[CLF__GV_WG] /= 2;
     if (v[CLF__GV_TEAM] > v[CLF__GV_WG])
@@ -207,8 +216,8 @@ static clf_status gv_bench_create(clf_context *ctx, clf_dtype dt, const char *bu
     if ((dt != CLF_F32 && dt != CLF_F64) || (dt == CLF_F64 && !ctx->info.fp64))
         return clf__fail(CLF_ERR_UNSUPPORTED, "gemv tuning: precision %s is not supported here", clf__dtype_name(dt));
     const char *bk = bucket ? bucket : "rows";
-    int thin = !strncmp(bk, "thin_", 5), rows = !strcmp(bk + (thin ? 5 : 0), "rows");
-    if (!rows && strcmp(bk + (thin ? 5 : 0), "cols"))
+    int thin = !strncmp(bk, "thin_", 5), wide = !strncmp(bk, "wide_", 5), rows = !strcmp(bk + (thin || wide ? 5 : 0), "rows");
+    if (!rows && strcmp(bk + (thin || wide ? 5 : 0), "cols"))
         return clf__fail(CLF_ERR_INVALID_ARG, "gemv tuning: no bucket \"%s\"", bk);
     gv_bench *b = calloc(1, sizeof *b);
     if (!b)
@@ -219,7 +228,7 @@ static clf_status gv_bench_create(clf_context *ctx, clf_dtype dt, const char *bu
     size_t total = clf__ew_bench_elements(ctx, clf__dtype_size(dt));
     b->width = ctx->info.type & CL_DEVICE_TYPE_CPU ? 2048 : 4096;
     b->lines = total / b->width > 64 ? total / b->width : 64;
-    gv_bench_desc(b, rows, thin ? THIN_NV : 1);
+    gv_bench_desc(b, rows, wide ? WIDE_NV : thin ? CLF__GEMV_THIN_NV : 1);
     clf_status s = gv_bench_data(b);
     if (s != CLF_SUCCESS) {
         gv_bench_destroy(b);
@@ -299,8 +308,8 @@ const clf__family clf__family_gemv = {
         {"RPT", 5, {0, 1, 2, 4, 8}},                           /* 0: 4 with several vectors on GPUs, else 1 */
         {"XL", 5, {0, 64, 128, 256, 1024}, 1},                 /* optional: entries stored before it stage nothing */
     },
-    .nbuckets = 4,
-    .buckets = {"rows", "cols", "thin_rows", "thin_cols"},
+    .nbuckets = 6,
+    .buckets = {"rows", "cols", "thin_rows", "thin_cols", "wide_rows", "wide_cols"},
     .unit = "GB/s",
     .own_override = 1,   /* CLFORGE_GEMV_CONFIG also names SPLIT, THIN and TINY, and CW up to 64 (gemv.c) */
     .default_config = gv_default,
