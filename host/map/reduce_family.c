@@ -4,7 +4,10 @@
  *   short  contiguous lines shorter than 512, several lines per work-group
  *   cols   lines adjacent in memory (columns of a row-major matrix), read side by side
  *   fused  contiguous lines with a write pass, held in registers by the row kernel (VEC, WG, LPL); its
- *          tuning problem is a softmax, which reads the matrix once and writes it once */
+ *          tuning problem is a softmax over long lines and a layer norm (with per-position g and b) over
+ *          short ones, one after the other, each reading its matrix once and writing it once. A softmax over
+ *          one line length alone chose, on the H200, a configuration 24% slower than the heuristic on a layer
+ *          norm of 8192 x 8192 and 26% on a softmax of 32768 x 1024 (bench/results/h200/2026-12-01/reduce-tune/) */
 #include "reduce.h"
 
 #include <math.h>
@@ -59,13 +62,16 @@ static double red_bytes(const clf__problem *p)
 
 typedef struct red_bench {
     clf_context *ctx;
-    red_plan pl;
-    cl_mem x, out, y;     /* y: the softmax of the fused bucket (out then unused) */
+    red_plan pl, pl2;     /* fused: pl the softmax, pl2 the layer norm (after the softmax's lines in x and y) */
+    cl_mem x, out, y, gb; /* y: the fused bucket's output (out then unused); gb: the layer norm's g, then b */
     double *ref, *got;
     void *host;           /* fused: x as stored, for the reference of the sampled lines */
-    size_t lines, len, esize;
+    double *hgb;          /* fused: g and b as stored */
+    size_t lines, len, esize, lines2, len2;
     int fused;
 } red_bench;
+
+#define LN_EPS 1e-5
 
 static void red_bench_destroy(void *state)
 {
@@ -75,15 +81,17 @@ static void red_bench_destroy(void *state)
     if (b->x) clReleaseMemObject(b->x);
     if (b->out) clReleaseMemObject(b->out);
     if (b->y) clReleaseMemObject(b->y);
+    if (b->gb) clReleaseMemObject(b->gb);
     clf__red_plan_free(&b->pl);
-    free(b->ref), free(b->got), free(b->host);
+    clf__red_plan_free(&b->pl2);
+    free(b->ref), free(b->got), free(b->host), free(b->hgb);
     free(b);
 }
 
 /* Random x in [-1, 1) and the reference sqrt(sum(x^2)/len) per line, in double from the stored values. */
 static clf_status red_bench_data(red_bench *b, clf_dtype dt, int strided)
 {
-    size_t total = b->lines * b->len;
+    size_t first = b->lines * b->len, total = first + b->lines2 * b->len2;
     void *host = malloc(total * b->esize);
     b->ref = calloc(b->lines, sizeof(double));
     b->got = malloc(b->lines * sizeof(double));
@@ -97,7 +105,8 @@ static clf_status red_bench_data(red_bench *b, clf_dtype dt, int strided)
         double r = (double)(seed >> 11) / 9007199254740992.0 * 2.0 - 1.0;
         if (dt == CLF_F32) r = ((float *)host)[i] = (float)r;
         else ((double *)host)[i] = r;
-        b->ref[strided ? i % b->lines : i / b->len] += r * r;
+        if (i < first)
+            b->ref[strided ? i % b->lines : i / b->len] += r * r;
     }
     for (size_t l = 0; l < b->lines; l++)
         b->ref[l] = sqrt(b->ref[l] / (double)b->len);
@@ -111,8 +120,26 @@ static clf_status red_bench_data(red_bench *b, clf_dtype dt, int strided)
         b->host = host;
     else
         free(host);
-    return b->out && (b->y || !b->fused) ? CLF_SUCCESS
-                                         : clf__fail_cl(err, "clCreateBuffer", "reduce tuning: %zu bytes", total * b->esize);
+    if (b->y && b->fused) {   /* g in [0.5, 1.5), b in [-0.5, 0.5) */
+        void *hgb = malloc(2 * b->len2 * b->esize);
+        b->hgb = malloc(2 * b->len2 * sizeof(double));
+        if (!hgb || !b->hgb) {
+            free(hgb);
+            return clf__fail(CLF_ERR_OUT_OF_MEMORY, "reduce tuning: out of memory");
+        }
+        for (size_t i = 0; i < 2 * b->len2; i++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            double r = (double)(seed >> 11) / 9007199254740992.0 - 0.5 + (i < b->len2 ? 1.0 : 0.0);
+            if (dt == CLF_F32) r = ((float *)hgb)[i] = (float)r;
+            else ((double *)hgb)[i] = r;
+            b->hgb[i] = r;
+        }
+        b->gb = clCreateBuffer(b->ctx->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, 2 * b->len2 * b->esize, hgb, &err);
+        free(hgb);
+    }
+    return b->out && (b->y || !b->fused) && (b->gb || !b->fused)
+               ? CLF_SUCCESS
+               : clf__fail_cl(err, "clCreateBuffer", "reduce tuning: %zu bytes", total * b->esize);
 }
 
 static clf_status red_bench_create(clf_context *ctx, clf_dtype dt, const char *bucket, void **state)
@@ -125,10 +152,14 @@ static clf_status red_bench_create(clf_context *ctx, clf_dtype dt, const char *b
     b->ctx = ctx;
     b->esize = clf__dtype_size(dt);
     b->fused = bucket && !strcmp(bucket, "fused");
-    size_t total = clf__ew_bench_elements(ctx, b->esize) / (b->fused ? 2 : 1);   /* fused: x and y */
+    size_t total = clf__ew_bench_elements(ctx, b->esize);
     int strided = bucket && !strcmp(bucket, "cols"), gpu = (ctx->info.type & CL_DEVICE_TYPE_GPU) != 0;
     b->len = bucket && !strcmp(bucket, "short") ? 77 : strided ? total / 4096 : gpu ? 8192 : 2048;
     b->lines = total / b->len;
+    if (b->fused) {   /* each part streams a matrix of the size the other buckets stream: x and y apart */
+        b->len2 = gpu ? 1024 : 256;
+        b->lines2 = total / b->len2;
+    }
     clf_status s = red_bench_data(b, dt, strided);
     clf_reduce_desc d = {.layout = CLF_ROW_MAJOR, .m = strided ? b->len : b->lines, .n = strided ? b->lines : b->len,
                          .axis = strided ? CLF_REDUCE_COLS : CLF_REDUCE_ROWS, .op = CLF_REDUCE_SUM, .pre = "x*x",
@@ -139,6 +170,17 @@ static clf_status red_bench_create(clf_context *ctx, clf_dtype dt, const char *b
         d.y_type = dt, d.y = b->y, d.ldy = b->len;
     if (s == CLF_SUCCESS)
         s = clf__red_plan_make(ctx, &d, NULL, 0, &b->pl);
+    if (s == CLF_SUCCESS && b->fused) {   /* layer norm in one call over the lines after the softmax's */
+        size_t at = b->lines * b->len;
+        clf_reduce_desc ln = {.layout = CLF_ROW_MAJOR, .m = b->lines2, .n = b->len2, .axis = CLF_REDUCE_ROWS,
+                              .op = CLF_REDUCE_MOMENTS, .post = "rsqrt(var + eps)", .write = "(x - mean) * r * g + b",
+                              .x_type = dt, .x = b->x, .x_off = at, .ldx = b->len2, .out_type = dt,
+                              .y_type = dt, .y = b->y, .y_off = at, .ldy = b->len2};
+        clf_map_arg a[3] = {{.name = "eps", .kind = CLF_ARG_SCALAR, .value = LN_EPS},
+                            {.name = "g", .kind = CLF_ARG_COL, .dtype = dt, .buffer = b->gb},
+                            {.name = "b", .kind = CLF_ARG_COL, .dtype = dt, .buffer = b->gb, .offset = b->len2}};
+        s = clf__red_plan_make(ctx, &ln, a, 3, &b->pl2);
+    }
     if (s != CLF_SUCCESS) {
         red_bench_destroy(b);
         return s;
@@ -151,13 +193,54 @@ static clf_status red_bench_run(void *state, const clf__config *cfg, cl_event *e
 {
     red_bench *b = state;
     clf__red_row rg;
-    if (b->fused && !clf__red_row_geom(&b->pl, cfg, &b->ctx->info, &rg))
-        return clf__fail(CLF_ERR_UNSUPPORTED, "reduce: a line of %zu does not fit the row kernel with this "
-                         "configuration", b->len);
-    return clf__red_plan_launch(b->ctx, &b->pl, cfg, b->fused, ev);
+    if (!b->fused)
+        return clf__red_plan_launch(b->ctx, &b->pl, cfg, 0, ev);
+    *ev = NULL;   /* two launches: timed on the host */
+    if (!clf__red_row_geom(&b->pl, cfg, &b->ctx->info, &rg) || !clf__red_row_geom(&b->pl2, cfg, &b->ctx->info, &rg))
+        return clf__fail(CLF_ERR_UNSUPPORTED, "reduce: a line of %zu or %zu does not fit the row kernel with this "
+                         "configuration", b->len, b->len2);
+    clf_status s = clf__red_plan_launch(b->ctx, &b->pl, cfg, 1, NULL);
+    return s == CLF_SUCCESS ? clf__red_plan_launch(b->ctx, &b->pl2, cfg, 1, NULL) : s;
 }
 
-/* fused: 64 sampled lines of y against the softmax of x in double, then y cleared for the next candidate. */
+/* fused: 64 sampled lines of the layer norm part of y against the layer norm of x in double. */
+static clf_status red_bench_check_norm(red_bench *b)
+{
+    void *got = malloc(b->len2 * b->esize);
+    clf_status s = got ? CLF_SUCCESS : clf__fail(CLF_ERR_OUT_OF_MEMORY, "reduce tuning: out of memory");
+    const size_t first = b->lines * b->len;
+    for (size_t k = 0; k < 64 && s == CLF_SUCCESS; k++) {
+        size_t l = k * 7919 % b->lines2, at = first + l * b->len2;
+        cl_int err = clEnqueueReadBuffer(b->ctx->queue, b->y, CL_TRUE, at * b->esize, b->len2 * b->esize, got, 0,
+                                         NULL, NULL);
+        if (err != CL_SUCCESS) {
+            s = clf__fail_cl(err, "clEnqueueReadBuffer", "reduce tuning: reading y");
+            break;
+        }
+        double mean = 0, var = 0;
+        for (size_t j = 0; j < b->len2; j++)
+            mean += b->esize == 4 ? ((float *)b->host)[at + j] : ((double *)b->host)[at + j];
+        mean /= (double)b->len2;
+        for (size_t j = 0; j < b->len2; j++) {
+            double d = (b->esize == 4 ? ((float *)b->host)[at + j] : ((double *)b->host)[at + j]) - mean;
+            var += d * d;
+        }
+        double r = 1.0 / sqrt(var / (double)b->len2 + LN_EPS);
+        for (size_t j = 0; j < b->len2 && s == CLF_SUCCESS; j++) {
+            double x = b->esize == 4 ? ((float *)b->host)[at + j] : ((double *)b->host)[at + j];
+            double want = (x - mean) * r * b->hgb[j] + b->hgb[b->len2 + j];
+            double v = b->esize == 4 ? ((float *)got)[j] : ((double *)got)[j];
+            if (!(fabs(v - want) <= (b->esize == 4 ? 2e-5 : 1e-11) * (fabs(want) + 1.0)))
+                s = clf__fail(CLF_ERR_VERIFY, "reduce: layer norm line %zu element %zu = %.17g, expected %.17g", l, j,
+                              v, want);
+        }
+    }
+    free(got);
+    return s;
+}
+
+/* fused: 64 sampled lines of each part of y against the softmax and the layer norm of x in double, then y
+ * cleared for the next candidate. */
 static clf_status red_bench_check_fused(red_bench *b)
 {
     double *row = malloc(b->len * sizeof(double));
@@ -186,8 +269,11 @@ static clf_status red_bench_check_fused(red_bench *b)
         }
     }
     free(row), free(got);
+    if (s == CLF_SUCCESS)
+        s = red_bench_check_norm(b);
     unsigned char zero = 0;
-    cl_int err = clEnqueueFillBuffer(b->ctx->queue, b->y, &zero, 1, 0, b->lines * b->len * b->esize, 0, NULL, NULL);
+    cl_int err = clEnqueueFillBuffer(b->ctx->queue, b->y, &zero, 1, 0,
+                                     (b->lines * b->len + b->lines2 * b->len2) * b->esize, 0, NULL, NULL);
     if (s == CLF_SUCCESS && err != CL_SUCCESS)
         s = clf__fail_cl(err, "clEnqueueFillBuffer", "reduce tuning: clearing y");
     return s;
@@ -213,7 +299,11 @@ static clf_status red_bench_check(void *state)
     return err == CL_SUCCESS ? CLF_SUCCESS : clf__fail_cl(err, "clEnqueueFillBuffer", "reduce tuning: clearing out");
 }
 
-static double red_bench_work(void *state) { return ((red_bench *)state)->pl.bytes; }
+static double red_bench_work(void *state)
+{
+    const red_bench *b = state;
+    return b->pl.bytes + (b->fused ? b->pl2.bytes : 0.0);
+}
 
 const clf__family clf__family_reduce = {
     .name = "reduce",
