@@ -819,6 +819,36 @@ START_TEST(errors)
 }
 END_TEST
 
+/* The tuner's problems: a check before any run fails, the heuristic's run passes; the fused bucket's two parts
+ * (softmax, layer norm with g and b) are both checked, so a configuration that breaks either fails. */
+START_TEST(tuning_problems)
+{
+    clf_context **ctxs;
+    int nc = clf_test_contexts(&ctxs);
+    const clf__family *f = &clf__family_reduce;
+    for (int d = 0; d < nc; d++) {
+        const clf_device_info *dev = clf_context_device(ctxs[d]);
+        for (int b = 0; b < f->nbuckets; b++) {
+            clf__config c;
+            f->default_config(dev, CLF_F32, f->buckets[b], &c);
+            void *st = NULL;
+            ck_assert_msg(f->bench_create(ctxs[d], CLF_F32, f->buckets[b], &st) == CLF_SUCCESS, "%s", clf_last_error());
+            ck_assert(f->bench_work(st) > 0);
+            if (!strcmp(f->buckets[b], "fused"))
+                ck_assert_int_eq(f->bench_check(st), CLF_ERR_VERIFY);
+            cl_event ev = NULL;
+            ck_assert_msg(f->bench_run(st, &c, &ev) == CLF_SUCCESS, "%s", clf_last_error());
+            ck_assert_int_eq(clFinish(clf_context_queue(ctxs[d])), CL_SUCCESS);
+            if (ev)
+                clReleaseEvent(ev);
+            ck_assert_msg(f->bench_check(st) == CLF_SUCCESS, "%s %s: %s", dev->name, f->buckets[b], clf_last_error());
+            f->bench_destroy(st);
+        }
+    }
+    clf_test_contexts_free(ctxs, nc);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reduce");
@@ -834,5 +864,6 @@ int main(void)
     CLF_TEST_ALONE(s, row_kernel);
     CLF_TEST_ALONE(s, row_kernel_types);
     CLF_TEST_ALONE(s, errors);
+    CLF_TEST_ALONE(s, tuning_problems);
     return clf_test_run(s);
 }

@@ -114,8 +114,12 @@ static clf_status red_bench_data(red_bench *b, clf_dtype dt, int strided)
     b->x = clCreateBuffer(b->ctx->cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, total * b->esize, host, &err);
     if (b->x)
         b->out = clCreateBuffer(b->ctx->cl, CL_MEM_READ_WRITE, b->lines * b->esize, NULL, &err);
-    if (b->out && b->fused)
+    if (b->out && b->fused) {   /* zeros: a check before any run fails */
         b->y = clCreateBuffer(b->ctx->cl, CL_MEM_READ_WRITE, total * b->esize, NULL, &err);
+        unsigned char zero = 0;
+        if (b->y && (err = clEnqueueFillBuffer(b->ctx->queue, b->y, &zero, 1, 0, total * b->esize, 0, NULL, NULL)))
+            clReleaseMemObject(b->y), b->y = NULL;
+    }
     if (b->fused)
         b->host = host;
     else
