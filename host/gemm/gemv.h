@@ -34,7 +34,8 @@ enum { CLF__GV_WG, CLF__GV_VW, CLF__GV_LU, CLF__GV_GPB, CLF__GV_TEAM, CLF__GV_TX
 extern const clf__family clf__family_gemv;
 
 /* The family's bucket for a call: one vector ("rows": the contiguous dimension of A is reduced, y = A x with
- * A row-major; "cols": the output is contiguous, y = A^T x) or several ("thin_rows", "thin_cols"). */
+ * A row-major; "cols": the output is contiguous, y = A^T x), 2 to CLF__GEMV_THIN_NV ("thin_rows",
+ * "thin_cols") or more ("wide_rows", "wide_cols"). */
 const char *clf__gemv_bucket(int a_rows_contiguous, size_t nv);
 
 /* Bytes of local memory the kernels declare for a work-group of wg with loads of vw elements of esz bytes. */
