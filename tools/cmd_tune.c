@@ -87,9 +87,11 @@ static int buckets_known(const clf__family *const *list, const char *buckets)
     return ok;
 }
 
+#define BUCKET_W 13   /* the longest bucket name ("batched_small"), so that the columns line up */
+
 static int show(clf_context *ctx, const char *families)
 {
-    printf("%-8s %-5s %-8s %-9s %s\n", "family", "prec", "bucket", "origin", "configuration");
+    printf("%-8s %-5s %-*s %-9s %s\n", "family", "prec", BUCKET_W, "bucket", "origin", "configuration");
     for (int i = 0; clf__families[i]; i++) {
         const clf__family *f = clf__families[i];
         if (!clf__listed(families, f->name))
@@ -108,7 +110,7 @@ static int show(clf_context *ctx, const char *families)
                     fprintf(stderr, "clforge tune: %s\n", clf_last_error());
                     return 1;
                 }
-                printf("%-8s %-5s %-8s %-9s %s\n", f->name, precs[p], bucket ? bucket : "-", origin, cfg);
+                printf("%-8s %-5s %-*s %-9s %s\n", f->name, precs[p], BUCKET_W, bucket ? bucket : "-", origin, cfg);
             }
         }
     }
@@ -127,7 +129,7 @@ static json_t *stored_entry(clf_context *ctx, const clf_tune_entry *e)
 
 static void summary(FILE *f, clf_context *ctx, const clf_tune_report *r)
 {
-    fprintf(f, "%-8s %-8s %-5s %-44s %12s %6s %6s %8s\n", "family", "bucket", "prec", "best configuration",
+    fprintf(f, "%-8s %-*s %-5s %-44s %12s %6s %6s %8s\n", "family", BUCKET_W, "bucket", "prec", "best configuration",
             "speed", "evals", "failed", "time");
     int single = 0;
     for (int i = 0; i < r->count; i++) {
@@ -141,7 +143,7 @@ static void summary(FILE *f, clf_context *ctx, const clf_tune_report *r)
         int one = st && json_is_true(json_object_get(st, "single_evaluation"));
         json_decref(st);
         single |= one;
-        fprintf(f, "%-8s %-8s %-5s %-44s %12s %6d %6d %7.1fs%s\n", e->family, e->bucket, e->precision,
+        fprintf(f, "%-8s %-*s %-5s %-44s %12s %6d %6d %7.1fs%s\n", e->family, BUCKET_W, e->bucket, e->precision,
                 e->config[0] ? e->config : "(none found)", speed, e->evaluations, e->failed, e->seconds, one ? " *" : "");
     }
     if (single)
