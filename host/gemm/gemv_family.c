@@ -216,8 +216,10 @@ static clf_status gv_bench_create(clf_context *ctx, clf_dtype dt, const char *bu
     if ((dt != CLF_F32 && dt != CLF_F64) || (dt == CLF_F64 && !ctx->info.fp64))
         return clf__fail(CLF_ERR_UNSUPPORTED, "gemv tuning: precision %s is not supported here", clf__dtype_name(dt));
     const char *bk = bucket ? bucket : "rows";
-    int thin = !strncmp(bk, "thin_", 5), wide = !strncmp(bk, "wide_", 5), rows = !strcmp(bk + (thin || wide ? 5 : 0), "rows");
-    if (!rows && strcmp(bk + (thin || wide ? 5 : 0), "cols"))
+    int thin = !strncmp(bk, "thin_", 5), wide = !strncmp(bk, "wide_", 5);
+    const char *kernel = bk + (thin || wide ? 5 : 0);   /* "rows" or "cols" */
+    int rows = !strcmp(kernel, "rows");
+    if (!rows && strcmp(kernel, "cols"))
         return clf__fail(CLF_ERR_INVALID_ARG, "gemv tuning: no bucket \"%s\"", bk);
     gv_bench *b = calloc(1, sizeof *b);
     if (!b)

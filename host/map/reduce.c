@@ -392,9 +392,6 @@ static int team_width(const red_plan *pl, const clf__config *c)
     return lpl > c->v[CLF__R_WG] ? c->v[CLF__R_WG] : lpl;
 }
 
-/* The configuration's WG is a floor: a line too long for its team widens the team, and the work-group with
- * it, up to wg_cap work-items (the H200's best for 8192-long lines, 128, would otherwise send 16384-long ones
- * to the generic kernel). */
 /* The vectors along the line start at multiples of vec (CLF_RED_ARGV loads them by whole vectors). */
 static int args_aligned(const red_plan *pl, size_t vec)
 {
@@ -404,6 +401,9 @@ static int args_aligned(const red_plan *pl, size_t vec)
     return 1;
 }
 
+/* The configuration's WG is a floor: a line too long for its team widens the team, and the work-group with
+ * it, up to wg_cap work-items (the H200's best for 8192-long lines, 128, would otherwise send 16384-long ones
+ * to the generic kernel). */
 static int row_geom(const red_plan *pl, const clf__config *c, int wg_cap, clf__red_row *g)
 {
     const clf_reduce_desc *d = &pl->d;

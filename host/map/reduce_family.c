@@ -73,6 +73,12 @@ typedef struct red_bench {
 
 #define LN_EPS 1e-5
 
+/* Element i of n f32 or f64 values (esize 4 or 8), as a double. */
+static double elem(const void *p, size_t esize, size_t i)
+{
+    return esize == 4 ? ((const float *)p)[i] : ((const double *)p)[i];
+}
+
 static void red_bench_destroy(void *state)
 {
     red_bench *b = state;
@@ -223,17 +229,17 @@ static clf_status red_bench_check_norm(red_bench *b)
         }
         double mean = 0, var = 0;
         for (size_t j = 0; j < b->len2; j++)
-            mean += b->esize == 4 ? ((float *)b->host)[at + j] : ((double *)b->host)[at + j];
+            mean += elem(b->host, b->esize, at + j);
         mean /= (double)b->len2;
         for (size_t j = 0; j < b->len2; j++) {
-            double d = (b->esize == 4 ? ((float *)b->host)[at + j] : ((double *)b->host)[at + j]) - mean;
+            double d = elem(b->host, b->esize, at + j) - mean;
             var += d * d;
         }
         double r = 1.0 / sqrt(var / (double)b->len2 + LN_EPS);
         for (size_t j = 0; j < b->len2 && s == CLF_SUCCESS; j++) {
-            double x = b->esize == 4 ? ((float *)b->host)[at + j] : ((double *)b->host)[at + j];
+            double x = elem(b->host, b->esize, at + j);
             double want = (x - mean) * r * b->hgb[j] + b->hgb[b->len2 + j];
-            double v = b->esize == 4 ? ((float *)got)[j] : ((double *)got)[j];
+            double v = elem(got, b->esize, j);
             if (!(fabs(v - want) <= (b->esize == 4 ? 2e-5 : 1e-11) * (fabs(want) + 1.0)))
                 s = clf__fail(CLF_ERR_VERIFY, "reduce: layer norm line %zu element %zu = %.17g, expected %.17g", l, j,
                               v, want);
@@ -260,13 +266,13 @@ static clf_status red_bench_check_fused(red_bench *b)
         }
         double mx = -INFINITY, sum = 0;
         for (size_t j = 0; j < b->len; j++) {
-            row[j] = b->esize == 4 ? ((float *)b->host)[at + j] : ((double *)b->host)[at + j];
+            row[j] = elem(b->host, b->esize, at + j);
             mx = fmax(mx, row[j]);
         }
         for (size_t j = 0; j < b->len; j++)
             sum += exp(row[j] - mx);
         for (size_t j = 0; j < b->len && s == CLF_SUCCESS; j++) {
-            double want = exp(row[j] - mx) / sum, v = b->esize == 4 ? ((float *)got)[j] : ((double *)got)[j];
+            double want = exp(row[j] - mx) / sum, v = elem(got, b->esize, j);
             if (!(fabs(v - want) <= (b->esize == 4 ? 1e-5 : 1e-12) * (want + 1.0 / (double)b->len)))
                 s = clf__fail(CLF_ERR_VERIFY, "reduce: softmax line %zu element %zu = %.17g, expected %.17g", l, j,
                               v, want);
@@ -294,7 +300,7 @@ static clf_status red_bench_check(void *state)
         return clf__fail_cl(err, "clEnqueueReadBuffer", "reduce tuning: reading the result");
     double rel = b->esize == 4 ? 1e-4 : 1e-11;
     for (size_t l = 0; l < b->lines; l++) {
-        double got = b->esize == 4 ? ((float *)raw)[l] : ((double *)raw)[l];
+        double got = elem(raw, b->esize, l);
         if (!(fabs(got - b->ref[l]) <= rel * b->ref[l]))
             return clf__fail(CLF_ERR_VERIFY, "reduce: line %zu = %.17g, expected %.17g", l, got, b->ref[l]);
     }
