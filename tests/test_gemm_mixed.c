@@ -300,6 +300,49 @@ START_TEST(random_mixed_cases)
 }
 END_TEST
 
+/* Products split along K (forced: $CLFORGE_GEMM_SPLIT_K=3): on matrix units the slices write fp32 partial
+ * sums and gemm_reduce stores C in its type with alpha and beta; elsewhere the fp32 path splits. Random types,
+ * layouts, transposes, offsets and betas, one matrix each, K long enough for three slices; on a device with
+ * matrix units the plan must hold the reduction. */
+START_TEST(split_k_cases)
+{
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    ck_assert_int_gt(nctx, 0);
+    setenv("CLFORGE_GEMM_SPLIT_K", "3", 1);
+    int cases = clf_test_case_count("CLFORGE_GEMM_TEST_CASES", 480) / 16;
+    for (int d = 0; d < nctx; d++) {
+        uint64_t seed = 777 + (uint64_t)d;
+        int failed = 0;
+        for (int i = 0; i < cases; i++) {
+            mcase c;
+            random_case(&c, &seed, 0);
+            c.batch = 1;
+            c.k = 768 + (size_t)((clf_test_rand(&seed) + 1) * 200);   /* three slices of whole stages */
+            int row = c.layout == CLF_ROW_MAJOR;
+            if ((c.ta == CLF_NO_TRANS) == row)
+                c.lda = c.k + c.lda % 3;
+            if ((c.tb == CLF_NO_TRANS) != row)
+                c.ldb = c.k + c.ldb % 5;
+            failed += run_case(ctxs[d], &c, &seed);
+        }
+        if (clf__mma_usable(ctxs[d], CLF__MMA_F16)) {
+            clf__gemm_call call = {.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_TRANS,
+                                   .m = 100, .n = 90, .k = 1000, .alpha = 1.0, .lda = 1000, .ldb = 1000, .ldc = 90,
+                                   .batch = 1, .typed = 1, .a_type = CLF_F16, .b_type = CLF_F16, .c_type = CLF_BF16};
+            clf__gemm_plan plan;
+            ck_assert_int_eq(clf__gemm_plan_make(ctxs[d], &call, NULL, CLF__GEMM_AUTO, &plan), CLF_SUCCESS);
+            ck_assert_str_eq(plan.path, "mma-split");
+        }
+        fprintf(stderr, "gemm_mixed: %d split-K cases on %s, %d failed\n", cases, clf_context_device(ctxs[d])->name,
+                failed);
+        ck_assert_int_eq(failed, 0);
+    }
+    unsetenv("CLFORGE_GEMM_SPLIT_K");
+    clf_test_contexts_free(ctxs, nctx);
+}
+END_TEST
+
 /* 3xTF32 is an fp32-accurate mode: at k = 4096 its error is at most twice the exact fp32 path's. */
 START_TEST(three_tf32_is_fp32_accurate)
 {
@@ -425,6 +468,7 @@ int main(void)
     Suite *s = suite_create("gemm_mixed");
     CLF_TEST_ALONE(s, convert_round_trips);
     CLF_TEST_ALONE(s, random_mixed_cases);
+    CLF_TEST_ALONE(s, split_k_cases);
     CLF_TEST_ALONE(s, three_tf32_is_fp32_accurate);
     CLF_TEST_ALONE(s, failed_selftest_falls_back);
     CLF_TEST_ALONE(s, failed_wgmma_selftest_falls_back);

@@ -67,7 +67,7 @@ START_TEST(last_wave_splits_where_measured)
     clf__tunedb_entry_path("gemm", "f32", "large", section, sizeof section);
     ck_assert_int_eq(clf__tunedb_store(ctx, section, json_pack("{s:s, s:f, s:i}", "config", LARGE_CFG, "speed", 1.0,
                                                                "wg_per_cu", 2)), CLF_SUCCESS);
-    ck_assert_uint_eq(clf__gemm_wave_slots(ctx, CLF_F32, "large", &want), 264);
+    ck_assert_uint_eq(clf__gemm_wave_slots(ctx, &clf__family_gemm, CLF_F32, "large", &want), 264);
     clf__gemm_plan plan;
     plan_of(ctx, 3072, 3072, 3072, &plan);
     ck_assert_str_eq(plan.bucket, "large");
@@ -90,24 +90,99 @@ START_TEST(last_wave_splits_where_measured)
     clf__config_forget(ctx);
     clf__config other;
     ck_assert_int_eq(clf__config_parse(&clf__family_gemm, SMALL_CFG, &other), CLF_SUCCESS);
-    ck_assert_uint_eq(clf__gemm_wave_slots(ctx, CLF_F32, "large", &want), 0);   /* measured for another one */
-    ck_assert_uint_eq(clf__gemm_wave_slots(ctx, CLF_F32, "large", &other), 264);
+    ck_assert_uint_eq(clf__gemm_wave_slots(ctx, &clf__family_gemm, CLF_F32, "large", &want), 0);   /* measured for another one */
+    ck_assert_uint_eq(clf__gemm_wave_slots(ctx, &clf__family_gemm, CLF_F32, "large", &other), 264);
     /* Hostile values in the entry or the variable turn the rule off; nothing else changes. */
     json_t *bad[] = {json_integer(-3), json_integer(1000000000), json_string("2"), json_real(2.0), json_integer(65)};
     for (int i = 0; i < 5; i++) {
         json_t *e = json_pack("{s:s, s:f}", "config", SMALL_CFG, "speed", 1.0);
         json_object_set_new(e, "wg_per_cu", bad[i]);
         ck_assert_int_eq(clf__tunedb_store(ctx, section, e), CLF_SUCCESS);
-        ck_assert_uint_eq(clf__gemm_wave_slots(ctx, CLF_F32, "large", &other), 0);
+        ck_assert_uint_eq(clf__gemm_wave_slots(ctx, &clf__family_gemm, CLF_F32, "large", &other), 0);
     }
     const char *bad_env[] = {"x", "3x", "0", "-2", "65", ""};
     for (int i = 0; i < 6; i++) {
         setenv("CLFORGE_GEMM_WG_PER_CU", bad_env[i], 1);
-        ck_assert_msg(clf__gemm_wave_slots(ctx, CLF_F32, "large", &other) == 0, "CLFORGE_GEMM_WG_PER_CU=%s", bad_env[i]);
+        ck_assert_msg(clf__gemm_wave_slots(ctx, &clf__family_gemm, CLF_F32, "large", &other) == 0, "CLFORGE_GEMM_WG_PER_CU=%s", bad_env[i]);
     }
     setenv("CLFORGE_GEMM_WG_PER_CU", "3", 1);
-    ck_assert_uint_eq(clf__gemm_wave_slots(ctx, CLF_F32, "large", &other), 396);
+    ck_assert_uint_eq(clf__gemm_wave_slots(ctx, &clf__family_gemm, CLF_F32, "large", &other), 396);
     unsetenv("CLFORGE_GEMM_WG_PER_CU");
+    unsetenv("CLFORGE_SHIPPED");
+    ctx->info = saved;
+    clf_context_destroy(ctx);
+}
+END_TEST
+
+/* The same rule on the matrix units (a pretend compute-capability-9.0 GPU of 132 units, two work-groups each):
+ * 4097^3 in f16 has 33 x 33 tiles of 128 x 128, four whole waves and one row of tiles. The whole waves run as
+ * one product into C, the last row as K slices into partial planes, then one reduction stores C from row 4096.
+ * 4096^3 (3.9 waves) stays one launch; a product of 175 tiles splits along K as a whole; a batch never splits. */
+static clf__gemm_call f16_call(size_t m, size_t n, size_t k, size_t batch)
+{
+    return (clf__gemm_call){.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_TRANS, .m = m,
+                            .n = n, .k = k, .alpha = 1.0, .lda = k, .ldb = k, .ldc = n, .batch = batch, .typed = 1,
+                            .a_type = CLF_F16, .b_type = CLF_F16, .c_type = CLF_F16, .mma = 1};
+}
+
+START_TEST(mma_last_wave_splits)
+{
+    clf_context **ctxs;
+    int n = clf_test_contexts(&ctxs);
+    ck_assert_int_ge(n, 1);
+    clf_context *ctx = own_context(clf_context_device(ctxs[0]), "waves-mma");
+    clf_test_contexts_free(ctxs, n);
+    clf_device_info saved = ctx->info;
+    ctx->info.type = CL_DEVICE_TYPE_GPU;
+    ctx->info.compute_units = 132;
+    ctx->info.max_alloc = (size_t)1 << 32;
+    ctx->info.nv_cc = 90;
+    ctx->info.local_mem = 48 * 1024;
+    ctx->info.max_work_group = 1024;
+    setenv("CLFORGE_SHIPPED", "off", 1);
+    setenv("CLFORGE_GEMM_WG_PER_CU", "2", 1);
+    unsetenv("CLFORGE_GEMM_SPLIT_K");
+    clf__gemm_plan plan;
+    clf__gemm_call call = f16_call(4097, 4097, 4097, 1);
+    ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS, "%s", clf_last_error());
+    ck_assert_str_eq(plan.path, "mma-waves");
+    size_t user_rows = 0, slices = 0, reduces = 0;
+    for (int i = 0; i < plan.nsteps; i++) {
+        const clf__gemm_step *st = &plan.steps[i];
+        if (st->kind == CLF__STEP_MMA && st->u.mma.c.kind == CLF__BUF_USER) {
+            user_rows += st->u.mma.m;
+            ck_assert_int_eq(st->u.mma.c_type, CLF_F16);
+        } else if (st->kind == CLF__STEP_MMA) {
+            ck_assert_uint_eq(st->u.mma.m, 1);
+            ck_assert_int_eq(st->u.mma.c_type, CLF_F32);   /* partial sums */
+            ck_assert(st->u.mma.alpha == 1.0 && st->u.mma.beta == 0.0);
+            slices += st->u.mma.batch;
+        } else if (st->kind == CLF__STEP_REDUCE) {
+            reduces++;
+            ck_assert_uint_eq(st->u.reduce.r0, 4096);
+            ck_assert_uint_eq(st->u.reduce.c.off, 4096 * 4097);
+            ck_assert_int_eq(st->u.reduce.c_type, CLF_F16);
+            ck_assert_uint_eq(st->u.reduce.planes, slices);   /* one plane per slice, the remainder included */
+        }
+    }
+    ck_assert_uint_eq(user_rows, 4096);   /* 32 rows of 33 tiles: four waves of 264 */
+    ck_assert_uint_ge(slices, 4);
+    ck_assert_uint_eq(reduces, 1);
+    call = f16_call(4096, 4096, 4096, 1);
+    ck_assert_int_eq(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan), CLF_SUCCESS);
+    ck_assert_str_eq(plan.path, "mma");
+    ck_assert_int_eq(plan.nsteps, 1);
+    call = f16_call(777, 1555, 4000, 1);
+    call.ldb = call.lda = 4000;
+    ck_assert_int_eq(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan), CLF_SUCCESS);
+    ck_assert_str_eq(plan.path, "mma-split");
+    call = f16_call(777, 1555, 4000, 3);
+    ck_assert_int_eq(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan), CLF_SUCCESS);
+    ck_assert_str_eq(plan.path, "mma");
+    unsetenv("CLFORGE_GEMM_WG_PER_CU");   /* not measured: no split */
+    call = f16_call(4097, 4097, 4097, 1);
+    ck_assert_int_eq(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan), CLF_SUCCESS);
+    ck_assert_str_eq(plan.path, "mma");
     unsetenv("CLFORGE_SHIPPED");
     ctx->info = saved;
     clf_context_destroy(ctx);
@@ -188,6 +263,7 @@ int main(void)
 {
     Suite *s = suite_create("gemm_waves");
     CLF_TEST_ALONE(s, last_wave_splits_where_measured);
+    CLF_TEST_ALONE(s, mma_last_wave_splits);
     CLF_TEST_ALONE(s, waves_compute_the_product);
     return clf_test_run(s);
 }

@@ -39,7 +39,8 @@ static clf_status step_options(const clf__gemm_plan *plan, const clf__gemm_step 
         return CLF_SUCCESS;
     case CLF__STEP_REDUCE:
         *file = "gemm_reduce.cl", *name = "gemm_reduce";
-        snprintf(opts, cap, "-DPRECISION=%d", prec);
+        snprintf(opts, cap, "-DPRECISION=%d -DCTYPE=%d", prec,
+                 st->u.reduce.c_type == plan->dtype ? 0 : clf__convert_code(st->u.reduce.c_type));
         return CLF_SUCCESS;
     case CLF__STEP_CONVERT: {
         const clf__convert_step *c = &st->u.convert;
@@ -87,7 +88,8 @@ static clf_status step_options(const clf__gemm_plan *plan, const clf__gemm_step 
 /* 1 when the step stores C through the epilogue; *c_type gets C's type as its kernel stores it. */
 static int step_epi(const clf__gemm_plan *plan, const clf__gemm_step *st, clf_dtype *c_type)
 {
-    *c_type = st->kind == CLF__STEP_MMA ? st->u.mma.c_type : plan->dtype;
+    *c_type = st->kind == CLF__STEP_MMA ? st->u.mma.c_type : st->kind == CLF__STEP_REDUCE ? st->u.reduce.c_type
+                                                                                       : plan->dtype;
     return plan->epi && ((st->kind == CLF__STEP_MAIN && st->u.main.epi) ||
                          (st->kind == CLF__STEP_REDUCE && st->u.reduce.epi) || (st->kind == CLF__STEP_MMA && st->u.mma.epi) || (st->kind == CLF__STEP_CPU && st->u.cpu.epi));
 }

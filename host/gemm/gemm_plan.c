@@ -57,13 +57,18 @@ static double tile_count(const clf__config *cfg, size_t M, size_t N)
 /* How many slices of K a product with too few output tiles to fill the device is cut into; 1 for no
  * split. $CLFORGE_GEMM_SPLIT_K=N forces N (1: never), for sweeps and for tests on CPU devices, which
  * never split on their own: their few compute units are filled by the tiles already. */
-static size_t split_k_parts(const clf_context *ctx, const clf__config *cfg, size_t M, size_t N, size_t K)
+static long forced_split(void)
 {
     const char *env = getenv("CLFORGE_GEMM_SPLIT_K");
-    if (env && *env) {
-        long want = strtol(env, NULL, 10);
+    return env && *env ? (strtol(env, NULL, 10) > 1 ? strtol(env, NULL, 10) : 1) : 0;
+}
+
+static size_t split_k_parts(const clf_context *ctx, const clf__config *cfg, size_t M, size_t N, size_t K)
+{
+    long want = forced_split();
+    if (want) {
         size_t most = K / SPLIT_K_GRAIN;
-        return want > 1 ? ((size_t)want < most ? (size_t)want : most) : 1;
+        return (size_t)want < most ? (size_t)want : most > 1 ? most : 1;
     }
     /* Slices shorter than this lost on the H200: 1024^3 split in 2 ran at 32 against 38 TFLOP/s, while
      * 64x4096x4096 gained (21.4 -> 26.1 TFLOP/s in 4 slices of 1024). */
@@ -198,7 +203,8 @@ static clf_status plan_split(planner *pl, const product *p, const clf__config *c
     clf__gemm_step *st = add_step(pl, CLF__STEP_REDUCE);
     if (!st)
         return too_many_steps();
-    st->u.reduce = (clf__reduce_step){p->m, p->n, planes, p->alpha, p->beta, slices.c, p->c, p->epi, p->r0, p->c0};
+    st->u.reduce = (clf__reduce_step){p->m, p->n, planes, p->alpha, p->beta, slices.c, p->c, p->epi, p->r0, p->c0,
+                                      pl->plan->dtype};
     return CLF_SUCCESS;
 }
 
@@ -349,21 +355,43 @@ static clf_status plan_product(planner *pl, const product *p, const clf__config 
                                * slices looked free, and 1000x3000x700 split its 700-deep tail into 320, 320 and
                                * 60 and lost 24% on the H200 (bench/results/h200/2026-12-01/release) */
 
-/* Time of a wave of work-groups kc deep, in full-K waves of k. */
-static double wave_time(size_t kc, size_t k) { return (double)(kc + WAVE_TILE_K) / (double)(k + WAVE_TILE_K); }
+/* How a K of k is cut: slices a multiple of grain long, fixed: a work-group's fixed cost in the same unit. */
+typedef struct k_cut {
+    size_t k, grain, fixed;
+} k_cut;
+
+/* Time of a wave of work-groups kc deep, in full-K waves. */
+static double wave_time(size_t kc, const k_cut *c) { return (double)(kc + c->fixed) / (double)(c->k + c->fixed); }
 
 /* Time of units work-groups of kc-long K each, then units more of rest, in waves of slots, in full-K waves:
  * the slices of a split run as one batched launch, the remainder as a second. */
-static double split_waves(size_t units, size_t slots, size_t k, size_t parts)
+static double split_waves(size_t units, size_t slots, const k_cut *c, size_t parts)
 {
-    size_t kc = k / parts / WAVE_GRAIN * WAVE_GRAIN;
+    size_t kc = c->k / parts / c->grain * c->grain;
     if (kc == 0)
         return 1e30;
-    size_t whole = k / kc, rest = k - whole * kc;
-    double t = (double)((units * whole + slots - 1) / slots) * wave_time(kc, k);
+    size_t whole = c->k / kc, rest = c->k - whole * kc;
+    double t = (double)((units * whole + slots - 1) / slots) * wave_time(kc, c);
     if (rest)
-        t += (double)((units + slots - 1) / slots) * wave_time(rest, k);
+        t += (double)((units + slots - 1) / slots) * wave_time(rest, c);
     return t + (parts > 1 ? WAVE_SPLIT_COST : 0.0);
+}
+
+/* The number of slices (1: none) that runs units work-groups fastest by split_waves, over slices of at least
+ * min_slice; *t gets its time. */
+static size_t best_split(size_t units, size_t slots, const k_cut *c, size_t min_slice, double *t)
+{
+    size_t best_parts = 1;
+    double best = split_waves(units, slots, c, 1);
+    for (size_t parts = 2; parts <= SPLIT_K_MAX && parts * min_slice <= c->k; parts++) {
+        double tp = split_waves(units, slots, c, parts);
+        if (tp < best - 1e-9) {
+            best = tp;
+            best_parts = parts;
+        }
+    }
+    *t = best;
+    return best_parts;
 }
 
 /* A product whose last wave of tiles would leave most of the device idle (3072^3 in 128 x 128 tiles on 132
@@ -376,7 +404,7 @@ static int plan_waves(planner *pl, const product *p, const clf__config *cfg, clf
     size_t tn = (p->n + param(cfg, CLF__GEMM_NWG) - 1) / param(cfg, CLF__GEMM_NWG), tiles = tm * tn;
     if (p->batch != 1 || tiles < cus(pl->ctx))   /* under one work-group per unit: no whole wave to keep */
         return 0;
-    size_t slots = clf__gemm_wave_slots(pl->ctx, pl->plan->dtype, pl->plan->bucket, cfg);
+    size_t slots = clf__gemm_wave_slots(pl->ctx, &clf__family_gemm, pl->plan->dtype, pl->plan->bucket, cfg);
     if (!slots || tiles < slots || tiles % slots == 0)
         return 0;
     size_t bulk_rows = tiles / slots * slots / tn;   /* rows of tiles that fill whole waves */
@@ -384,16 +412,10 @@ static int plan_waves(planner *pl, const product *p, const clf__config *cfg, clf
      * kernel (4097^3 runs at cuBLAS's speed that way). */
     if (bulk_rows == 0 || bulk_rows >= tm || p->m - bulk_rows * mwg < mwg / 2)
         return 0;
-    size_t units = (tm - bulk_rows) * tn, best_parts = 1;
-    double best = 2.0;
     /* Slices of at least SPLIT_K_GRAIN: shorter ones write more partial sums than they save. */
-    for (size_t parts = 2; parts <= SPLIT_K_MAX && parts * SPLIT_K_GRAIN <= p->k; parts++) {
-        double t = split_waves(units, slots, p->k, parts);
-        if (t < best - 1e-9) {
-            best = t;
-            best_parts = parts;
-        }
-    }
+    k_cut cut_k = {p->k, WAVE_GRAIN, WAVE_TILE_K};
+    double best;
+    size_t units = (tm - bulk_rows) * tn, best_parts = best_split(units, slots, &cut_k, SPLIT_K_GRAIN, &best);
     double plain = (double)((tiles + slots - 1) / slots);
     double cut = (double)((bulk_rows * tn + slots - 1) / slots) + best;
     if (best_parts == 1 || cut > WAVE_GAIN * plain)
@@ -635,6 +657,112 @@ static void narrow_wgmma(const clf_context *ctx, const product *p, clf_dtype dt,
     }
 }
 
+/* Slices of K on the matrix units are whole stages and start on 8-word boundaries (the kernel's operands do). */
+static size_t mma_k_grain(const clf__mma_step *m)
+{
+    size_t bkw = clf__mma_words((clf__mma_mode)m->mode, (size_t)m->cfg->v[CLF__MMA_BK]);
+    return bkw < 8 ? 8 : bkw;   /* both powers of two */
+}
+
+static clf_status add_mma(planner *pl, const clf__mma_step *m)
+{
+    clf__gemm_step *st = add_step(pl, CLF__STEP_MMA);
+    if (!st)
+        return too_many_steps();
+    st->u.mma = *m;
+    return CLF_SUCCESS;
+}
+
+/* Rows r0 .. r0 + m->m of the product m, split along K into `parts` slices of whole stages: the slices as one
+ * batched launch (and a shorter remainder as a second) into partial planes in the plan's dtype, alpha 1,
+ * beta 0; then gemm_reduce stores C in its type, with alpha, beta and the epilogue. m is the whole product:
+ * batch 1, A's rows from r0 (the caller offsets it). */
+static clf_status mma_split(planner *pl, const clf__mma_step *m, size_t r0, size_t parts)
+{
+    clf__gemm_plan *plan = pl->plan;
+    size_t grain = mma_k_grain(m), kc = m->kw / parts / grain * grain;
+    if (kc == 0)
+        return add_mma(pl, m);
+    if (strcmp(plan->path, "mma") == 0)
+        plan->path = "mma-split";
+    size_t whole = m->kw / kc, rest = m->kw - whole * kc, planes = whole + (rest > 0), plane = m->m * m->n, bytes;
+    if (!clf__mul(plane, planes, &bytes) || !clf__mul(bytes, clf__dtype_size(plan->dtype), &bytes) ||
+        bytes > pl->ctx->info.max_alloc)
+        return add_mma(pl, m);   /* the partials would not fit: no split */
+    if (bytes > plan->partial_bytes)
+        plan->partial_bytes = bytes;
+    clf__mma_step slices = *m;
+    slices.c_type = plan->dtype;
+    slices.alpha = 1.0;
+    slices.beta = 0.0;
+    slices.epi = 0;
+    slices.c = (clf__gemm_operand){CLF__BUF_PARTIAL, NULL, 0, m->n, plane};
+    slices.kw = kc;
+    slices.batch = whole;
+    slices.a.stride = slices.b.stride = kc;   /* words: one slice along K */
+    clf_status s = add_mma(pl, &slices);
+    if (s == CLF_SUCCESS && rest) {
+        clf__mma_step tail = slices;
+        tail.kw = rest;
+        tail.batch = 1;
+        tail.a.off += whole * kc;
+        tail.b.off += whole * kc;
+        tail.c.off = whole * plane;
+        s = add_mma(pl, &tail);
+    }
+    clf__gemm_step *st = s == CLF_SUCCESS ? add_step(pl, CLF__STEP_REDUCE) : NULL;
+    if (s != CLF_SUCCESS || !st)
+        return s != CLF_SUCCESS ? s : too_many_steps();
+    st->u.reduce = (clf__reduce_step){m->m, m->n, planes, m->alpha, m->beta, slices.c, m->c, m->epi, r0, 0, m->c_type};
+    return CLF_SUCCESS;
+}
+
+#define MMA_SLICE_FIXED 4   /* a matrix-unit work-group's fixed cost (prologue, store), in stages */
+#define MMA_MIN_SLICE 4     /* stages */
+
+/* Split-K on the matrix units (one product, not a batch). $CLFORGE_GEMM_SPLIT_K=N forces N slices of the whole
+ * product. Otherwise, where the configuration's work-groups per compute unit are known (its tuning entry's
+ * "wg_per_cu"; a configuration the caller forces has none): a product of fewer tiles than the device runs at
+ * once is split when the waves model (split_waves) says slices run it at least 10% faster; a product whose
+ * last wave would leave most of the device idle runs its whole waves as they are and the leftover rows of
+ * tiles split along K, as plan_waves does for the fp32 kernel. */
+static clf_status mma_waves(planner *pl, const clf__mma_step *m, int forced_cfg)
+{
+    const int *v = m->cfg->v;
+    size_t bm = (size_t)v[CLF__MMA_BM], tm = (m->m + bm - 1) / bm, tn = (m->n + (size_t)v[CLF__MMA_BN] - 1) / (size_t)v[CLF__MMA_BN];
+    size_t tiles = tm * tn;
+    long want = forced_split();
+    if (want)
+        return want > 1 ? mma_split(pl, m, 0, (size_t)want) : add_mma(pl, m);
+    clf_dtype prec = clf__mma_precision((clf__mma_mode)m->mode);
+    size_t slots = forced_cfg ? 0 : clf__gemm_wave_slots(pl->ctx, &clf__family_gemm_mma, prec,
+                                                         clf__mma_bucket((clf__mma_mode)m->mode), m->cfg);
+    if (!slots)
+        return add_mma(pl, m);
+    k_cut cut_k = {m->kw / mma_k_grain(m), 1, MMA_SLICE_FIXED};   /* in stages */
+    double t;
+    if (tiles < slots) {
+        size_t parts = best_split(tiles, slots, &cut_k, MMA_MIN_SLICE, &t);
+        return parts > 1 && t <= WAVE_GAIN ? mma_split(pl, m, 0, parts) : add_mma(pl, m);
+    }
+    size_t bulk_rows = tiles / slots * slots / tn;   /* rows of tiles that fill whole waves */
+    if (tiles % slots == 0 || bulk_rows == 0 || bulk_rows >= tm)
+        return add_mma(pl, m);
+    size_t parts = best_split((tm - bulk_rows) * tn, slots, &cut_k, MMA_MIN_SLICE, &t);
+    double plain = (double)((tiles + slots - 1) / slots), cut = (double)((bulk_rows * tn + slots - 1) / slots) + t;
+    if (parts == 1 || cut > WAVE_GAIN * plain)
+        return add_mma(pl, m);
+    clf__mma_step bulk = *m, tail = *m;
+    size_t mb = bulk_rows * bm;
+    bulk.m = mb;
+    tail.m = m->m - mb;
+    tail.a.off += mb * m->a.ld;
+    tail.c.off += mb * m->c.ld;
+    pl->plan->path = "mma-waves";
+    clf_status s = add_mma(pl, &bulk);
+    return s == CLF_SUCCESS ? mma_split(pl, &tail, mb, parts) : s;
+}
+
 static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const product *p, clf__mma_mode mode)
 {
     clf__gemm_plan *plan = pl->plan;
@@ -660,13 +788,9 @@ static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const produc
         s = mma_operand(pl, mode, p->b_type, p->b_kmajor, p->n, p->k, bn, bk, p->batch, &b);
     if (s != CLF_SUCCESS)
         return s;
-    clf__gemm_step *st = add_step(pl, CLF__STEP_MMA);
-    if (!st)
-        return too_many_steps();
-    st->u.mma = (clf__mma_step){&plan->cfg_mma, (int)mode, clf__gemm_c_type(call), p->m, p->n,
-                                clf__mma_words(mode, round_up(p->k, bk)), p->batch, p->alpha, p->beta, a, b, p->c,
-                                p->epi};
-    return CLF_SUCCESS;
+    clf__mma_step whole = {&plan->cfg_mma, (int)mode, clf__gemm_c_type(call), p->m, p->n,
+                           clf__mma_words(mode, round_up(p->k, bk)), p->batch, p->alpha, p->beta, a, b, p->c, p->epi};
+    return call->no_split || p->batch != 1 ? add_mma(pl, &whole) : mma_waves(pl, &whole, call->mma_cfg != NULL);
 }
 
 /* Dense fp32 copy of a stored operand (outer x inner, ld apart) in the convert scratch, for the portable

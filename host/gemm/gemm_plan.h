@@ -46,13 +46,15 @@ typedef struct clf__main_step {
     size_t r0, c0;
 } clf__main_step;
 
-/* gemm_reduce: C = alpha * (sum of `planes` partial planes of m x n) + beta * C. */
+/* gemm_reduce: C = alpha * (sum of `planes` partial planes of m x n) + beta * C. The planes are in the plan's
+ * dtype; C is stored as c_type (the plan's dtype, or f16/bf16 after a split product on the matrix units). */
 typedef struct clf__reduce_step {
     size_t m, n, planes;
     double alpha, beta;
     clf__gemm_operand partial, c;
     int epi;                     /* as in clf__main_step */
     size_t r0, c0;
+    clf_dtype c_type;
 } clf__reduce_step;
 
 /* convert_pack (gemm_convert.cl): rows x cols of src (element (r, c) at r*ld + c, or at c*ld + r when

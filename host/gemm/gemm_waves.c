@@ -10,7 +10,8 @@
 #define PROBE_K 512
 #define PROBE_REPS 5
 
-size_t clf__gemm_wave_slots(clf_context *ctx, clf_dtype dt, const char *bucket, const clf__config *cfg)
+size_t clf__gemm_wave_slots(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
+                            const clf__config *cfg)
 {
     const char *env = getenv("CLFORGE_GEMM_WG_PER_CU");
     if (env && strcmp(env, "off") == 0)
@@ -22,7 +23,7 @@ size_t clf__gemm_wave_slots(clf_context *ctx, clf_dtype dt, const char *bucket, 
         per_cu = 0;
     }
     if (per_cu <= 0)
-        per_cu = clf__config_entry_int(ctx, &clf__family_gemm, dt, bucket, cfg, "wg_per_cu");
+        per_cu = clf__config_entry_int(ctx, f, dt, bucket, cfg, "wg_per_cu");
     if (per_cu <= 0 || per_cu > 64)
         return 0;
     return (size_t)per_cu * (ctx->info.compute_units ? ctx->info.compute_units : 1);

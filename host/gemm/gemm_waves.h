@@ -8,10 +8,11 @@
 
 #include <jansson.h>
 
-/* Work-groups of cfg's packed kernel resident at once on ctx's device: compute units x the "wg_per_cu"
- * measured with cfg (its tuning entry, tuned or shipped, when that entry holds cfg), or
- * $CLFORGE_GEMM_WG_PER_CU ("off": 0). 0 when not known: the planner then leaves waves alone. */
-size_t clf__gemm_wave_slots(clf_context *ctx, clf_dtype dt, const char *bucket, const clf__config *cfg);
+/* Work-groups of cfg's kernel (family f: gemm's packed kernel, or gemm_mma) resident at once on ctx's device:
+ * compute units x the "wg_per_cu" measured with cfg (its tuning entry, tuned or shipped, when that entry holds
+ * cfg), or $CLFORGE_GEMM_WG_PER_CU ("off": 0). 0 when not known: the planner then leaves waves alone. */
+size_t clf__gemm_wave_slots(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
+                            const clf__config *cfg);
 
 /* Measures cfg's work-groups per compute unit on a GPU: products of j x (compute units) whole tiles, j = 1..8,
  * K = 512, on the packed kernel; the answer is the j after which one more row of tiles costs the most (the

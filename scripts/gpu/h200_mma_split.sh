@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# h200_mma_split.sh — on the GPU host: split-K on the matrix units. The suites that cover it (with the split
+# forced, so that every random case runs through the partial planes and gemm_reduce); work-groups per compute
+# unit of the shipped f16, tf32 and fp64 configurations (products of j rows of tiles x one tile per unit); then
+# f16 products of many classes with the split off, the planner's rule (WG_PER_CU, standing in for the entry),
+# and forced slice counts; cuBLAS on the same shapes. Appends to $out/split.txt as it goes.
+. scripts/gpu/common.sh
+gpu_session split
+B=bench/bench_gemm_mixed
+PART=${PART:-all}
+if [ "$PART" = all ] || [ "$PART" = suites ]; then
+  say "== $(date -u) suites on the H200, split forced (CLFORGE_GEMM_SPLIT_K=3) where said"
+  ( CLFORGE_TEST_DEVICES=0:0 CK_RUN_CASE=split_k_cases timeout 120 tests/test_gemm_mixed ) > $r/split-cases.log 2>&1
+  grep -E "split-K|Checks|F:" $r/split-cases.log | tee -a "$log"
+  ( CLFORGE_TEST_DEVICES=0:0 CLFORGE_GEMM_SPLIT_K=3 timeout 200 ctest -R 'test_gemm_mixed|test_gemm_epilogue' -j2 --output-on-failure ) > $r/ctest-split.log 2>&1
+  grep -E "tests passed|Passed|Failed|F:|\*\*\*" $r/ctest-split.log | tail -8 | sed 's/^/split forced: /' | tee -a "$log"
+  ( CLFORGE_TEST_DEVICES=0:0 timeout 200 ctest -R 'test_gemm_waves|test_gemm_plan|test_gemm$' -j3 --output-on-failure ) > $r/ctest.log 2>&1
+  grep -E "tests passed|Passed|Failed|F:|\*\*\*" $r/ctest.log | tail -8 | tee -a "$log"
+fi
+if [ "$PART" = all ] || [ "$PART" = waves ]; then
+  say "== work-groups per compute unit: j rows of tiles x 132 tiles, K = 512, no split"
+  for spec in "f16 128" "tf32 128" "f64 64"; do
+    set -- $spec; shapes=""
+    for j in 1 2 3 4 5 6 7 8; do shapes="$shapes --shape $(($2 * j))x$(($2 * 132))x512"; done
+    CLFORGE_GEMM_SPLIT_K=1 timeout 120 $B --device gpu --bt --modes $1 --reps 7 $shapes 2>&1 | grep -E "GFLOP|rror" | tee -a "$log"
+  done
+fi
+if [ "$PART" = all ] || [ "$PART" = sweep ]; then
+  shapes="--shape 4097x4097x4097 --shape 4096x4096x4096 --shape 777x1555x999 --shape 896x1664x1024 --shape 1024x1024x1024
+    --shape 2048x2048x2048 --shape 1500x700x900 --shape 2000x3000x1000 --shape 3000x3000x3000 --shape 512x512x8192
+    --shape 1024x1024x8192 --shape 6000x5000x2000"
+  for v in off auto 2 3 4 6 8; do
+    case $v in off) env="CLFORGE_GEMM_SPLIT_K=1";; auto) env="CLFORGE_GEMM_WG_PER_CU=2";; *) env="CLFORGE_GEMM_SPLIT_K=$v";; esac
+    say "== f16, B stored N x K, split $v ($env)"
+    env $env timeout 150 $B --device gpu --bt --modes ${MODES:-f16} --reps 7 $shapes --json $r/split-$v.json 2>&1 | grep -E "GFLOP|rror" | tee -a "$log"
+  done
+  timeout 120 python3 ../bench/torch_gemm.py --dtype f16 --bt $shapes --json $r/cublas-f16.json 2>&1 | grep cuBLAS | tee -a "$log"
+fi
