@@ -2,6 +2,7 @@
  * seeds, random sampling, local search or exhaustive enumeration; every candidate verified against
  * the family's reference before its time counts; the best stored in the tuning database. */
 #include "autotune.h"
+#include "gemm_mma.h"
 #include "gemm_waves.h"
 
 #include <stdio.h>
@@ -510,9 +511,10 @@ static clf_status store_entry(task *t, clf_tune_entry *e)
                           "single_evaluation", measured <= 1, "phases", "seeds", t->phase_evals[PH_SEEDS], "random",
                           t->phase_evals[PH_RANDOM], "local", t->phase_evals[PH_LOCAL], "exhaustive",
                           t->phase_evals[PH_EXHAUSTIVE]);
-    /* GEMM on GPUs: how many of its work-groups share a compute unit, for the planner's wave rule. */
-    if (t->f == &clf__family_gemm)
-        clf__gemm_describe_entry(t->ctx, t->dt, t->bucket, &t->seen[t->best].cfg, v);
+    /* GEMM on GPUs (both kernels): how many of its work-groups share a compute unit, for the planner's wave and
+     * split rules. */
+    if (t->f == &clf__family_gemm || t->f == &clf__family_gemm_mma)
+        clf__gemm_describe_entry(t->ctx, t->f, t->dt, t->bucket, &t->seen[t->best].cfg, v);
     clf_status s = clf__tunedb_store(t->ctx, section, v);
     if (s != CLF_SUCCESS && !t->opt->quiet)
         fprintf(stderr, "clforge: could not store the result: %s\n", clf_last_error());

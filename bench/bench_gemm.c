@@ -201,7 +201,7 @@ static int waves_report(clf_context *ctx, int f64, const char *list)
         int per_cu = 0;
         clf_status s = clf__config_resolve(ctx, &clf__family_gemm, dt, b, &cfg, &origin);
         if (s == CLF_SUCCESS)
-            s = clf__gemm_measure_wg_per_cu(ctx, dt, &cfg, &per_cu, t);
+            s = clf__gemm_measure_wg_per_cu(ctx, &clf__family_gemm, dt, b, &cfg, &per_cu, t);
         if (s != CLF_SUCCESS) {
             fprintf(stderr, "bench_gemm: --waves %s: %s\n", b, clf_last_error());
             rc = 1;

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "gemm_mma.h"
+#include "gemm_waves.h"
 #include "timer.h"
 #ifdef CLF_HAVE_CLBLAST
 #include <clblast_c.h>
@@ -174,6 +176,39 @@ static double check(bench *b, uint64_t *seed)
     return worst;
 }
 
+/* --waves: work-groups per compute unit of each listed mode's matrix-unit configuration (the probe of
+ * gemm_waves.c, which the tuner stores in gemm_mma entries for the planner's split rule). */
+static int waves_report(clf_context *ctx, const char *only)
+{
+    static const struct { const char *name; clf__mma_mode mode; } ms[] = {
+        {"f16", CLF__MMA_F16}, {"tf32", CLF__MMA_TF32}, {"3xtf32", CLF__MMA_3XTF32}, {"f64", CLF__MMA_F64}};
+    int rc = 0;
+    for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
+        if (only && !strstr(only, ms[i].name))
+            continue;
+        clf__config cfg;
+        const char *origin;
+        double t[8];
+        int per_cu = 0;
+        clf_dtype prec = clf__mma_precision(ms[i].mode);
+        clf_status s = clf__mma_usable(ctx, ms[i].mode) ? clf__mma_config(ctx, ms[i].mode, &cfg, &origin)
+                                                          : clf__fail(CLF_ERR_UNSUPPORTED, "no usable matrix units");
+        if (s == CLF_SUCCESS)
+            s = clf__gemm_measure_wg_per_cu(ctx, &clf__family_gemm_mma, prec, clf__mma_bucket(ms[i].mode), &cfg,
+                                            &per_cu, t);
+        if (s != CLF_SUCCESS) {
+            fprintf(stderr, "bench_gemm_mixed: --waves %s: %s\n", ms[i].name, clf_last_error());
+            rc = 1;
+            continue;
+        }
+        printf("%-7s wg_per_cu %d  (ms for 1..8 rows of tiles:", ms[i].name, per_cu);
+        for (int j = 0; j < 8; j++)
+            printf(" %.4f", t[j] * 1e3);
+        printf(")\n");
+    }
+    return rc;
+}
+
 /* 1 when name is in the comma-separated list (NULL: every mode is). */
 static int listed(const char *list, const char *name)
 {
@@ -190,7 +225,7 @@ int main(int argc, char **argv)
 {
     const char *device = NULL, *json_path = NULL, *only = NULL;
     size_t shapes[32][3];
-    int nshapes = 0, reps = 7, bt = 0, at = 0, clblast = 0;
+    int nshapes = 0, reps = 7, bt = 0, at = 0, clblast = 0, waves = 0;
     size_t batch = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--device") && i + 1 < argc) device = argv[++i];
@@ -200,6 +235,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--bt")) bt = 1;
         else if (!strcmp(argv[i], "--at")) at = 1;
         else if (!strcmp(argv[i], "--clblast")) clblast = 1;
+        else if (!strcmp(argv[i], "--waves")) waves = 1;
         else if (!strcmp(argv[i], "--batch") && i + 1 < argc && atoi(argv[i + 1]) > 0) batch = (size_t)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--shape") && i + 1 < argc && nshapes < 32 &&
                  sscanf(argv[i + 1], "%zux%zux%zu", &shapes[nshapes][0], &shapes[nshapes][1], &shapes[nshapes][2]) == 3) {
@@ -207,8 +243,10 @@ int main(int argc, char **argv)
         } else {
             fprintf(stderr, "usage: bench_gemm_mixed [--device SEL] [--json FILE] [--modes f16,bf16,tf32,3xtf32,f32,f64]\n"
                             "                        [--reps N] [--at] [--bt] [--batch N] [--clblast] [--shape MxNxK]...\n"
+                            "                        [--waves]\n"
                             "  --at: A stored transposed (K x M); --bt: B stored transposed (N x K), the layout\n"
-                            "  matrix units read in place; --batch N: N matrices each (strided batch)\n");
+                            "  matrix units read in place; --batch N: N matrices each (strided batch);\n"
+                            "  --waves: work-groups per compute unit of each mode's matrix-unit configuration\n");
             return 2;
         }
     }
@@ -222,6 +260,11 @@ int main(int argc, char **argv)
     if (clf_context_create(&opt, &ctx) != CLF_SUCCESS) {
         fprintf(stderr, "bench_gemm_mixed: %s\n", clf_last_error());
         return 1;
+    }
+    if (waves) {
+        int rc = waves_report(ctx, only);
+        clf_context_destroy(ctx);
+        return rc;
     }
     json_t *rows = json_array();
     uint64_t seed = 42;

@@ -117,7 +117,8 @@ END_TEST
 /* The same rule on the matrix units (a pretend compute-capability-9.0 GPU of 132 units, two work-groups each):
  * 4097^3 in f16 has 33 x 33 tiles of 128 x 128, four whole waves and one row of tiles. The whole waves run as
  * one product into C, the last row as K slices into partial planes, then one reduction stores C from row 4096.
- * 4096^3 (3.9 waves) stays one launch; a product of 175 tiles splits along K as a whole; a batch never splits. */
+ * 4096^3 (3.9 waves) stays one launch; 512 x 512 x 8192 (32 tiles) splits along K as a whole, 1024^3 does not
+ * (short slices: their partial sums would cost more than the fill gains); a batch never splits. */
 static clf__gemm_call f16_call(size_t m, size_t n, size_t k, size_t batch)
 {
     return (clf__gemm_call){.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_TRANS, .m = m,
@@ -172,11 +173,13 @@ START_TEST(mma_last_wave_splits)
     ck_assert_int_eq(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan), CLF_SUCCESS);
     ck_assert_str_eq(plan.path, "mma");
     ck_assert_int_eq(plan.nsteps, 1);
-    call = f16_call(777, 1555, 4000, 1);
-    call.ldb = call.lda = 4000;
+    call = f16_call(512, 512, 8192, 1);   /* 32 tiles, long K: slices fill the device */
     ck_assert_int_eq(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan), CLF_SUCCESS);
     ck_assert_str_eq(plan.path, "mma-split");
-    call = f16_call(777, 1555, 4000, 3);
+    call = f16_call(1024, 1024, 1024, 1);   /* short K: the partial sums would cost more than the fill gains */
+    ck_assert_int_eq(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan), CLF_SUCCESS);
+    ck_assert_str_eq(plan.path, "mma");
+    call = f16_call(512, 512, 8192, 3);
     ck_assert_int_eq(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan), CLF_SUCCESS);
     ck_assert_str_eq(plan.path, "mma");
     unsetenv("CLFORGE_GEMM_WG_PER_CU");   /* not measured: no split */

@@ -355,9 +355,12 @@ static clf_status plan_product(planner *pl, const product *p, const clf__config 
                                * slices looked free, and 1000x3000x700 split its 700-deep tail into 320, 320 and
                                * 60 and lost 24% on the H200 (bench/results/h200/2026-12-01/release) */
 
-/* How a K of k is cut: slices a multiple of grain long, fixed: a work-group's fixed cost in the same unit. */
+/* How a K of k is cut: slices a multiple of grain long, fixed: a work-group's fixed cost in the same unit;
+ * plane_cost: writing and reading back one work-group's partial sums, in full-K waves per wave of slices (0
+ * where it was not modelled: the fp32 kernel's rules were measured without it). */
 typedef struct k_cut {
     size_t k, grain, fixed;
+    double plane_cost;
 } k_cut;
 
 /* Time of a wave of work-groups kc deep, in full-K waves. */
@@ -374,7 +377,7 @@ static double split_waves(size_t units, size_t slots, const k_cut *c, size_t par
     double t = (double)((units * whole + slots - 1) / slots) * wave_time(kc, c);
     if (rest)
         t += (double)((units + slots - 1) / slots) * wave_time(rest, c);
-    return t + (parts > 1 ? WAVE_SPLIT_COST : 0.0);
+    return t + (parts > 1 ? WAVE_SPLIT_COST + (double)(units * parts) / (double)slots * c->plane_cost : 0.0);
 }
 
 /* The number of slices (1: none) that runs units work-groups fastest by split_waves, over slices of at least
@@ -413,7 +416,7 @@ static int plan_waves(planner *pl, const product *p, const clf__config *cfg, clf
     if (bulk_rows == 0 || bulk_rows >= tm || p->m - bulk_rows * mwg < mwg / 2)
         return 0;
     /* Slices of at least SPLIT_K_GRAIN: shorter ones write more partial sums than they save. */
-    k_cut cut_k = {p->k, WAVE_GRAIN, WAVE_TILE_K};
+    k_cut cut_k = {p->k, WAVE_GRAIN, WAVE_TILE_K, 0.0};
     double best;
     size_t units = (tm - bulk_rows) * tn, best_parts = best_split(units, slots, &cut_k, SPLIT_K_GRAIN, &best);
     double plain = (double)((tiles + slots - 1) / slots);
@@ -720,6 +723,21 @@ static clf_status mma_split(planner *pl, const clf__mma_step *m, size_t r0, size
 #define MMA_SLICE_FIXED 4   /* a matrix-unit work-group's fixed cost (prologue, store), in stages */
 #define MMA_MIN_SLICE 4     /* stages */
 
+/* The K (elements) of matrix-unit products that cost as much as writing and reading back their fp32 (fp64)
+ * partial sums: 4 F / BW (8 F / BW for fp64), F the kernel's rate, BW the memory's. From the H200 (2026-12-01,
+ * scripts/gpu/h200_mma_split.sh, bench/results/h200/2026-12-01/mma-split/): f16 ~400 TFLOP/s, tf32 ~210,
+ * 3xTF32 ~56, fp64 ~52, against ~3.5 TB/s. Without it the model split 1024^3 f16 in two and lost 42%. */
+static double mma_partial_k(clf__mma_mode mode)
+{
+    switch (mode) {
+    case CLF__MMA_F16:
+    case CLF__MMA_BF16: return 460;
+    case CLF__MMA_TF32: return 240;
+    case CLF__MMA_F64: return 120;
+    default: return 64;
+    }
+}
+
 /* Split-K on the matrix units (one product, not a batch). $CLFORGE_GEMM_SPLIT_K=N forces N slices of the whole
  * product. Otherwise, where the configuration's work-groups per compute unit are known (its tuning entry's
  * "wg_per_cu"; a configuration the caller forces has none): a product of fewer tiles than the device runs at
@@ -739,16 +757,22 @@ static clf_status mma_waves(planner *pl, const clf__mma_step *m, int forced_cfg)
                                                          clf__mma_bucket((clf__mma_mode)m->mode), m->cfg);
     if (!slots)
         return add_mma(pl, m);
-    k_cut cut_k = {m->kw / mma_k_grain(m), 1, MMA_SLICE_FIXED};   /* in stages */
+    /* In stages; a plane's cost scales with the share of the tiles' area that C covers (a tail of one row
+     * writes one row of partial sums). */
+    size_t kst = m->kw / mma_k_grain(m), kel = kst * mma_k_grain(m) * 4 / clf__dtype_size(clf__mma_input_type((clf__mma_mode)m->mode));
+    k_cut cut_k = {kst, 1, MMA_SLICE_FIXED, mma_partial_k((clf__mma_mode)m->mode) / (double)kel};
     double t;
     if (tiles < slots) {
+        cut_k.plane_cost *= (double)(m->m * m->n) / ((double)tiles * (double)bm * (double)v[CLF__MMA_BN]);
         size_t parts = best_split(tiles, slots, &cut_k, MMA_MIN_SLICE, &t);
         return parts > 1 && t <= WAVE_GAIN ? mma_split(pl, m, 0, parts) : add_mma(pl, m);
     }
     size_t bulk_rows = tiles / slots * slots / tn;   /* rows of tiles that fill whole waves */
     if (tiles % slots == 0 || bulk_rows == 0 || bulk_rows >= tm)
         return add_mma(pl, m);
-    size_t parts = best_split((tm - bulk_rows) * tn, slots, &cut_k, MMA_MIN_SLICE, &t);
+    size_t units = (tm - bulk_rows) * tn;
+    cut_k.plane_cost *= (double)((m->m - bulk_rows * bm) * m->n) / ((double)units * (double)bm * (double)v[CLF__MMA_BN]);
+    size_t parts = best_split(units, slots, &cut_k, MMA_MIN_SLICE, &t);
     double plain = (double)((tiles + slots - 1) / slots), cut = (double)((bulk_rows * tn + slots - 1) / slots) + t;
     if (parts == 1 || cut > WAVE_GAIN * plain)
         return add_mma(pl, m);

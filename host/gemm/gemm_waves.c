@@ -2,6 +2,7 @@
  * measured (by the tuner, and by bench_gemm --waves) with products of whole waves of tiles. The planner
  * needs it to see a last wave that would leave most of the device idle (docs/gemm.md, "Waves"). */
 #include "gemm_waves.h"
+#include "gemm_mma.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -64,16 +65,36 @@ static int first_full_wave(const double *t)
     return PROBE_ROWS;
 }
 
-clf_status clf__gemm_measure_wg_per_cu(clf_context *ctx, clf_dtype dt, const clf__config *cfg, int *out,
-                                       double *times)
+/* The probe's product of `rows` rows: the packed fp32/fp64 kernel on cfg, or (gemm_mma) the matrix units on
+ * cfg in the mode of (dt, bucket), B stored N x K, never split. */
+static clf__gemm_call probe_call(const clf__family *f, clf_dtype dt, const char *bucket, const clf__config *cfg,
+                                 size_t rows, size_t n, cl_mem *buf)
 {
-    if (!ctx || !cfg || !out)
-        return clf__fail(CLF_ERR_INVALID_ARG, "gemm waves probe: NULL argument");
+    clf__gemm_call c = {.dtype = dt, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_NO_TRANS, .m = rows,
+                        .n = n, .k = PROBE_K, .alpha = 1.0, .beta = 0.0, .a = buf[0], .lda = PROBE_K, .b = buf[1],
+                        .ldb = n, .c = buf[2], .ldc = n, .batch = 1, .no_split = 1};
+    if (f == &clf__family_gemm_mma) {
+        int three = bucket && strcmp(bucket, "3x") == 0;
+        c.tb = CLF_TRANS, c.ldb = PROBE_K, c.mma = 1, c.mma_cfg = cfg;
+        if (dt != CLF_F64)
+            c.dtype = CLF_F32, c.typed = 1, c.a_type = c.b_type = dt, c.c_type = CLF_F32,
+            c.compute = three ? CLF_COMPUTE_3XTF32 : CLF_COMPUTE_TF32;
+    }
+    return c;
+}
+
+clf_status clf__gemm_measure_wg_per_cu(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
+                                       const clf__config *cfg, int *out, double *times)
+{
+    if (!ctx || !cfg || !out || (f != &clf__family_gemm && f != &clf__family_gemm_mma))
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemm waves probe: NULL argument or another family");
     if (ctx->info.type & CL_DEVICE_TYPE_CPU)
         return clf__fail(CLF_ERR_UNSUPPORTED, "gemm waves probe: GPUs only");
+    int mma = f == &clf__family_gemm_mma;
+    size_t tm = (size_t)cfg->v[mma ? CLF__MMA_BM : CLF__GEMM_MWG], tn = (size_t)cfg->v[mma ? CLF__MMA_BN : CLF__GEMM_NWG];
     size_t cu = ctx->info.compute_units ? ctx->info.compute_units : 1, esz = clf__dtype_size(dt);
-    size_t m = (size_t)cfg->v[CLF__GEMM_MWG] * PROBE_ROWS, n = (size_t)cfg->v[CLF__GEMM_NWG] * cu, k = PROBE_K;
-    size_t sizes[3] = {m * k * esz, k * n * esz, m * n * esz};
+    size_t m = tm * PROBE_ROWS, n = tn * cu, k = PROBE_K, csz = dt == CLF_F64 ? 8 : 4;
+    size_t sizes[3] = {m * k * esz, k * n * esz, m * n * csz};
     cl_mem buf[3] = {NULL, NULL, NULL};
     clf_status s = CLF_SUCCESS;
     const float zero = 0;
@@ -84,11 +105,8 @@ clf_status clf__gemm_measure_wg_per_cu(clf_context *ctx, clf_dtype dt, const clf
     }
     double t[PROBE_ROWS];
     for (int j = 1; j <= PROBE_ROWS && s == CLF_SUCCESS; j++) {
-        size_t mj = (size_t)cfg->v[CLF__GEMM_MWG] * (size_t)j;
-        clf__gemm_call call = {.dtype = dt, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_NO_TRANS,
-                               .m = mj, .n = n, .k = k, .alpha = 1.0, .beta = 0.0, .a = buf[0], .lda = k,
-                               .b = buf[1], .ldb = n, .c = buf[2], .ldc = n, .batch = 1, .no_split = 1};
-        probe_run r = {ctx, &call, cfg};
+        clf__gemm_call call = probe_call(f, dt, bucket, cfg, tm * (size_t)j, n, buf);
+        probe_run r = {ctx, &call, mma ? NULL : cfg};
         s = clf__time_median(ctx, run_probe, &r, 1, PROBE_REPS, &t[j - 1]);
     }
     for (int i = 0; i < 3; i++)
@@ -102,14 +120,14 @@ clf_status clf__gemm_measure_wg_per_cu(clf_context *ctx, clf_dtype dt, const clf
     return CLF_SUCCESS;
 }
 
-void clf__gemm_describe_entry(clf_context *ctx, clf_dtype dt, const char *bucket, const clf__config *cfg,
-                              json_t *entry)
+void clf__gemm_describe_entry(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
+                              const clf__config *cfg, json_t *entry)
 {
     if (!bucket || strcmp(bucket, "small") == 0 || strncmp(bucket, "batched", 7) == 0)
         return;
     int per_cu = 0;
     clf__quiet_begin();
-    clf_status s = clf__gemm_measure_wg_per_cu(ctx, dt, cfg, &per_cu, NULL);
+    clf_status s = clf__gemm_measure_wg_per_cu(ctx, f, dt, bucket, cfg, &per_cu, NULL);
     clf__quiet_end();
     if (s == CLF_SUCCESS)
         json_object_set_new(entry, "wg_per_cu", json_integer(per_cu));

@@ -14,16 +14,17 @@
 size_t clf__gemm_wave_slots(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
                             const clf__config *cfg);
 
-/* Measures cfg's work-groups per compute unit on a GPU: products of j x (compute units) whole tiles, j = 1..8,
- * K = 512, on the packed kernel; the answer is the j after which one more row of tiles costs the most (the
- * first full extra wave). times (may be NULL) gets the 8 median times in seconds. CPU devices:
- * CLF_ERR_UNSUPPORTED. */
-clf_status clf__gemm_measure_wg_per_cu(clf_context *ctx, clf_dtype dt, const clf__config *cfg, int *out,
-                                       double *times);
+/* Measures cfg's work-groups per compute unit on a GPU (f: gemm's packed kernel, or gemm_mma in the mode of
+ * dt and bucket): products of j x (compute units) whole tiles, j = 1..8, K = 512, never split; the answer is
+ * the j after which one more row of tiles costs the most (the first full extra wave). times (may be NULL) gets
+ * the 8 median times in seconds. CPU devices: CLF_ERR_UNSUPPORTED. */
+clf_status clf__gemm_measure_wg_per_cu(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
+                                       const clf__config *cfg, int *out, double *times);
 
-/* The tuner's hook: adds "wg_per_cu" (measured as above) to a gemm tuning entry on GPUs, for the buckets the
- * wave rule serves (not "small", whose products run the direct kernel, nor "batched"); nothing elsewhere. */
-void clf__gemm_describe_entry(clf_context *ctx, clf_dtype dt, const char *bucket, const clf__config *cfg,
-                              json_t *entry);
+/* The tuner's hook: adds "wg_per_cu" (measured as above) to a gemm or gemm_mma tuning entry on GPUs, for the
+ * buckets the wave rule serves (not "small", whose products run the direct kernel, nor "batched"); nothing
+ * elsewhere. */
+void clf__gemm_describe_entry(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
+                              const clf__config *cfg, json_t *entry);
 
 #endif

@@ -3,7 +3,10 @@
 # forced, so that every random case runs through the partial planes and gemm_reduce); work-groups per compute
 # unit of the shipped f16, tf32 and fp64 configurations (products of j rows of tiles x one tile per unit); then
 # f16 products of many classes with the split off, the planner's rule (WG_PER_CU, standing in for the entry),
-# and forced slice counts; cuBLAS on the same shapes. Appends to $out/split.txt as it goes.
+# and forced slice counts; cuBLAS on the same shapes (PART=sweep). PART=check: the probe as the tuner runs it
+# (--waves), then the shipped rule against the split turned off, alternating runs, on shapes of the classes the
+# rule serves (long K, a last wave of one row of tiles) and of those it must leave alone. Appends to
+# $out/split.txt as it goes.
 . scripts/gpu/common.sh
 gpu_session split
 B=bench/bench_gemm_mixed
@@ -35,4 +38,31 @@ if [ "$PART" = all ] || [ "$PART" = sweep ]; then
     env $env timeout 150 $B --device gpu --bt --modes ${MODES:-f16} --reps 7 $shapes --json $r/split-$v.json 2>&1 | grep -E "GFLOP|rror" | tee -a "$log"
   done
   timeout 120 python3 ../bench/torch_gemm.py --dtype f16 --bt $shapes --json $r/cublas-f16.json 2>&1 | grep cuBLAS | tee -a "$log"
+fi
+if [ "$PART" = check ]; then
+  say "== $(date -u) the probe as the tuner runs it"
+  timeout 120 $B --device gpu --waves 2>&1 | tee -a "$log"
+  check() {   # check MODE SHAPES...: off and the shipped rule, alternating, twice
+    local m=$1; shift; local sh=""; for x in "$@"; do sh="$sh --shape $x"; done
+    for round in 1 2; do
+      for v in off rule; do
+        env=$([ $v = off ] && echo CLFORGE_GEMM_SPLIT_K=1 || echo CLFORGE_NOTHING=1)
+        say "-- $m $v (round $round)"
+        env $env timeout 150 $B --device gpu --bt --modes $m --reps 10 $sh --json $r/check-$m-$v-$round.json 2>&1 | grep -E "GFLOP|rror" | tee -a "$log"
+      done
+    done
+  }
+  long="768x768x16384 1536x1024x12288 256x2048x8192 2048x512x32768 640x640x20000"
+  waves="4097x4097x4097 4100x4100x2048 8200x8200x4096"
+  still="4096x4096x4096 1000x1000x1000 2000x3000x1000 777x1555x999 5000x4000x3000"
+  check f16 $long $waves $still
+  check tf32 768x768x16384 2048x512x32768 4097x4097x4097 1000x1000x1000
+  check f64 768x768x16384 2048x512x32768 4097x4097x4097 1000x1000x1000
+  shapes=""; for x in $long $waves $still; do shapes="$shapes --shape $x"; done
+  timeout 150 python3 ../bench/torch_gemm.py --dtype f16 --bt $shapes --json $r/check-cublas-f16.json 2>&1 | grep cuBLAS | tee -a "$log"
+  timeout 100 python3 ../bench/torch_gemm.py --dtype tf32 --bt --shape 768x768x16384 --shape 2048x512x32768 --shape 4097x4097x4097 --shape 1000x1000x1000 2>&1 | grep cuBLAS | sed 's/$/ (tf32)/' | tee -a "$log"
+  timeout 100 python3 ../bench/torch_gemm.py --dtype f64 --bt --shape 768x768x16384 --shape 2048x512x32768 --shape 4097x4097x4097 --shape 1000x1000x1000 2>&1 | grep cuBLAS | sed 's/$/ (f64)/' | tee -a "$log"
+  say "== suites"
+  ( CLFORGE_TEST_DEVICES=0:0 timeout 200 ctest -R 'test_gemm_mixed|test_gemm_waves|test_tune$' -j3 --output-on-failure ) > $r/ctest-check.log 2>&1
+  grep -E "tests passed|Passed|Failed|F:|\*\*\*" $r/ctest-check.log | tail -8 | tee -a "$log"
 fi
