@@ -739,12 +739,12 @@ static double mma_partial_k(clf__mma_mode mode)
 }
 
 /* Split-K on the matrix units (one product, not a batch). $CLFORGE_GEMM_SPLIT_K=N forces N slices of the whole
- * product. Otherwise, where the configuration's work-groups per compute unit are known (its tuning entry's
- * "wg_per_cu"; a configuration the caller forces has none): a product of fewer tiles than the device runs at
+ * product. Otherwise, where slots (work-groups resident at once: compute units x the tuning entry's "wg_per_cu";
+ * 0 for a configuration the caller forces) is known: a product of fewer tiles than the device runs at
  * once is split when the waves model (split_waves) says slices run it at least 10% faster; a product whose
  * last wave would leave most of the device idle runs its whole waves as they are and the leftover rows of
  * tiles split along K, as plan_waves does for the fp32 kernel. */
-static clf_status mma_waves(planner *pl, const clf__mma_step *m, int forced_cfg)
+static clf_status mma_waves(planner *pl, const clf__mma_step *m, size_t slots)
 {
     const int *v = m->cfg->v;
     size_t bm = (size_t)v[CLF__MMA_BM], tm = (m->m + bm - 1) / bm, tn = (m->n + (size_t)v[CLF__MMA_BN] - 1) / (size_t)v[CLF__MMA_BN];
@@ -752,9 +752,6 @@ static clf_status mma_waves(planner *pl, const clf__mma_step *m, int forced_cfg)
     long want = forced_split();
     if (want)
         return want > 1 ? mma_split(pl, m, 0, (size_t)want) : add_mma(pl, m);
-    clf_dtype prec = clf__mma_precision((clf__mma_mode)m->mode);
-    size_t slots = forced_cfg ? 0 : clf__gemm_wave_slots(pl->ctx, &clf__family_gemm_mma, prec,
-                                                         clf__mma_bucket((clf__mma_mode)m->mode), m->cfg);
     if (!slots)
         return add_mma(pl, m);
     /* In stages; a plane's cost scales with the share of the tiles' area that C covers (a tail of one row
@@ -792,6 +789,7 @@ static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const produc
     clf__gemm_plan *plan = pl->plan;
     plan->mma_mode = (int)mode;
     plan->path = "mma";
+    size_t slots = 0;   /* work-groups resident at once, where measured: the split rule's input */
     if (call->mma_cfg) {
         plan->cfg_mma = *call->mma_cfg;
         plan->origin_mma = "caller";
@@ -799,6 +797,9 @@ static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const produc
         clf_status s = clf__mma_config(pl->ctx, mode, &plan->cfg_mma, &plan->origin_mma);
         if (s != CLF_SUCCESS)
             return s;
+        /* Narrowed tiles take the entry's figure: half as wide, at least as many of them fit a unit. */
+        slots = clf__gemm_wave_slots(pl->ctx, &clf__family_gemm_mma, clf__mma_precision(mode), clf__mma_bucket(mode),
+                                     &plan->cfg_mma);
         narrow_wgmma(pl->ctx, p, clf__mma_precision(mode), &plan->cfg_mma, &plan->origin_mma);
     }
     if (!clf__family_gemm_mma.valid(&plan->cfg_mma, &pl->ctx->info, clf__mma_precision(mode)))
@@ -814,7 +815,7 @@ static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const produc
         return s;
     clf__mma_step whole = {&plan->cfg_mma, (int)mode, clf__gemm_c_type(call), p->m, p->n,
                            clf__mma_words(mode, round_up(p->k, bk)), p->batch, p->alpha, p->beta, a, b, p->c, p->epi};
-    return call->no_split || p->batch != 1 ? add_mma(pl, &whole) : mma_waves(pl, &whole, call->mma_cfg != NULL);
+    return call->no_split || p->batch != 1 ? add_mma(pl, &whole) : mma_waves(pl, &whole, slots);
 }
 
 /* Dense fp32 copy of a stored operand (outer x inner, ld apart) in the convert scratch, for the portable

@@ -52,16 +52,18 @@ if [ "$PART" = check ]; then
       done
     done
   }
-  long="768x768x16384 1536x1024x12288 256x2048x8192 2048x512x32768 640x640x20000"
-  waves="4097x4097x4097 4100x4100x2048 8200x8200x4096"
-  still="4096x4096x4096 1000x1000x1000 2000x3000x1000 777x1555x999 5000x4000x3000"
-  check f16 $long $waves $still
-  check tf32 768x768x16384 2048x512x32768 4097x4097x4097 1000x1000x1000
-  check f64 768x768x16384 2048x512x32768 4097x4097x4097 1000x1000x1000
+  long=${LONG:-"768x768x16384 1536x1024x12288 256x2048x8192 2048x512x32768 640x640x20000"}
+  waves=${WAVES:-"4097x4097x4097 4100x4100x2048 8200x8200x4096"}
+  still=${STILL:-"4096x4096x4096 1000x1000x1000 2000x3000x1000 777x1555x999 5000x4000x3000"}
+  check ${MODES:-f16} $long $waves $still
+  check tf32 ${OTHER:-768x768x16384 2048x512x32768 4097x4097x4097 1000x1000x1000}
+  check ${LAST:-f64} ${OTHER:-768x768x16384 2048x512x32768 4097x4097x4097 1000x1000x1000}
   shapes=""; for x in $long $waves $still; do shapes="$shapes --shape $x"; done
   timeout 150 python3 ../bench/torch_gemm.py --dtype f16 --bt $shapes --json $r/check-cublas-f16.json 2>&1 | grep cuBLAS | tee -a "$log"
-  timeout 100 python3 ../bench/torch_gemm.py --dtype tf32 --bt --shape 768x768x16384 --shape 2048x512x32768 --shape 4097x4097x4097 --shape 1000x1000x1000 2>&1 | grep cuBLAS | sed 's/$/ (tf32)/' | tee -a "$log"
-  timeout 100 python3 ../bench/torch_gemm.py --dtype f64 --bt --shape 768x768x16384 --shape 2048x512x32768 --shape 4097x4097x4097 --shape 1000x1000x1000 2>&1 | grep cuBLAS | sed 's/$/ (f64)/' | tee -a "$log"
+  other=""; for x in ${OTHER:-768x768x16384 2048x512x32768 4097x4097x4097 1000x1000x1000}; do other="$other --shape $x"; done
+  for d in tf32 ${LAST_TORCH:-f64}; do
+    timeout 100 python3 ../bench/torch_gemm.py --dtype $d --bt $other 2>&1 | grep cuBLAS | sed "s/\$/ ($d)/" | tee -a "$log"
+  done
   say "== suites"
   ( CLFORGE_TEST_DEVICES=0:0 timeout 200 ctest -R 'test_gemm_mixed|test_gemm_waves|test_tune$' -j3 --output-on-failure ) > $r/ctest-check.log 2>&1
   grep -E "tests passed|Passed|Failed|F:|\*\*\*" $r/ctest-check.log | tail -8 | tee -a "$log"
