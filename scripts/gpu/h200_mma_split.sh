@@ -68,3 +68,17 @@ if [ "$PART" = check ]; then
   ( CLFORGE_TEST_DEVICES=0:0 timeout 200 ctest -R 'test_gemm_mixed|test_gemm_waves|test_tune$' -j3 --output-on-failure ) > $r/ctest-check.log 2>&1
   grep -E "tests passed|Passed|Failed|F:|\*\*\*" $r/ctest-check.log | tail -8 | tee -a "$log"
 fi
+if [ "$PART" = narrow ]; then
+  # Split products on 128 x 128 tiles (the entry's, forced by an override equal to it) against the narrowed
+  # 128 x 64 tiles the planner gives products of fewer tiles than compute units.
+  sh=""; for x in 768x768x16384 256x2048x8192 640x640x20000 1024x768x24576 512x1536x16384 1152x1152x9216 \
+                  3072x256x20480 1024x1024x8192 512x512x8192 1000x1000x1000 896x1664x1024; do sh="$sh --shape $x"; done
+  for round in 1 2; do
+    for v in narrowed wide; do
+      say "-- $v (round $round)"
+      if [ $v = wide ]; then export CLFORGE_GEMM_MMA_CONFIG="BN=128 WN=128 STAGES=3"; else unset CLFORGE_GEMM_MMA_CONFIG; fi
+      timeout 150 $B --device gpu --bt --modes f16,tf32 --reps 10 $sh --json $r/narrow-$v-$round.json 2>&1 | grep -E "GFLOP|rror" | tee -a "$log"
+    done
+  done
+  unset CLFORGE_GEMM_MMA_CONFIG
+fi
