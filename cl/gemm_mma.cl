@@ -44,6 +44,9 @@
 #define ASYNC 0   /* 1: global -> local memory by cp.async, STAGES (2-4) deep, with no register staging; the loads
                    * of the next STAGES - 1 stages are in flight while a stage computes */
 #endif
+#ifndef EDGE
+#define EDGE 0    /* 1 (ASYNC): partial tiles of operands read in place are zero-filled by the copies (copy_async) */
+#endif
 #ifndef SWZ
 #define SWZ 0     /* 1 (ldmatrix only): rows unpadded, their 16-byte chunks XOR-swizzled by row so that the 8 rows
                    * an ldmatrix phase reads fall on distinct banks: more stages fit in 48 KiB */
@@ -503,15 +506,26 @@ static inline void stash(__local uint *S, const uint8 *r, int nvec, int pieces)
 #if ASYNC
 /* One stage of A (rows ld words apart, from word kw) or B, global -> local memory in 16-byte cp.async copies
  * that bypass registers; the caller commits them as one group. */
-static inline void copy_async(__local uint *S, const __global uint4 *X, ulong base, long ld, int kw, int chunks)
+/* EDGE: the operands are read in place although their last tile has rows past M (N) or their K ends inside a
+ * stage; the copies of those 16-byte pieces read nothing and write zeros (cp.async's source size 0), so no
+ * pre-pass pads them. rows: the tile's rows that exist; kv: the words of K that exist (a multiple of 4). */
+static inline void copy_async(__local uint *S, const __global uint4 *X, ulong base, long ld, int kw, int chunks,
+                              int rows, int kv)
 {
 #pragma unroll
     for (int i = 0; i < (chunks + THREADS - 1) / THREADS; i++) {
         const int v = (int)get_local_id(0) + i * THREADS, row = v / CPR, c = v % CPR;
         if (chunks % THREADS == 0 || v < chunks) {
+#if EDGE
+            const int in = row < rows && kw + c * 4 < kv;
+            const __global uint4 *src = X + (in ? (base + (ulong)((long)row * ld) + (ulong)kw) / 4 + (ulong)c : base / 4);
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "l"((ulong)(S + WORD_AT(row, c * 4))),
+                         "l"(src), "r"(in ? 16 : 0) : "memory");
+#else
             const __global uint4 *src = X + (base + (ulong)((long)row * ld) + (ulong)kw) / 4 + (ulong)c;
             asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "l"((ulong)(S + WORD_AT(row, c * 4))),
                          "l"(src) : "memory");
+#endif
         }
     }
 }
@@ -572,10 +586,11 @@ static inline void store_c(__global void *C, ulong i, acc_t v, acc_t beta, const
 }
 
 /* C (M x N, row-major, ldc) = alpha * A B^T + beta * C for each matrix of a batch (dimension 1 of the
- * grid). K is Kw words, a multiple of BKW. Offsets and strides of A and B are in words and multiples of 8;
+ * grid). K is Kw words, a multiple of BKW, of which Kv exist (EDGE). Offsets and strides of A and B are in
+ * words and multiples of 8 (of 4 with ASYNC: cp.async copies 16 bytes);
  * lda and ldb are in words. Work-groups: THREADS x 1, one per BM x BN tile, in GROUP_M swizzled order. */
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1)))
-void gemm_mma(const int M, const int N, const int Kw, const acc_t alpha, const acc_t beta,
+void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t alpha, const acc_t beta,
               const __global uint8 *restrict A, const ulong a_off, const long lda, const ulong a_stride,
               const __global uint8 *restrict B, const ulong b_off, const long ldb, const ulong b_stride,
               __global void *restrict C, const ulong c_off, const long ldc, const ulong c_stride CLF_EPI_DECL)
@@ -603,6 +618,7 @@ void gemm_mma(const int M, const int N, const int Kw, const acc_t alpha, const a
 #endif
     const ulong abase = a_off + batch * a_stride + (ulong)((long)tm * BM * lda);
     const ulong bbase = b_off + batch * b_stride + (ulong)((long)tn * BN * ldb);
+    const int rows_a = M - tm * BM, rows_b = N - tn * BN;   /* EDGE: the rows of the tiles that exist */
 
     acc_t acc[ACC_N];
 #pragma unroll
@@ -615,8 +631,8 @@ void gemm_mma(const int M, const int N, const int Kw, const acc_t alpha, const a
     const __global uint4 *A4 = (const __global uint4 *)A, *B4 = (const __global uint4 *)B;
     for (int st = 0; st < AHEAD; st++) {
         if (st < stages) {
-            copy_async(As + st * BM * LDW, A4, abase, lda, st * BKW, BM * CPR);
-            copy_async(Bs + st * BN * LDW, B4, bbase, ldb, st * BKW, BN * CPR);
+            copy_async(As + st * BM * LDW, A4, abase, lda, st * BKW, BM * CPR, rows_a, Kv);
+            copy_async(Bs + st * BN * LDW, B4, bbase, ldb, st * BKW, BN * CPR, rows_b, Kv);
         }
         async_commit();
     }
@@ -635,8 +651,8 @@ void gemm_mma(const int M, const int N, const int Kw, const acc_t alpha, const a
 #endif
 #endif
         if (s + AHEAD < stages) {
-            copy_async(As + fill * BM * LDW, A4, abase, lda, (s + AHEAD) * BKW, BM * CPR);
-            copy_async(Bs + fill * BN * LDW, B4, bbase, ldb, (s + AHEAD) * BKW, BN * CPR);
+            copy_async(As + fill * BM * LDW, A4, abase, lda, (s + AHEAD) * BKW, BM * CPR, rows_a, Kv);
+            copy_async(Bs + fill * BN * LDW, B4, bbase, ldb, (s + AHEAD) * BKW, BN * CPR, rows_b, Kv);
         }
         async_commit();
 #if WGMMA && !FPIPE

@@ -343,6 +343,54 @@ START_TEST(split_k_cases)
 }
 END_TEST
 
+/* Operands whose rows are 32-byte aligned are read in place by the matrix units even when M, N or K end
+ * inside a tile (K a whole number of 16-byte pieces): the copies zero-fill past the edges, and no pre-pass
+ * runs. Row-major A (M x K) and B stored N x K, odd M and N, K not a multiple of any stage, alpha and beta,
+ * every C type; on a device with matrix units the plan must have no conversion step. */
+START_TEST(edges_read_in_place)
+{
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    ck_assert_int_gt(nctx, 0);
+    static const size_t shapes[][3] = {{97, 83, 40}, {131, 259, 200}, {300, 65, 136}, {1, 129, 8}, {257, 1, 1000}};
+    static const clf_dtype in[] = {CLF_F16, CLF_BF16, CLF_F32};
+    static const clf_dtype out[] = {CLF_F32, CLF_F16, CLF_BF16};
+    for (int d = 0; d < nctx; d++) {
+        uint64_t seed = 99 + (uint64_t)d;
+        int failed = 0, cases = 0;
+        for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+            for (int t = 0; t < 3; t++) {
+                mcase c = {.t = {in[t], in[t], out[(si + (size_t)t) % 3], t == 2 ? CLF_COMPUTE_TF32 : CLF_COMPUTE_EXACT},
+                           .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_TRANS, .m = shapes[si][0],
+                           .n = shapes[si][1], .k = shapes[si][2], .batch = 1, .off = 0,
+                           .alpha = si % 2 ? 1.0f : -0.5f, .beta = si % 3 == 0 ? 0.0f : 0.5f};
+                /* rows 16-byte aligned (f16, bf16) or 32-byte, every other shape */
+                c.lda = c.ldb = si % 2 ? (c.k + 7) / 8 * 8 : (c.k + 15) / 16 * 16;
+                c.ldc = c.n + 1;
+                failed += run_case(ctxs[d], &c, &seed);
+                cases++;
+                clf__gemm_call call = {.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_TRANS,
+                                       .m = c.m, .n = c.n, .k = c.k, .alpha = 1.0, .lda = c.lda, .ldb = c.ldb, .ldc = c.ldc,
+                                       .batch = 1, .typed = 1, .a_type = in[t], .b_type = in[t], .c_type = c.t.c,
+                                       .compute = c.t.compute};
+                clf__mma_mode mode = clf__mma_wanted(&call);
+                clf__config cfg;
+                const char *origin;
+                if (!clf__mma_usable(ctxs[d], mode) || clf__mma_config(ctxs[d], mode, &cfg, &origin) != CLF_SUCCESS ||
+                    !cfg.v[CLF__MMA_ASYNC])
+                    continue;
+                clf__gemm_plan plan;
+                ck_assert_int_eq(clf__gemm_plan_make(ctxs[d], &call, NULL, CLF__GEMM_AUTO, &plan), CLF_SUCCESS);
+                for (int i = 0; i < plan.nsteps; i++)
+                    ck_assert_msg(plan.steps[i].kind != CLF__STEP_CONVERT, "%zux%zux%zu: a conversion step", c.m, c.n, c.k);
+            }
+        fprintf(stderr, "gemm_mixed: %d edge cases on %s, %d failed\n", cases, clf_context_device(ctxs[d])->name, failed);
+        ck_assert_int_eq(failed, 0);
+    }
+    clf_test_contexts_free(ctxs, nctx);
+}
+END_TEST
+
 /* 3xTF32 is an fp32-accurate mode: at k = 4096 its error is at most twice the exact fp32 path's. */
 START_TEST(three_tf32_is_fp32_accurate)
 {
@@ -469,6 +517,7 @@ int main(void)
     CLF_TEST_ALONE(s, convert_round_trips);
     CLF_TEST_ALONE(s, random_mixed_cases);
     CLF_TEST_ALONE(s, split_k_cases);
+    CLF_TEST_ALONE(s, edges_read_in_place);
     CLF_TEST_ALONE(s, three_tf32_is_fp32_accurate);
     CLF_TEST_ALONE(s, failed_selftest_falls_back);
     CLF_TEST_ALONE(s, failed_wgmma_selftest_falls_back);

@@ -58,8 +58,8 @@ static clf_status step_options(const clf__gemm_plan *plan, const clf__gemm_step 
             return s;
         size_t len = strlen(opts);
         /* CLF_SM90A: the program's PTX is retargeted to sm_90a after the build (host/runtime/ptx_retarget.c) */
-        snprintf(opts + len, cap - len, " -DMODE=%d -DCTYPE=%d%s", m->mode, clf__convert_code(m->c_type),
-                 m->cfg->v[CLF__MMA_WGMMA] ? " -DCLF_SM90A=1" : "");
+        snprintf(opts + len, cap - len, " -DMODE=%d -DCTYPE=%d -DEDGE=%d%s", m->mode, clf__convert_code(m->c_type),
+                 m->edge, m->cfg->v[CLF__MMA_WGMMA] ? " -DCLF_SM90A=1" : "");
         return CLF_SUCCESS;
     }
     case CLF__STEP_CPU_PACK:
@@ -261,7 +261,7 @@ static clf_status enqueue_mma(clf_context *ctx, const clf__gemm_plan *plan, cons
                               (v[CLF__MMA_WGMMA] ? 128 : 32));   /* a warpgroup, or a warp, per WM x WN tile */
     size_t tiles = (m->m + (size_t)v[CLF__MMA_BM] - 1) / (size_t)v[CLF__MMA_BM] *
                    ((m->n + (size_t)v[CLF__MMA_BN] - 1) / (size_t)v[CLF__MMA_BN]);
-    cl_int mm = (cl_int)m->m, nn = (cl_int)m->n, kw = (cl_int)m->kw;
+    cl_int mm = (cl_int)m->m, nn = (cl_int)m->n, kw = (cl_int)m->kw, kv = (cl_int)m->kv;
     float alpha = (float)m->alpha, beta = (float)m->beta;
     int f64 = m->mode == CLF__MMA_F64;   /* alpha and beta are doubles there */
     size_t sab = f64 ? 8 : 4;
@@ -272,11 +272,12 @@ static clf_status enqueue_mma(clf_context *ctx, const clf__gemm_plan *plan, cons
     for (size_t b0 = 0; b0 < m->batch && s == CLF_SUCCESS; b0 += BATCH_CHUNK) {
         size_t nb = m->batch - b0 < BATCH_CHUNK ? m->batch - b0 : BATCH_CHUNK;
         cl_ulong aoff = m->a.off + b0 * ast, boff = m->b.off + b0 * bst, coff = m->c.off + b0 * cst;
-        const void *vals[] = {&mm, &nn, &kw, f64 ? (const void *)&m->alpha : &alpha, f64 ? (const void *)&m->beta : &beta,
-                              &a, &aoff, &lda, &ast, &b, &boff, &ldb, &bst, &c, &coff, &ldc, &cst};
-        size_t z[] = {4, 4, 4, sab, sab, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8};
-        if ((s = set_args(k, vals, z, 17)) != CLF_SUCCESS ||
-            (m->epi && (s = clf__epi_args(k, 17, plan->epi, 0, 0, b0)) != CLF_SUCCESS))
+        const void *vals[] = {&mm, &nn, &kw, &kv, f64 ? (const void *)&m->alpha : &alpha,
+                              f64 ? (const void *)&m->beta : &beta, &a, &aoff, &lda, &ast, &b, &boff, &ldb, &bst, &c,
+                              &coff, &ldc, &cst};
+        size_t z[] = {4, 4, 4, 4, sab, sab, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8};
+        if ((s = set_args(k, vals, z, 18)) != CLF_SUCCESS ||
+            (m->epi && (s = clf__epi_args(k, 18, plan->epi, 0, 0, b0)) != CLF_SUCCESS))
             break;
         size_t global[2] = {tiles * threads, nb}, local[2] = {threads, 1};
         clf__problem pr = {.dtype = clf__mma_input_type((clf__mma_mode)m->mode), .m = m->m, .n = m->n,

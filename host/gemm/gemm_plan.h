@@ -69,7 +69,7 @@ typedef struct clf__convert_step {
 } clf__convert_step;
 
 /* gemm_mma: row-major C (m x n, c_type) = alpha * A B^T + beta * C on matrix units; A (m rows) and B (n rows)
- * K-contiguous, offsets, leading dimensions and strides in 32-bit words; kw words of K. */
+ * K-contiguous, offsets, leading dimensions and strides in 32-bit words; kw words of K (whole stages). */
 typedef struct clf__mma_step {
     const clf__config *cfg;      /* a gemm_mma configuration: points into the plan */
     int mode;                    /* clf__mma_mode */
@@ -78,6 +78,8 @@ typedef struct clf__mma_step {
     double alpha, beta;
     clf__gemm_operand a, b, c;
     int epi;                     /* as in clf__main_step (the whole C: origin 0, 0) */
+    size_t kv;                   /* words of K that exist (<= kw) */
+    int edge;                    /* an operand read in place has partial tiles: the copies zero-fill them */
 } clf__mma_step;
 
 /* Matrix-vector or thin products (gemv.c): for each of nv vectors (x_vstride and y_vstride apart) of each
