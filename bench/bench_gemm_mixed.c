@@ -26,6 +26,8 @@ typedef struct mode {
 static const mode modes[] = {
     {"f16", {CLF_F16, CLF_F16, CLF_F32, CLF_COMPUTE_EXACT}, 0},
     {"bf16", {CLF_BF16, CLF_BF16, CLF_F32, CLF_COMPUTE_EXACT}, 0},
+    {"f16h", {CLF_F16, CLF_F16, CLF_F16, CLF_COMPUTE_EXACT}, 0},     /* C stored in the inputs' type, as */
+    {"bf16h", {CLF_BF16, CLF_BF16, CLF_BF16, CLF_COMPUTE_EXACT}, 0}, /* torch.matmul stores it */
     {"tf32", {CLF_F32, CLF_F32, CLF_F32, CLF_COMPUTE_TF32}, 0},
     {"3xtf32", {CLF_F32, CLF_F32, CLF_F32, CLF_COMPUTE_3XTF32}, 0},
     {"f32", {CLF_F32, CLF_F32, CLF_F32, CLF_COMPUTE_EXACT}, 0},
@@ -150,6 +152,17 @@ static double clblast_gflops(bench *b, int asked, int reps)
 #endif
 }
 
+/* Element at of C stored as f16 or bf16, as a double (converted by clf_convert, so no host decoder). */
+static double half_value(bench *b, size_t at)
+{
+    cl_mem one = buffer(b->ctx, 4, NULL);
+    float v = NAN;
+    if (clf_convert(b->ctx, b->md->t.c, b->c, at, CLF_F32, one, 0, 1, NULL) == CLF_SUCCESS)
+        clEnqueueReadBuffer(clf_context_queue(b->ctx), one, CL_TRUE, 0, 4, &v, 0, NULL, NULL);
+    clReleaseMemObject(one);
+    return v;
+}
+
 /* Largest relative error over 64 sampled entries, against the stored inputs' exact product. */
 static double check(bench *b, uint64_t *seed)
 {
@@ -159,6 +172,8 @@ static double check(bench *b, uint64_t *seed)
         double got, ref = 0, mag = 0;
         if (b->md->f64) {
             clEnqueueReadBuffer(clf_context_queue(b->ctx), b->c, CL_TRUE, (i * b->n + j) * 8, 8, &got, 0, NULL, NULL);
+        } else if (b->md->t.c != CLF_F32) {   /* f16 or bf16: widened on the device */
+            got = half_value(b, i * b->n + j);
         } else {
             float g;
             clEnqueueReadBuffer(clf_context_queue(b->ctx), b->c, CL_TRUE, (i * b->n + j) * 4, 4, &g, 0, NULL, NULL);
@@ -241,9 +256,10 @@ int main(int argc, char **argv)
                  sscanf(argv[i + 1], "%zux%zux%zu", &shapes[nshapes][0], &shapes[nshapes][1], &shapes[nshapes][2]) == 3) {
             nshapes++, i++;
         } else {
-            fprintf(stderr, "usage: bench_gemm_mixed [--device SEL] [--json FILE] [--modes f16,bf16,tf32,3xtf32,f32,f64]\n"
+            fprintf(stderr, "usage: bench_gemm_mixed [--device SEL] [--json FILE] [--modes f16,bf16,f16h,bf16h,tf32,3xtf32,f32,f64]\n"
                             "                        [--reps N] [--at] [--bt] [--batch N] [--clblast] [--shape MxNxK]...\n"
                             "                        [--waves]\n"
+                            "  f16, bf16: C in fp32; f16h, bf16h: C in f16/bf16 (as torch.matmul stores it)\n"
                             "  --at: A stored transposed (K x M); --bt: B stored transposed (N x K), the layout\n"
                             "  matrix units read in place; --batch N: N matrices each (strided batch);\n"
                             "  --waves: work-groups per compute unit of each mode's matrix-unit configuration\n");
@@ -277,7 +293,7 @@ int main(int argc, char **argv)
             bench b = {ctx, md, shapes[si][0], shapes[si][1], shapes[si][2], batch, at, bt, NULL, NULL, NULL, NULL, NULL};
             b.a = operand(ctx, b.m * b.k * batch, md->t.a, &seed, &b.ha);
             b.b = operand(ctx, b.k * b.n * batch, md->t.b, &seed, &b.hb);
-            b.c = buffer(ctx, b.m * b.n * batch * (md->f64 ? 8 : 4), NULL);
+            b.c = buffer(ctx, b.m * b.n * batch * (md->f64 ? 8 : md->t.c == CLF_F32 ? 4 : 2), NULL);
             double sec = clf_bench_time(ctx, run, &b, reps, 50);
             double err = sec > 0 ? check(&b, &seed) : INFINITY;
             double tflops = sec > 0 ? 2.0 * (double)b.m * (double)b.n * (double)b.k * (double)batch / sec / 1e12 : 0;
