@@ -256,7 +256,7 @@ static void epi_load(void *user, int k, clf__sbuf *b)
 static void store_code(clf__sbuf *b, clf_dtype dt, const char *ptr, int k, const clf__epi_param *p, int t)
 {
     if (dt == CLF_F16) {
-        clf__sb_add(b, "vstore_half_rte(t%d, ", t);
+        clf__sb_add(b, "clf_epi_half((float)t%d, ", t);
         if (p)
             index_of(b, p, k);
         else
@@ -301,10 +301,16 @@ static void gen_params(clf__sbuf *b, const clf__epi *e, const char *ct)
     clf__sb_add(b, "\n");
 }
 
+/* f16 stores: vstore_half_rte, or on NVIDIA's matrix-unit kernel (built with CLF_PTX_CVT) the hardware's
+ * round-to-nearest conversion, which stores faster there. */
 static const char bf16_fn[] =
     "static inline ushort clf_epi_bf16(const float f)\n{\n    const uint u = as_uint(f);\n"
     "    if ((u & 0x7fffffffu) > 0x7f800000u)\n        return (ushort)((u >> 16) | 0x40u);\n"
-    "    return (ushort)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);\n}\n";
+    "    return (ushort)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);\n}\n"
+    "static inline void clf_epi_half(const float v, const ulong i, __global half *p)\n{\n"
+    "#if defined(CLF_PTX_CVT) && CLF_PTX_CVT\n    uint u;\n"
+    "    __asm__(\"cvt.rn.f16x2.f32 %0, %1, %2;\" : \"=r\"(u) : \"f\"(0.0f), \"f\"(v));\n"
+    "    ((__global ushort *)p)[i] = (ushort)u;\n#else\n    vstore_half_rte(v, i, p);\n#endif\n}\n";
 
 /* One store function: clf_epilogue stores C through cp; clf_epilogue_v (value != 0) stores the other
  * outputs but returns C's new value, so a kernel can keep its vector stores of whole tiles. Old C is
