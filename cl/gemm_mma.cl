@@ -596,38 +596,37 @@ static inline void store_c(__global void *C, ulong i, acc_t v, acc_t beta, const
 #endif
 }
 
-#if !CLF_EPI
 /* Elements i and i + 1 of C (i even: a 4-byte f16/bf16 pair or an 8-byte fp32 one, aligned) in one store; a
- * thread holds such neighbours in every accumulator tile. */
-static inline void store_c2(__global void *C, ulong i, acc_t v0, acc_t v1, acc_t beta)
+ * thread holds such neighbours in every accumulator tile. beta2 adds beta times their old values. */
+static inline void beta2(__global void *C, ulong i, acc_t *v0, acc_t *v1, acc_t beta)
+{
+    if (beta == 0)
+        return;
+#if CTYPE == 64
+    const double2 o = vload2(0, (__global double *)C + i);
+#elif CTYPE == 16
+    const float2 o = vload_half2(i / 2, (__global half *)C);
+#elif CTYPE == 17
+    const uint u = *(__global uint *)((__global ushort *)C + i);
+    const float2 o = (float2)(as_float(u << 16), as_float(u & 0xffff0000u));
+#else
+    const float2 o = vload2(0, (__global float *)C + i);
+#endif
+    *v0 += beta * o.x, *v1 += beta * o.y;
+}
+
+static inline void put_c2(__global void *C, ulong i, acc_t v0, acc_t v1)
 {
 #if CTYPE == 64
-    __global double *c = (__global double *)C + i;
-    if (beta != 0.0)
-        v0 += beta * c[0], v1 += beta * c[1];
-    vstore2((double2)(v0, v1), 0, c);
+    vstore2((double2)(v0, v1), 0, (__global double *)C + i);
 #elif CTYPE == 16
-    __global half *c = (__global half *)C;
-    if (beta != 0.0f) {
-        const float2 o = vload_half2(i / 2, c);
-        v0 += beta * o.x, v1 += beta * o.y;
-    }
-    *(__global uint *)(c + i) = f16x2_rn(v0, v1);
+    *(__global uint *)((__global ushort *)C + i) = f16x2_rn(v0, v1);
 #elif CTYPE == 17
-    __global uint *c = (__global uint *)((__global ushort *)C + i);
-    if (beta != 0.0f) {
-        const uint o = *c;
-        v0 += beta * as_float(o << 16), v1 += beta * as_float(o & 0xffff0000u);
-    }
-    *c = (uint)to_bf16(v0) | ((uint)to_bf16(v1) << 16);
+    *(__global uint *)((__global ushort *)C + i) = (uint)to_bf16(v0) | ((uint)to_bf16(v1) << 16);
 #else
-    __global float *c = (__global float *)C + i;
-    if (beta != 0.0f)
-        v0 += beta * c[0], v1 += beta * c[1];
-    vstore2((float2)(v0, v1), 0, c);
+    vstore2((float2)(v0, v1), 0, (__global float *)C + i);
 #endif
 }
-#endif
 
 /* C (M x N, row-major, ldc) = alpha * A B^T + beta * C for each matrix of a batch (dimension 1 of the
  * grid). K is Kw words, a multiple of BKW, of which Kv exist (EDGE). Offsets and strides of A and B are in
@@ -766,12 +765,16 @@ void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t 
                     continue;
                 const acc_t *d = acc + (i * NT + j) * 2 * halves + 2 * h;
                 const ulong at = cb + (ulong)((long)row * ldc + col);
-#if !CLF_EPI
-                if (col + 1 < N && (at & 1) == 0) {
-                    store_c2(C, at, alpha * d[0], alpha * d[1], beta);
+                if (col + 1 < N && (at & 1) == 0) {   /* both neighbours: one store */
+                    acc_t v0 = alpha * d[0], v1 = alpha * d[1];
+                    beta2(C, at, &v0, &v1, beta);
+#if CLF_EPI   /* the epilogue stores its other outputs and gives C's values */
+                    v0 = clf_epilogue_v((__global CLF_EPI_CT *)C + at, batch, row, col, v0 CLF_EPI_PASS);
+                    v1 = clf_epilogue_v((__global CLF_EPI_CT *)C + at + 1, batch, row, col + 1, v1 CLF_EPI_PASS);
+#endif
+                    put_c2(C, at, v0, v1);
                     continue;
                 }
-#endif
                 if (col < N)
                     store_c(C, at, alpha * d[0], beta, batch, row, col CLF_EPI_PASS);
                 if (col + 1 < N)
