@@ -28,6 +28,22 @@ static clf_context *own_context(const clf_device_info *d, const char *cache)
     return ctx;
 }
 
+/* A context of the first device that plans as a 132-unit GPU would (planning launches nothing); *saved gets
+ * the device's own description, to put back before the context is destroyed. */
+static clf_context *pretend_gpu(const char *cache, clf_device_info *saved)
+{
+    clf_context **ctxs;
+    int n = clf_test_contexts(&ctxs);
+    ck_assert_int_ge(n, 1);
+    clf_context *ctx = own_context(clf_context_device(ctxs[0]), cache);
+    clf_test_contexts_free(ctxs, n);
+    *saved = ctx->info;
+    ctx->info.type = CL_DEVICE_TYPE_GPU;
+    ctx->info.compute_units = 132;
+    ctx->info.max_alloc = (size_t)1 << 32;
+    return ctx;
+}
+
 static clf__gemm_call nn_call(size_t m, size_t n, size_t k)
 {
     return (clf__gemm_call){.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_NO_TRANS,
@@ -45,15 +61,8 @@ static void plan_of(clf_context *ctx, size_t m, size_t n, size_t k, clf__gemm_pl
  * another configuration stay as they were. Planning launches nothing: a CPU context stands in. */
 START_TEST(last_wave_splits_where_measured)
 {
-    clf_context **ctxs;
-    int n = clf_test_contexts(&ctxs);
-    ck_assert_int_ge(n, 1);
-    clf_context *ctx = own_context(clf_context_device(ctxs[0]), "waves-plan");
-    clf_test_contexts_free(ctxs, n);
-    clf_device_info saved = ctx->info;
-    ctx->info.type = CL_DEVICE_TYPE_GPU;
-    ctx->info.compute_units = 132;
-    ctx->info.max_alloc = (size_t)1 << 32;
+    clf_device_info saved;
+    clf_context *ctx = pretend_gpu("waves-plan", &saved);
     unsetenv("CLFORGE_GEMM_WG_PER_CU");
     clf__config want;
     ck_assert_int_eq(clf__config_parse(&clf__family_gemm, LARGE_CFG, &want), CLF_SUCCESS);
@@ -128,15 +137,8 @@ static clf__gemm_call f16_call(size_t m, size_t n, size_t k, size_t batch)
 
 START_TEST(mma_last_wave_splits)
 {
-    clf_context **ctxs;
-    int n = clf_test_contexts(&ctxs);
-    ck_assert_int_ge(n, 1);
-    clf_context *ctx = own_context(clf_context_device(ctxs[0]), "waves-mma");
-    clf_test_contexts_free(ctxs, n);
-    clf_device_info saved = ctx->info;
-    ctx->info.type = CL_DEVICE_TYPE_GPU;
-    ctx->info.compute_units = 132;
-    ctx->info.max_alloc = (size_t)1 << 32;
+    clf_device_info saved;
+    clf_context *ctx = pretend_gpu("waves-mma", &saved);
     ctx->info.nv_cc = 90;
     ctx->info.local_mem = 48 * 1024;
     ctx->info.max_work_group = 1024;
