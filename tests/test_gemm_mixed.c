@@ -391,6 +391,72 @@ START_TEST(edges_read_in_place)
 }
 END_TEST
 
+/* gemm_reduce, which ends a split product on the matrix units, stores C in f16, bf16 or fp32 (CTYPE): the sum of
+ * fp32 partial planes times alpha, plus beta times the old C (never read when beta is 0: NaN there stays out),
+ * within C's rounding, and nothing outside the m x n block. Run on every device, so that CI covers the stores
+ * that only GPUs with matrix units reach through the planner. */
+START_TEST(reduce_stores_c_types)
+{
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    ck_assert_int_gt(nctx, 0);
+    enum { M = 5, N = 7, LDC = 9, OFF = 2, PLANES = 3, NC = OFF + M * LDC };
+    static const clf_dtype types[] = {CLF_F16, CLF_BF16, CLF_F32};
+    const char *src;
+    ck_assert_int_eq(clf__source("gemm_reduce.cl", &src), CLF_SUCCESS);
+    uint64_t seed = 31;
+    for (int d = 0; d < nctx; d++)
+        for (int t = 0; t < 3; t++)
+            for (int b = 0; b < 2; b++) {
+                clf_context *ctx = ctxs[d];
+                clf_dtype ct = types[t];
+                float p[PLANES * M * N], old[NC], back[NC];
+                unsigned char enc[NC * 4], got[NC * 4];
+                float alpha = 0.75f, beta = b ? 0.5f : 0.0f;
+                clf_test_rand_f32(p, PLANES * M * N, &seed);
+                for (int i = 0; i < NC; i++)
+                    old[i] = b ? stored((float)clf_test_rand(&seed), ct) : NAN;
+                encode(old, NC, ct, enc);
+                cl_mem P = clf_test_buffer(ctx, sizeof p, p), C = clf_test_buffer(ctx, NC * tsize(ct), enc);
+                char opts[64];
+                snprintf(opts, sizeof opts, "-DPRECISION=32 -DCTYPE=%d", ct == CLF_F32 ? 0 : ct == CLF_F16 ? 16 : 17);
+                cl_kernel k;
+                ck_assert_msg(clf__kernel_take(ctx, src, opts, "gemm_reduce", &k) == CLF_SUCCESS, "%s", clf_last_error());
+                cl_long m = M, n = N, ldc = LDC;
+                cl_int planes = PLANES;
+                cl_ulong plane = M * N, off = OFF;
+                const void *v[] = {&m, &n, &planes, &alpha, &beta, &P, &plane, &C, &off, &ldc};
+                size_t z[] = {8, 8, 4, 4, 4, sizeof(cl_mem), 8, sizeof(cl_mem), 8, 8};
+                for (cl_uint i = 0; i < 10; i++)
+                    ck_assert_int_eq(clSetKernelArg(k, i, z[i], v[i]), CL_SUCCESS);
+                size_t global = 64, local = 64;
+                ck_assert_int_eq(clEnqueueNDRangeKernel(clf_context_queue(ctx), k, 1, NULL, &global, &local, 0, NULL,
+                                                        NULL), CL_SUCCESS);
+                clf__kernel_give(ctx, k);
+                clf_test_read(ctx, C, NC * tsize(ct), got);
+                for (int i = 0; i < NC; i++)
+                    back[i] = decode(got, (size_t)i, ct);
+                double unit = ct == CLF_F16 ? ldexp(1, -11) : ct == CLF_BF16 ? ldexp(1, -8) : ldexp(1, -23);
+                for (int i = 0; i < NC; i++) {
+                    int r = (i - OFF) / LDC, c = (i - OFF) % LDC;
+                    if (i < OFF || c >= N) {   /* outside the block: as it was */
+                        ck_assert_msg(back[i] == old[i] || (isnan(back[i]) && isnan(old[i])), "C[%d] was touched", i);
+                        continue;
+                    }
+                    double sum = 0;
+                    for (int s2 = 0; s2 < PLANES; s2++)
+                        sum += p[s2 * M * N + r * N + c];
+                    double ref = alpha * sum + (b ? beta * (double)old[i] : 0.0);
+                    ck_assert_msg(fabs(back[i] - ref) <= unit * fabs(ref) + 1e-6, "type %d beta %g: C[%d][%d] = %.8g, want %.8g",
+                                  (int)ct, beta, r, c, back[i], ref);
+                }
+                clReleaseMemObject(P);
+                clReleaseMemObject(C);
+            }
+    clf_test_contexts_free(ctxs, nctx);
+}
+END_TEST
+
 /* 3xTF32 is an fp32-accurate mode: at k = 4096 its error is at most twice the exact fp32 path's. */
 START_TEST(three_tf32_is_fp32_accurate)
 {
@@ -518,6 +584,7 @@ int main(void)
     CLF_TEST_ALONE(s, random_mixed_cases);
     CLF_TEST_ALONE(s, split_k_cases);
     CLF_TEST_ALONE(s, edges_read_in_place);
+    CLF_TEST_ALONE(s, reduce_stores_c_types);
     CLF_TEST_ALONE(s, three_tf32_is_fp32_accurate);
     CLF_TEST_ALONE(s, failed_selftest_falls_back);
     CLF_TEST_ALONE(s, failed_wgmma_selftest_falls_back);
