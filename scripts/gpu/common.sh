@@ -1,6 +1,6 @@
 # common.sh — what the GPU-host scripts share; sourced from the repository root.
 #   $out          the folder the device tool brings back ($OUT there, else ./gpu-out)
-#   gpu_results   makes $r (/tmp/results), packed into $out/results.tgz when the script exits
+#   gpu_results   makes $r (a new /tmp/gpu-results.*/results), packed into $out/results.tgz when the script exits
 #                 (the tool brings back at most 8 files)
 #   gpu_build [T] unpacks the dependencies in .gpu/, builds Release (or target T) in build-gpu, enters it
 #   gpu_session N results, build, a cache of its own (/tmp/clf-cache-N), and say: echo to the terminal and
@@ -9,9 +9,10 @@
 set -u
 out=${OUT:-$PWD/gpu-out}; mkdir -p "$out"
 export PYTHONUNBUFFERED=1
-gpu_results() {
-  r=/tmp/results; rm -rf "$r"; mkdir -p "$r"
-  trap 'tar -C /tmp -czf "$out/results.tgz" results' EXIT
+gpu_results() {   # a folder of its own: two scripts at once (a suite that runs a documented one) keep theirs
+  local base; base=$(mktemp -d /tmp/gpu-results.XXXXXX)
+  r=$base/results; mkdir -p "$r"
+  trap "tar -C '$base' -czf '$out/results.tgz' results" EXIT
 }
 gpu_build() {
   . .gpu/gpu-env.sh .gpu/debs
