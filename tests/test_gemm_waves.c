@@ -127,7 +127,8 @@ END_TEST
  * 4097^3 in f16 has 33 x 33 tiles of 128 x 128, four whole waves and one row of tiles. The whole waves run as
  * one product into C, the last row as K slices into partial planes, then one reduction stores C from row 4096.
  * 4096^3 (3.9 waves) stays one launch; 512 x 512 x 8192 (32 tiles) splits along K as a whole, 1024^3 does not
- * (short slices: their partial sums would cost more than the fill gains); a batch never splits. */
+ * (short slices: their partial sums would cost more than the fill gains); a batch never splits. Operands
+ * with aligned rows are read in place although their tiles are partial. */
 static clf__gemm_call f16_call(size_t m, size_t n, size_t k, size_t batch)
 {
     return (clf__gemm_call){.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_TRANS, .m = m,
@@ -188,6 +189,23 @@ START_TEST(mma_last_wave_splits)
     call = f16_call(4097, 4097, 4097, 1);
     ck_assert_int_eq(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan), CLF_SUCCESS);
     ck_assert_str_eq(plan.path, "mma");
+    ck_assert_int_eq(plan.nsteps, 3);   /* 4097-element rows are not aligned: both operands are packed */
+    /* Aligned rows are read in place with partial tiles (EDGE): 32-byte rows always, 16-byte rows (1000 f16)
+     * in small products only. */
+    static const struct { size_t m, n, k; int converts, edge; } in_place[] = {
+        {4097, 4096, 4096, 0, 1}, {1000, 1000, 1000, 0, 1}, {3000, 3000, 3000, 2, 0}, {4096, 4096, 4096, 0, 0}};
+    for (int i = 0; i < 4; i++) {
+        call = f16_call(in_place[i].m, in_place[i].n, in_place[i].k, 1);
+        ck_assert_int_eq(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan), CLF_SUCCESS);
+        int converts = 0, edge = -1;
+        for (int j = 0; j < plan.nsteps; j++) {
+            converts += plan.steps[j].kind == CLF__STEP_CONVERT;
+            if (plan.steps[j].kind == CLF__STEP_MMA)
+                edge = plan.steps[j].u.mma.edge;
+        }
+        ck_assert_msg(converts == in_place[i].converts && edge == in_place[i].edge, "%zux%zux%zu: %d conversions, edge %d",
+                      in_place[i].m, in_place[i].n, in_place[i].k, converts, edge);
+    }
     unsetenv("CLFORGE_SHIPPED");
     ctx->info = saved;
     clf_context_destroy(ctx);
