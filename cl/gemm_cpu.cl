@@ -74,7 +74,9 @@ CLF_INLINE void store_c(__global real *c, long i, ulong bat, long row, long col,
 }
 CLF_INLINE void store_cv(__global real *c, long i, ulong bat, long row, long col, rvec v CLF_EPI_DECL)
 {
-#if CLF_EPI
+#if CLF_EPI && defined(CLF_EPI_VEC) && CLF_EPI_VEC == VW   /* the program as vector code (gemm_epilogue.c) */
+    clf_epilogue_vec(c + i, bat, row, col, v CLF_EPI_PASS);
+#elif CLF_EPI
     real t[VW];
     VSTORE(v, 0, t);
     for (int e = 0; e < VW; e++)

@@ -609,6 +609,30 @@ END_TEST
 START_TEST(random_typed) { ck_assert_int_eq(run_cases(2, 8, "typed"), 0); }
 END_TEST
 
+/* Random programs on products past the small bucket (m*n*k > 64^3), fp32 and fp64: on CPU devices with explicit
+ * vectors they run the gemm_cpu kernel, whose whole vectors of C go through the program as vector code
+ * (clf_epilogue_vec: runs of matrices and per-column vectors, lanes gathered when a vector's increment is not
+ * 1, per-row vectors and scalars broadcast) and its edges through the scalar one. */
+START_TEST(vector_stores)
+{
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs), failures = 0;
+    ck_assert_int_gt(nctx, 0);
+    for (int d = 0; d < nctx && failures == 0; d++) {
+        uint64_t seed = 777 + (uint64_t)d;
+        for (int t = 0; t < 8 && failures == 0; t++) {
+            ecase c;
+            int f64 = t % 2 && clf_context_device(ctxs[d])->fp64;
+            make_case(&seed, f64, &c);
+            c.m = 70 + pick(&seed, 90), c.n = 70 + pick(&seed, 90), c.k = 60 + pick(&seed, 60), c.batch = 1 + (t == 3);
+            failures += run_case(ctxs[d], &c, &seed);
+        }
+    }
+    clf_test_contexts_free(ctxs, nctx);
+    ck_assert_int_eq(failures, 0);
+}
+END_TEST
+
 /* Larger products, where the planner packs (with edge strips) or splits K; split-K forced through
  * CLFORGE_GEMM_SPLIT_K, since CPU devices never split on their own. */
 START_TEST(paths)
@@ -854,6 +878,7 @@ int main(void)
     CLF_TEST_ALONE(s, random_f32);
     CLF_TEST_ALONE(s, random_f64);
     CLF_TEST_ALONE(s, random_typed);
+    CLF_TEST_ALONE(s, vector_stores);
     CLF_TEST_ALONE(s, paths);
     CLF_TEST_ALONE(s, staged_configs);
     CLF_TEST_ALONE(s, bad_store_env);

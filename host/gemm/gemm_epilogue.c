@@ -340,6 +340,110 @@ static void gen_fn(clf__sbuf *b, const clf__epi *e, clf_dtype c_type, const char
     clf__sb_add(b, "\n#undef V\n#undef B\n#undef K\n#undef SEL\n}\n");
 }
 
+/* ---- the vector store function (CPU kernel) ---------------------------------------------------- */
+
+/* A vector of vw lanes from a run of storage type dt at pointer P + I (I written by the caller, then
+ * vec_run_load_end), converted to the compute type. */
+static void vec_run_load(clf__sbuf *b, clf_dtype dt, int vw, int f64, const char *ptr)
+{
+    const char *cv = f64 ? "convert_double" : "convert_float";
+    if (dt == CLF_F16)
+        clf__sb_add(b, "%s%d(vload_half%d(0, %s + ", cv, vw, vw, ptr);
+    else if (dt == CLF_BF16)
+        clf__sb_add(b, "%s%d(as_float%d(convert_uint%d(vload%d(0, %s + ", cv, vw, vw, vw, vw, ptr);
+    else
+        clf__sb_add(b, "%s%d(vload%d(0, %s + ", cv, vw, vw, ptr);
+}
+
+static void vec_run_load_end(clf__sbuf *b, clf_dtype dt)
+{
+    clf__sb_add(b, dt == CLF_BF16 ? ")) << 16))" : "))");
+}
+
+typedef struct vec_ctx {
+    const clf__epi *e;
+    int vw;
+} vec_ctx;
+
+/* Name k for the vw columns ec .. ec + vw - 1 of row er: a matrix's run, a column vector's run (its increment
+ * 1) or its lanes one by one, a row vector's element for every lane, a scalar, acc, or the old C's run. */
+static void vec_load(void *user, int k, clf__sbuf *b)
+{
+    const vec_ctx *g = user;
+    const clf__epi_param *p = &g->e->p[k];
+    int vw = g->vw, f64 = g->e->f64;
+    char ptr[16];
+    snprintf(ptr, sizeof ptr, "ep%d", k);
+    if (p->role == CLF__EPI_ACC) {
+        clf__sb_add(b, "acc");
+    } else if (p->role == CLF__EPI_OLD_C) {
+        clf__sb_add(b, "vload%d(0, cp)", vw);
+    } else if (p->kind == CLF_EPI_SCALAR) {
+        clf__sb_add(b, "K(es%d)", k);
+    } else if (p->kind != CLF_EPI_MATRIX && p->along_rows) {
+        clf__sb_add(b, "K(");
+        load_code(b, p->dt, ptr, k, p);
+        clf__sb_add(b, ")");
+    } else if (p->kind == CLF_EPI_MATRIX) {
+        vec_run_load(b, p->dt, vw, f64, ptr);
+        index_of(b, p, k);
+        vec_run_load_end(b, p->dt);
+    } else {
+        clf__sb_add(b, "(el%d == 1 ? ", k);
+        vec_run_load(b, p->dt, vw, f64, ptr);
+        index_of(b, p, k);
+        vec_run_load_end(b, p->dt);
+        clf__sb_add(b, " : (V)(");
+        for (int j = 0; j < vw; j++) {
+            clf__sb_add(b, "%s", j ? ", " : "");
+            if (p->dt == CLF_F16)
+                clf__sb_add(b, "vload_half(eo%d + eb * es%d + (ulong)((ec + %d) * el%d), %s)", k, k, j, k, ptr);
+            else if (p->dt == CLF_BF16)
+                clf__sb_add(b, "as_float((uint)%s[eo%d + eb * es%d + (ulong)((ec + %d) * el%d)] << 16)", ptr, k, k, j, k);
+            else
+                clf__sb_add(b, "%s[eo%d + eb * es%d + (ulong)((ec + %d) * el%d)]", ptr, k, k, j, k);
+        }
+        clf__sb_add(b, "))");
+    }
+}
+
+/* clf_epilogue_vec: the program on vw consecutive elements of a row of C (the CPU kernel's vector stores):
+ * every load and store is a vector one where the name's elements are contiguous there. C is fp32 or fp64. */
+static void gen_vec_fn(clf__sbuf *b, const clf__epi *e, const char *ct, int vw)
+{
+    const char *bt = e->f64 ? "long" : "int";
+    clf__sb_add(b, "#define CLF_EPI_VEC %d\n", vw);
+    clf__sb_add(b, "static inline ushort%d clf_epi_bf16v(const float%d f)\n{\n    const uint%d u = as_uint%d(f);\n"
+                   "    const uint%d r = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16, q = (u >> 16) | 0x40u;\n"
+                   "    return convert_ushort%d(select(r, q, (u & 0x7fffffffu) > 0x7f800000u));\n}\n",
+                vw, vw, vw, vw, vw, vw);
+    clf__sb_add(b, "static inline void clf_epilogue_vec(__global %s *cp, const ulong bat, const long lr, const long lc, "
+                   "const %s%d acc CLF_EPI_DECL)\n{\n    const long er = er0 + lr, ec = ec0 + lc;\n"
+                   "    const ulong eb = eb0 + bat;\n", ct, ct, vw);
+    clf__sb_add(b, "#define V %s%d\n#define B %s%d\n#define K(x) ((V)(x))\n#define SEL(q, t, f) select((f), (t), (q))",
+                ct, vw, bt, vw);
+    vec_ctx g = {e, vw};
+    clf__ex_emit(b, &e->ex, e->f64, "\n    ", vec_load, &g);
+    for (int i = 0; i < e->ex.nstmts; i++) {
+        int k = e->ex.stmt[i].name, t = e->ex.stmt[i].root;
+        const clf__epi_param *p = &e->p[k];
+        clf__sb_add(b, "\n    ");
+        if (p->role == CLF__EPI_OLD_C) {
+            clf__sb_add(b, "vstore%d(t%d, 0, cp);", vw, t);
+            continue;
+        }
+        if (p->dt == CLF_F16)
+            clf__sb_add(b, "vstore_half%d_rte(t%d, 0, ep%d + ", vw, t, k);
+        else if (p->dt == CLF_BF16)
+            clf__sb_add(b, "vstore%d(clf_epi_bf16v(convert_float%d(t%d)), 0, ep%d + ", vw, vw, t, k);
+        else
+            clf__sb_add(b, "vstore%d(convert_%s%d(t%d), 0, ep%d + ", vw, clf__ex_dt_ctype(p->dt), vw, t, k);
+        index_of(b, p, k);   /* outputs are matrices: their run is contiguous */
+        clf__sb_add(b, ");");
+    }
+    clf__sb_add(b, "\n#undef V\n#undef B\n#undef K\n#undef SEL\n}\n");
+}
+
 /* How the tiled kernel (gemm.cl) stores C through the program: 1 staged through local memory with the
  * program in one rolled loop (default), 0 unrolled over the work-item's registers (the store before
  * staging, kept to compare on a device); $CLFORGE_EPILOGUE_STORE says which. -1 for another value. */
@@ -363,7 +467,7 @@ static int store_unroll(void)
     return *end == '\0' && v >= 1 && v <= 16 ? (int)v : -1;
 }
 
-clf_status clf__epi_source(const clf__epi *e, clf_dtype c_type, char **out)
+clf_status clf__epi_source(const clf__epi *e, clf_dtype c_type, int vw, char **out)
 {
     const char *ct = e->f64 ? "double" : "float";
     int staged = store_staged(), unroll = store_unroll();
@@ -382,6 +486,8 @@ clf_status clf__epi_source(const clf__epi *e, clf_dtype c_type, char **out)
     clf__sb_add(&b, "%s", bf16_fn);
     gen_fn(&b, e, c_type, ct, 0);
     gen_fn(&b, e, c_type, ct, 1);
+    if (vw > 1 && (c_type == CLF_F32 || c_type == CLF_F64))
+        gen_vec_fn(&b, e, ct, vw);
     if (b.oom) {
         free(b.s);
         return clf__fail(CLF_ERR_OUT_OF_MEMORY, EPI ": out of memory generating the kernel");

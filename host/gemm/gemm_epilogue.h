@@ -38,9 +38,10 @@ void clf__epi_free(clf__epi *e);
 clf_status clf__epi_check(const clf_context *ctx, const clf__epi *e, const clf__gemm_call *call, const clf__span *sa,
                           const clf__span *sb, const clf__span *sc);
 /* The source that goes before a kernel file: CLF_EPI, CLF_EPI_DECL / CLF_EPI_PASS (the extra kernel
- * parameters) and clf_epilogue(cp, bat, row, col, acc CLF_EPI_PASS) storing into C of type c_type.
- * *out is malloc'ed. */
-clf_status clf__epi_source(const clf__epi *e, clf_dtype c_type, char **out);
+ * parameters) and clf_epilogue(cp, bat, row, col, acc CLF_EPI_PASS) storing into C of type c_type; with vw > 1
+ * (an fp32 or fp64 C) also clf_epilogue_vec, the same on vw consecutive elements of a row as vectors, and
+ * CLF_EPI_VEC defined to vw. *out is malloc'ed. */
+clf_status clf__epi_source(const clf__epi *e, clf_dtype c_type, int vw, char **out);
 /* Sets the kernel arguments of CLF_EPI_DECL from index first: the origin (r0, c0) of the kernel's C within
  * the whole row-major C, the batch index of its first matrix, then the bound names. */
 clf_status clf__epi_args(cl_kernel k, cl_uint first, const clf__epi *e, size_t r0, size_t c0, size_t bat0);

@@ -109,7 +109,9 @@ static clf_status step_kernel(clf_context *ctx, const clf__gemm_plan *plan, cons
     if (s != CLF_SUCCESS || !step_epi(plan, st, &ct))
         return s == CLF_SUCCESS ? clf__kernel_take(ctx, src, opts, name, k) : s;
     char *pre = NULL, *all = NULL;
-    s = clf__epi_source(plan->epi, ct, &pre);
+    /* The CPU kernel stores whole vectors of C: it takes the program as vector code too. */
+    int vw = st->kind == CLF__STEP_CPU ? st->u.cpu.cfg->v[CLF__CPU_VW] : 0;
+    s = clf__epi_source(plan->epi, ct, vw, &pre);
     if (s == CLF_SUCCESS && !(all = malloc(strlen(pre) + strlen(src) + 1)))
         s = clf__fail(CLF_ERR_OUT_OF_MEMORY, "gemm epilogue: out of memory");
     if (s == CLF_SUCCESS) {

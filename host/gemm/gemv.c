@@ -387,7 +387,7 @@ static clf_status plan_kernels(clf_context *ctx, const clf__gemv_params *p, cons
     if (s == CLF_SUCCESS && epi) {   /* the GEMM's epilogue stores y (gemm_epilogue.h) */
         size_t len = strlen(opts);
         snprintf(opts + len, sizeof opts - len, " -DEPI_ROWS=%d", epi_rows);
-        s = clf__epi_source(epi, pl->prec == 64 ? CLF_F64 : CLF_F32, &pre);
+        s = clf__epi_source(epi, pl->prec == 64 ? CLF_F64 : CLF_F32, 0, &pre);
         if (s == CLF_SUCCESS && !(all = malloc(strlen(pre) + strlen(src) + 1)))
             s = clf__fail(CLF_ERR_OUT_OF_MEMORY, "gemv: out of memory");
         if (s == CLF_SUCCESS)
