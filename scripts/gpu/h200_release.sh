@@ -19,7 +19,7 @@ for s in 3072x3072x3072 2000x3000x1000 2560x2560x2560 2304x2304x2304 3000x3000x3
 done
 say "== mixed precision, B stored N x K, TFLOP/s (clforge, then cuBLAS)"
 for s in 4096x4096x4096 8192x8192x8192; do
-  timeout 90 bench/bench_gemm_mixed --device gpu --bt --modes f16,bf16,tf32,3xtf32,f64 --reps 5 --shape $s --json $r/mixed-$s.json 2>&1 | grep GFLOP | tee -a $log
+  timeout 90 bench/bench_gemm_mixed --device gpu --bt --modes f16,bf16,f16h,bf16h,tf32,3xtf32,f64 --reps 5 --shape $s --json $r/mixed-$s.json 2>&1 | grep GFLOP | tee -a $log
   for d in f16 bf16 tf32 f32 f64; do
     timeout 60 python3 ../bench/torch_gemm.py --dtype $d --bt --shape $s --json $r/cublas-$d-$s.json 2>&1 | grep cuBLAS | sed "s/^/$d /" | tee -a $log
   done

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # h200_wgmma_check.sh — on the GPU host: the shipped matrix-unit configurations (wgmma for f16/bf16/tf32, mma
-# m16n8k16 for fp64) in every mode at 4096^3 and 8192^3 with cuBLAS per dtype; f16 on irregular and batched
+# m16n8k16 for fp64) in every mode at 4096^3 and 8192^3 (f16h/bf16h: C in the inputs' type, as cuBLAS through
+# torch.matmul stores it) with cuBLAS per dtype; f16 on irregular and batched
 # shapes and with B stored K x N (the packing pre-pass); a cap on registers per thread (more work-groups per
 # compute unit); then the GEMM and runtime suites on the H200. Appends to $out/wgcheck.txt as it goes.
 . scripts/gpu/common.sh
 gpu_session wgcheck
 B=bench/bench_gemm_mixed
 say "== $(date -u) shipped configurations, B stored N x K"
-timeout 120 $B --device gpu --bt --modes f16,bf16,tf32,3xtf32,f64 --reps 5 --shape 4096x4096x4096 \
+timeout 120 $B --device gpu --bt --modes f16,bf16,f16h,bf16h,tf32,3xtf32,f64 --reps 5 --shape 4096x4096x4096 \
   --shape 8192x8192x8192 --json $r/mixed-bt.json 2>&1 | grep -E "GFLOP|rror|warn" | tee -a "$log"
 for d in f16 bf16 tf32 f32 f64; do
   timeout 90 python3 ../bench/torch_gemm.py --dtype $d --bt --shape 4096x4096x4096 --shape 8192x8192x8192 \
