@@ -204,32 +204,45 @@ clf_status clf__epi_check(const clf_context *ctx, const clf__epi *e, const clf__
 
 /* ---- the store function ---------------------------------------------------------------------- */
 
-/* Element index of name k's current element in its buffer. */
-static void index_of(clf__sbuf *b, const clf__epi_param *p, int k)
+/* Element index of name k's current element in its buffer; lane >= 0 (a per-column vector in the vector
+ * store function): of its element lane columns past the current one. */
+static void index_at(clf__sbuf *b, const clf__epi_param *p, int k, int lane)
 {
     if (p->kind == CLF_EPI_MATRIX)
         clf__sb_add(b, "eo%d + eb * es%d + (ulong)(er * el%d + ec)", k, k, k);
+    else if (lane >= 0)
+        clf__sb_add(b, "eo%d + eb * es%d + (ulong)((ec + %d) * el%d)", k, k, lane, k);
     else
         clf__sb_add(b, "eo%d + eb * es%d + (ulong)(%s * el%d)", k, k, p->along_rows ? "er" : "ec", k);
 }
 
-/* A load of storage type dt at pointer P, element I (I written by the caller between the two halves). */
-static void load_code(clf__sbuf *b, clf_dtype dt, const char *ptr, int k, const clf__epi_param *p)
+static void index_of(clf__sbuf *b, const clf__epi_param *p, int k) { index_at(b, p, k, -1); }
+
+/* A load of one element of storage type dt at pointer ptr: name k's (p; lane as in index_at), or element 0
+ * (p NULL), as a float or double. */
+static void raw_load(clf__sbuf *b, clf_dtype dt, const char *ptr, int k, const clf__epi_param *p, int lane)
 {
     if (dt == CLF_F16)
-        clf__sb_add(b, "(V)vload_half(");
+        clf__sb_add(b, "vload_half(");
     else if (dt == CLF_BF16)
-        clf__sb_add(b, "(V)as_float((uint)%s[", ptr);
+        clf__sb_add(b, "as_float((uint)%s[", ptr);
     else
-        clf__sb_add(b, "(V)%s[", ptr);
+        clf__sb_add(b, "%s[", ptr);
     if (p)
-        index_of(b, p, k);
+        index_at(b, p, k, lane);
     else
         clf__sb_add(b, "0");
     if (dt == CLF_F16)
         clf__sb_add(b, ", %s)", ptr);
     else
         clf__sb_add(b, dt == CLF_BF16 ? "] << 16)" : "]");
+}
+
+/* The same load as the compute type V. */
+static void load_code(clf__sbuf *b, clf_dtype dt, const char *ptr, int k, const clf__epi_param *p)
+{
+    clf__sb_add(b, "(V)");
+    raw_load(b, dt, ptr, k, p, -1);
 }
 
 typedef struct gen_ctx {
@@ -396,12 +409,7 @@ static void vec_load(void *user, int k, clf__sbuf *b)
         clf__sb_add(b, " : (V)(");
         for (int j = 0; j < vw; j++) {
             clf__sb_add(b, "%s", j ? ", " : "");
-            if (p->dt == CLF_F16)
-                clf__sb_add(b, "vload_half(eo%d + eb * es%d + (ulong)((ec + %d) * el%d), %s)", k, k, j, k, ptr);
-            else if (p->dt == CLF_BF16)
-                clf__sb_add(b, "as_float((uint)%s[eo%d + eb * es%d + (ulong)((ec + %d) * el%d)] << 16)", ptr, k, k, j, k);
-            else
-                clf__sb_add(b, "%s[eo%d + eb * es%d + (ulong)((ec + %d) * el%d)]", ptr, k, k, j, k);
+            raw_load(b, p->dt, ptr, k, p, j);
         }
         clf__sb_add(b, "))");
     }
