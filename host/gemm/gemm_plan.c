@@ -397,31 +397,44 @@ static size_t best_split(size_t units, size_t slots, const k_cut *c, size_t min_
     return best_parts;
 }
 
+/* The last-wave rule of both kernels: an m x n product in bm x bn tiles, slots work-groups at once, whose last
+ * wave would be partly idle. *bulk_rows gets the rows of tiles that fill whole waves; the answer is the number
+ * of K slices (1: keep the plan) that runs the other rows fastest, when that beats the plain plan by WAVE_GAIN.
+ * c's plane cost is for whole tiles; here it counts the share of the tail's tiles that C covers. */
+static size_t last_wave_split(size_t m, size_t n, size_t bm, size_t bn, size_t slots, k_cut c, size_t min_slice,
+                              size_t *bulk_rows)
+{
+    size_t tm = (m + bm - 1) / bm, tn = (n + bn - 1) / bn, tiles = tm * tn;
+    *bulk_rows = 0;
+    if (!slots || tiles < slots || tiles % slots == 0)
+        return 1;
+    size_t bulk = tiles / slots * slots / tn, units = (tm - bulk) * tn;
+    if (bulk == 0 || bulk >= tm)
+        return 1;
+    c.plane_cost *= (double)((m - bulk * bm) * n) / ((double)units * (double)bm * (double)bn);
+    double t;
+    size_t parts = best_split(units, slots, &c, min_slice, &t);
+    double plain = (double)((tiles + slots - 1) / slots), cut = (double)((bulk * tn + slots - 1) / slots) + t;
+    *bulk_rows = bulk;
+    return parts > 1 && cut <= WAVE_GAIN * plain ? parts : 1;
+}
+
 /* A product whose last wave of tiles would leave most of the device idle (3072^3 in 128 x 128 tiles on 132
  * compute units running two work-groups each: 576 tiles, 2.2 waves) runs its whole waves as they are and
  * the leftover rows of tiles as a product split along K, whose slices fill the last wave. Only where the
  * configuration's work-groups per compute unit were measured (gemm_waves.c). 1 when planned so. */
 static int plan_waves(planner *pl, const product *p, const clf__config *cfg, clf_status *s)
 {
-    size_t mwg = param(cfg, CLF__GEMM_MWG), tm = (p->m + mwg - 1) / mwg;
-    size_t tn = (p->n + param(cfg, CLF__GEMM_NWG) - 1) / param(cfg, CLF__GEMM_NWG), tiles = tm * tn;
-    if (p->batch != 1 || tiles < cus(pl->ctx))   /* under one work-group per unit: no whole wave to keep */
+    size_t mwg = param(cfg, CLF__GEMM_MWG), nwg = param(cfg, CLF__GEMM_NWG);
+    if (p->batch != 1 || tile_count(cfg, p->m, p->n) < (double)cus(pl->ctx))   /* no whole wave to keep */
         return 0;
     size_t slots = clf__gemm_wave_slots(pl->ctx, &clf__family_gemm, pl->plan->dtype, pl->plan->bucket, cfg);
-    if (!slots || tiles < slots || tiles % slots == 0)
-        return 0;
-    size_t bulk_rows = tiles / slots * slots / tn;   /* rows of tiles that fill whole waves */
-    /* A tail of less than half a row of tiles is an edge strip, which plan_packed already gives the direct
-     * kernel (4097^3 runs at cuBLAS's speed that way). */
-    if (bulk_rows == 0 || bulk_rows >= tm || p->m - bulk_rows * mwg < mwg / 2)
-        return 0;
     /* Slices of at least SPLIT_K_GRAIN: shorter ones write more partial sums than they save. */
     k_cut cut_k = {p->k, WAVE_GRAIN, WAVE_TILE_K, 0.0};
-    double best;
-    size_t units = (tm - bulk_rows) * tn, best_parts = best_split(units, slots, &cut_k, SPLIT_K_GRAIN, &best);
-    double plain = (double)((tiles + slots - 1) / slots);
-    double cut = (double)((bulk_rows * tn + slots - 1) / slots) + best;
-    if (best_parts == 1 || cut > WAVE_GAIN * plain)
+    size_t bulk_rows, best_parts = last_wave_split(p->m, p->n, mwg, nwg, slots, cut_k, SPLIT_K_GRAIN, &bulk_rows);
+    /* A tail of less than half a row of tiles is an edge strip, which plan_packed already gives the direct
+     * kernel (4097^3 runs at cuBLAS's speed that way). */
+    if (best_parts == 1 || p->m - bulk_rows * mwg < mwg / 2)
         return 0;
     product bulk = *p, tail = *p;
     size_t mb = bulk_rows * mwg;
@@ -757,8 +770,8 @@ static double mma_partial_k(clf__mma_mode mode)
 static clf_status mma_waves(planner *pl, const clf__mma_step *m, size_t slots)
 {
     const int *v = m->cfg->v;
-    size_t bm = (size_t)v[CLF__MMA_BM], tm = (m->m + bm - 1) / bm, tn = (m->n + (size_t)v[CLF__MMA_BN] - 1) / (size_t)v[CLF__MMA_BN];
-    size_t tiles = tm * tn;
+    size_t bm = (size_t)v[CLF__MMA_BM], bn = (size_t)v[CLF__MMA_BN];
+    size_t tiles = (m->m + bm - 1) / bm * ((m->n + bn - 1) / bn);
     long want = forced_split();
     if (want)
         return want > 1 ? mma_split(pl, m, 0, (size_t)want) : add_mma(pl, m);
@@ -770,18 +783,12 @@ static clf_status mma_waves(planner *pl, const clf__mma_step *m, size_t slots)
     k_cut cut_k = {kst, 1, MMA_SLICE_FIXED, mma_partial_k((clf__mma_mode)m->mode) / (double)kel};
     double t;
     if (tiles < slots) {
-        cut_k.plane_cost *= (double)(m->m * m->n) / ((double)tiles * (double)bm * (double)v[CLF__MMA_BN]);
+        cut_k.plane_cost *= (double)(m->m * m->n) / ((double)tiles * (double)bm * (double)bn);
         size_t parts = best_split(tiles, slots, &cut_k, MMA_MIN_SLICE, &t);
         return parts > 1 && t <= WAVE_GAIN ? mma_split(pl, m, 0, parts) : add_mma(pl, m);
     }
-    size_t bulk_rows = tiles / slots * slots / tn;   /* rows of tiles that fill whole waves */
-    if (tiles % slots == 0 || bulk_rows == 0 || bulk_rows >= tm)
-        return add_mma(pl, m);
-    size_t units = (tm - bulk_rows) * tn;
-    cut_k.plane_cost *= (double)((m->m - bulk_rows * bm) * m->n) / ((double)units * (double)bm * (double)v[CLF__MMA_BN]);
-    size_t parts = best_split(units, slots, &cut_k, MMA_MIN_SLICE, &t);
-    double plain = (double)((tiles + slots - 1) / slots), cut = (double)((bulk_rows * tn + slots - 1) / slots) + t;
-    if (parts == 1 || cut > WAVE_GAIN * plain)
+    size_t bulk_rows, parts = last_wave_split(m->m, m->n, bm, bn, slots, cut_k, MMA_MIN_SLICE, &bulk_rows);
+    if (parts == 1)
         return add_mma(pl, m);
     clf__mma_step bulk = *m, tail = *m;
     size_t mb = bulk_rows * bm;
