@@ -107,6 +107,115 @@ static float decode(const void *in, size_t i, clf_dtype t)
 
 /* ---- clf_convert ----------------------------------------------------------------------------- */
 
+/* The matrix units' packing kernel (gemm_convert.cl convert_pack) run directly on every device: each
+ * storage type to itself (raw bits: vector loads and stores where aligned, element by element elsewhere)
+ * and one converting pair, rows along K or along R (through local memory), odd and aligned leading
+ * dimensions and offsets, padding zeroed, a batch, nothing written outside the packed matrices. */
+static int pack_case(clf_context *ctx, int src_code, int dst_code, int kmajor, long R, long K, long Rp, long Kp,
+                     long ld, size_t soff, size_t doff, size_t batch, uint64_t *seed)
+{
+    size_t ss = src_code == 64 ? 8 : src_code == 32 ? 4 : 2, ds = dst_code == 64 ? 8 : dst_code == 32 ? 4 : 2;
+    size_t s_stride = (size_t)ld * (size_t)(kmajor ? K : R) + 3, d_stride = (size_t)(Rp * Kp) + 8;
+    size_t sn = soff + batch * s_stride, dn = doff + batch * d_stride + 16;
+    unsigned char *hs = malloc(sn * ss), *hd = malloc(dn * ds), *want = malloc(dn * ds);
+    ck_assert(hs && hd && want);
+    for (size_t i = 0; i < sn * ss; i++)
+        hs[i] = (unsigned char)clf_test_rand_u64(seed);
+    if (src_code != dst_code)   /* converted values: finite floats, rounded to f16 below */
+        for (size_t i = 0; i < sn; i++) {
+            float f = (float)(clf_test_rand(seed) * 4.0);
+            memcpy(hs + i * 4, &f, 4);
+        }
+    memset(hd, 0xAB, dn * ds);
+    memcpy(want, hd, dn * ds);
+    for (size_t b = 0; b < batch; b++)
+        for (long r = 0; r < Rp; r++)
+            for (long k = 0; k < Kp; k++) {
+                unsigned char *w = want + (doff + b * d_stride + (size_t)(r * Kp + k)) * ds;
+                memset(w, 0, ds);
+                if (r >= R || k >= K)
+                    continue;
+                const unsigned char *v = hs + (soff + b * s_stride + (size_t)(kmajor ? k * ld + r : r * ld + k)) * ss;
+                if (src_code == dst_code) {
+                    memcpy(w, v, ds);
+                } else {
+                    float f;
+                    memcpy(&f, v, 4);
+                    uint16_t h = float_to_half(f);
+                    memcpy(w, &h, 2);
+                }
+            }
+    cl_mem src = clf_test_buffer(ctx, sn * ss, hs), dst = clf_test_buffer(ctx, dn * ds, hd);
+    char opts[64];
+    snprintf(opts, sizeof opts, "-DSRC=%d -DDST=%d -DSRC_KMAJOR=%d", src_code, dst_code, kmajor);
+    const char *text;
+    cl_kernel k = NULL;
+    ck_assert_int_eq(clf__source("gemm_convert.cl", &text), CLF_SUCCESS);
+    ck_assert_int_eq(clf__kernel_take(ctx, text, opts, "convert_pack", &k), CLF_SUCCESS);
+    cl_long a[] = {R, K, Rp, Kp}, l = ld, ldd = Kp;
+    cl_ulong so = soff, sst = s_stride, dof = doff, dst_st = d_stride;
+    cl_uint i = 0;
+    for (int j = 0; j < 4; j++)
+        ck_assert_int_eq(clSetKernelArg(k, i++, 8, &a[j]), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, i++, sizeof src, &src), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, i++, 8, &so), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, i++, 8, &l), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, i++, 8, &sst), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, i++, sizeof dst, &dst), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, i++, 8, &dof), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, i++, 8, &ldd), CL_SUCCESS);
+    ck_assert_int_eq(clSetKernelArg(k, i++, 8, &dst_st), CL_SUCCESS);
+    size_t pk = 8 * 16 / ds;   /* elements of K a work-group packs */
+    size_t global[3] = {((size_t)Kp + pk - 1) / pk * 32, ((size_t)Rp + 31) / 32 * 8, batch}, local[3] = {32, 8, 1};
+    ck_assert_int_eq(clf__enqueue(ctx, k, 3, global, local, NULL, NULL), CLF_SUCCESS);
+    clf__kernel_give(ctx, k);
+    clf_test_read(ctx, dst, dn * ds, hd);
+    int bad = 0;
+    for (size_t e = 0; e < dn && !bad; e++)
+        if (memcmp(hd + e * ds, want + e * ds, ds) != 0) {
+            fprintf(stderr, "convert_pack %d -> %d kmajor %d R %ld K %ld Rp %ld Kp %ld ld %ld soff %zu doff %zu: "
+                            "element %zu differs\n", src_code, dst_code, kmajor, R, K, Rp, Kp, ld, soff, doff, e);
+            bad = 1;
+        }
+    clReleaseMemObject(src);
+    clReleaseMemObject(dst);
+    free(hs);
+    free(hd);
+    free(want);
+    return bad;
+}
+
+START_TEST(pack_kernel)
+{
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs), failures = 0;
+    ck_assert_int_gt(nctx, 0);
+    static const int codes[][2] = {{16, 16}, {17, 17}, {32, 32}, {64, 64}, {32, 16}};
+    for (int d = 0; d < nctx && failures == 0; d++) {
+        uint64_t seed = 99 + (uint64_t)d;
+        int fp64 = clf_context_device(ctxs[d])->fp64;
+        for (int c = 0; c < 5 && failures == 0; c++) {
+            if (codes[c][0] == 64 && !fp64)
+                continue;
+            for (int t = 0; t < 4 && failures == 0; t++) {
+                int kmajor = t % 2;
+                long R = 1 + (long)(clf_test_rand_u64(&seed) % 150), K = 1 + (long)(clf_test_rand_u64(&seed) % 200);
+                long Rp = (R + 31) / 32 * 32 + (t == 3 ? 32 : 0), Kp = (K + 15) / 16 * 16;
+                /* t 0, 1: leading dimension and offsets odd; t 2: all multiples of 8 (vector loads) */
+                long ld = (kmajor ? R : K) + (t < 2 ? 1 + (long)(clf_test_rand_u64(&seed) % 7) : 8);
+                if (t == 2)
+                    ld = (ld + 7) / 8 * 8;
+                size_t soff = t == 2 ? 16 : (size_t)(clf_test_rand_u64(&seed) % 9), doff = t == 2 ? 0 : 8;
+                failures += pack_case(ctxs[d], codes[c][0], codes[c][1], kmajor, R, K, Rp, Kp, ld, soff, doff,
+                                      1 + (size_t)(t == 1) * 2, &seed);
+            }
+        }
+    }
+    clf_test_contexts_free(ctxs, nctx);
+    ck_assert_int_eq(failures, 0);
+}
+END_TEST
+
 START_TEST(convert_round_trips)
 {
     clf_context **ctxs;
@@ -581,6 +690,7 @@ int main(void)
 {
     Suite *s = suite_create("gemm_mixed");
     CLF_TEST_ALONE(s, convert_round_trips);
+    CLF_TEST_ALONE(s, pack_kernel);
     CLF_TEST_ALONE(s, random_mixed_cases);
     CLF_TEST_ALONE(s, split_k_cases);
     CLF_TEST_ALONE(s, edges_read_in_place);

@@ -242,7 +242,9 @@ static clf_status enqueue_convert(clf_context *ctx, const clf__convert_step *c, 
         size_t z[] = {8, 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8};
         if ((s = set_args(k, v, z, 12)) != CLF_SUCCESS)
             break;
-        size_t global[3] = {round_up(c->cols_pad, 32), round_up(c->rows_pad, 32) / 4, nb};
+        /* convert_pack: 32 x 8 work-items per tile of 32 rows by 8 x 16 bytes of the packed type */
+        size_t pk = 8 * 16 / clf__dtype_size(c->dst_type);
+        size_t global[3] = {round_up(c->cols_pad, pk) / pk * 32, round_up(c->rows_pad, 32) / 4, nb};
         size_t local[3] = {32, 8, 1};
         if (c->by_rows)   /* a work-item a row, 16 to a work-group (one each cost a launch per row on PoCL) */
             global[0] = round_up(c->rows_pad, 16), global[1] = nb, global[2] = 1, local[0] = 16, local[1] = 1;
