@@ -24,3 +24,12 @@ for s in "32 512x512x128" "256 64x64x64" "16 1024x1024x1024"; do
     say "batch $1 ${lay:-NN} | $t | $c"
   done
 done
+say "-- tf32 and fp64 NN (4- and 2-element pack work-items) against the build before (.old)"
+cd ..; ( cd .old && cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build-gpu -j16 --target bench_gemm_mixed > $r/old-build.log 2>&1 ) || say "old build failed"
+cd build-gpu
+for round in 1 2; do
+  for v in old new; do
+    b=$B; [ $v = old ] && b=../.old/build-gpu/bench/bench_gemm_mixed
+    CLFORGE_CACHE_DIR=/tmp/clf-cache-survey-$v timeout 100 $b --device gpu --modes tf32,f64 --reps 10 --shape 3000x2000x1000 --shape 4096x4096x4096 2>&1 | grep -E "GFLOP|rror" | sed "s/^/$v /" | tee -a "$log"
+  done
+done
