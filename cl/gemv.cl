@@ -115,12 +115,43 @@ typedef CAT(REAL, 4) real4;
 #if XL && X_NVEC
 #error "XL and X_NVEC exclude each other: staged entries are read per vector"
 #endif
-/* An aligned vector of A (the rows kernel aligns its own, see row_part). */
+/* A's storage: A_STORE 0 as `real`; 16 IEEE half, 17 bfloat16 (fp32 only), widened as loaded: the vectors and y
+ * stay fp32, so a product with f16 or bf16 weights streams half the bytes. astore is A's element type.
+ * LOAD_AV: an aligned vector of A (the rows kernel aligns its own, see row_part); A_VLOAD: any vector;
+ * A_AT(p, i): element i. */
+#ifndef A_STORE
+#define A_STORE 0
+#endif
+#if A_STORE == 0
+typedef real astore;
 #define LOAD_AV(p) (*(const __global realv *)(p))
+#define A_VLOAD(p) VLOAD(p)
+#define A_AT(p, i) ((p)[i])
+#elif A_STORE == 16
+typedef ushort astore;
+#if VW == 1
+#define LOAD_AV(p) vload_half(0, (const __global half *)(p))
+#define A_VLOAD(p) vload_half(0, (const __global half *)(p))
+#else
+#define LOAD_AV(p) CAT(vloada_half, VW)(0, (const __global half *)(p))
+#define A_VLOAD(p) CAT(vload_half, VW)(0, (const __global half *)(p))
+#endif
+#define A_AT(p, i) vload_half(i, (const __global half *)(p))
+#else
+typedef ushort astore;
+#if VW == 1
+#define LOAD_AV(p) as_float((uint)*(p) << 16)
+#define A_VLOAD(p) LOAD_AV(p)
+#else
+#define LOAD_AV(p) CAT(as_float, VW)(CAT(convert_uint, VW)(*(const __global CAT(ushort, VW) *)(p)) << 16)
+#define A_VLOAD(p) CAT(as_float, VW)(CAT(convert_uint, VW)(CAT(vload, VW)(0, p)) << 16)
+#endif
+#define A_AT(p, i) as_float((uint)(p)[i] << 16)
+#endif
 #if ALIGNED || VW == 1
 #define LOAD_A(p) LOAD_AV(p)
 #else
-#define LOAD_A(p) VLOAD(p)
+#define LOAD_A(p) A_VLOAD(p)
 #endif
 
 #define INL static inline __attribute__((always_inline))
@@ -298,7 +329,7 @@ INL void row_fma_staged(ACC_T acc[RPT][ACC_N], const realv a[RPT], const __local
 #endif
 
 /* The whole vectors of the work-item's lines from column c (its first) up to ce, TEAM*VW apart. */
-INL void row_run(ACC_T acc[RPT][ACC_N], const __global real *row, ulong lda, int last, const __global real *x,
+INL void row_run(ACC_T acc[RPT][ACC_N], const __global astore *row, ulong lda, int last, const __global real *x,
                  ulong xvs, ulong incx, int c, int ce XS_PARAM)
 {
     const int step = TEAM * VW;
@@ -323,7 +354,7 @@ INL void row_run(ACC_T acc[RPT][ACC_N], const __global real *row, ulong lda, int
  * index in A (its alignment). With one line a work-item, scalar loads up to the line's first VW-aligned
  * element, then aligned vectors; scalar loads after the last whole vector. With XL, every work-item of the
  * group (lid) stages each run of XL columns of the vectors and then reads them from xs. */
-INL void row_part(real sum[RPT][NV], const __global real *row, ulong lda, int last, ulong base,
+INL void row_part(real sum[RPT][NV], const __global astore *row, ulong lda, int last, ulong base,
                   const __global real *x, ulong xvs, ulong incx, int c0, int c1, int t
 #if XL
                   , __local realv *xs, int lid
@@ -356,11 +387,11 @@ INL void row_part(real sum[RPT][NV], const __global real *row, ulong lda, int la
     for (int e = c0 + t; e < cb; e += TEAM)
         for (int r = 0; r < RPT; r++)
             for (int v = 0; v < NV; v++)
-                sum[r][v] += row[min(r, last) * lda + e] * x[v * xvs + (ulong)e * incx];
+                sum[r][v] += A_AT(row, min(r, last) * lda + e) * x[v * xvs + (ulong)e * incx];
     for (int e = ce + t; e < c1; e += TEAM)
         for (int r = 0; r < RPT; r++)
             for (int v = 0; v < NV; v++)
-                sum[r][v] += row[min(r, last) * lda + e] * x[v * xvs + (ulong)e * incx];
+                sum[r][v] += A_AT(row, min(r, last) * lda + e) * x[v * xvs + (ulong)e * incx];
 }
 
 /* Stores the sum of line `line` (when it exists) for vector v: y, or its slice's partial sum when split. */
@@ -377,7 +408,7 @@ INL void rows_out(real total, int line, int v, int L, int b, int s, int nsplit, 
 
 __kernel __attribute__((reqd_work_group_size(TEAM * RPG, 1, 1)))
 void gemv_rows(const int L, const int W, const int chunk, const real alpha, const real beta,
-               const __global real *restrict A, const ulong a_off, const ulong lda,
+               const __global astore *restrict A, const ulong a_off, const ulong lda,
                const __global real *restrict x, const ulong x_off, const ulong incx,
                __global real *restrict y, const ulong y_off, const ulong incy, __global real *restrict P,
                const ulong xvs, const ulong yvs, const ulong a_bs, const ulong x_bs, const ulong y_bs CLF_EPI_DECL)
@@ -445,13 +476,13 @@ void gemv_rows(const int L, const int W, const int chunk, const real alpha, cons
 
 /* Vector k of this work-item's outputs in the line at p; past the line's end (left: outputs from the
  * work-item's first to the end of the line) zero. full: every vector is whole (a constant after inlining). */
-INL realv load_cols(const __global real *p, int k, int left, const int full)
+INL realv load_cols(const __global astore *p, int k, int left, const int full)
 {
     if (full || left >= (k * TX + 1) * VW)
         return LOAD_A(p + k * TX * VW);
     real t[VW];
     for (int e = 0; e < VW; e++)
-        t[e] = k * TX * VW + e < left ? p[k * TX * VW + e] : ZERO;
+        t[e] = k * TX * VW + e < left ? A_AT(p, k * TX * VW + e) : ZERO;
 #if VW == 1
     return t[0];
 #else
@@ -486,10 +517,10 @@ INL void line_x(real xv[NV], XC_PARAM, int line)
 
 /* Sums over lines l, l+TY, ... < l1 of A(line, w) * x_v[line] for this work-item's CW vectors of outputs,
  * which start at a, a + TX*VW, ... (a points into line 0); left: outputs from a to the end of the line. */
-INL void col_loop(realv acc[NV][CW], const __global real *a, ulong lda, XC_PARAM, int l, int l1, int left,
+INL void col_loop(realv acc[NV][CW], const __global astore *a, ulong lda, XC_PARAM, int l, int l1, int left,
                   const int full)
 {
-    const __global real *p = a + (ulong)l * lda;
+    const __global astore *p = a + (ulong)l * lda;
     const ulong pstep = (ulong)TY * lda;
     for (; l + (LU - 1) * TY < l1; l += LU * TY, p += LU * pstep) {
         realv va[LU][CW];
@@ -518,7 +549,7 @@ INL void col_loop(realv acc[NV][CW], const __global real *a, ulong lda, XC_PARAM
 
 /* col_loop, specialised for whole vectors (every work-item but the last of a line) and the line's end (left
  * may be 0 or less: a work-item past the end, which loads nothing but takes part in the staging). */
-INL void col_part(realv acc[NV][CW], const __global real *a, ulong lda, XC_PARAM, int l, int l1, int left)
+INL void col_part(realv acc[NV][CW], const __global astore *a, ulong lda, XC_PARAM, int l, int l1, int left)
 {
     if (left >= ((CW - 1) * TX + 1) * VW)
         col_loop(acc, a, lda, XC_PASS, l, l1, left, 1);
@@ -546,7 +577,7 @@ INL void cols_out(realv sum, int w0, int W, int v, int b, int s, int nsplit, rea
 
 __kernel __attribute__((reqd_work_group_size(TX, TY, 1)))
 void gemv_cols(const int L, const int W, const int chunk, const real alpha, const real beta,
-               const __global real *restrict A, const ulong a_off, const ulong lda,
+               const __global astore *restrict A, const ulong a_off, const ulong lda,
                const __global real *restrict x, const ulong x_off, const ulong incx,
                __global real *restrict y, const ulong y_off, const ulong incy, __global real *restrict P,
                const ulong xvs, const ulong yvs, const ulong a_bs, const ulong x_bs, const ulong y_bs CLF_EPI_DECL)

@@ -311,6 +311,10 @@ static int run_case(clf_context *ctx, const mcase *c, uint64_t *seed)
     encode(fc, nc, c->t.c, ec);
     cl_mem A = clf_test_buffer(ctx, na * tsize(c->t.a), ea), B = clf_test_buffer(ctx, nb * tsize(c->t.b), eb);
     cl_mem C = clf_test_buffer(ctx, nc * tsize(c->t.c), ec);
+    if (getenv("CLFORGE_TEST_VERBOSE"))
+        fprintf(stderr, "case a%d b%d c%d compute %d %s %c%c %zux%zux%zu batch %zu ld %zu %zu %zu off %zu\n", (int)c->t.a,
+                (int)c->t.b, (int)c->t.c, (int)c->t.compute, row ? "row" : "col", c->ta == CLF_TRANS ? 'T' : 'N',
+                c->tb == CLF_TRANS ? 'T' : 'N', c->m, c->n, c->k, c->batch, c->lda, c->ldb, c->ldc, c->off);
     clf_status s = c->batch == 1
         ? clf_gemm(ctx, &c->t, c->layout, c->ta, c->tb, c->m, c->n, c->k, c->alpha, A, c->off, c->lda, B, c->off,
                    c->ldb, c->beta, C, c->off, c->ldc, NULL)
@@ -490,10 +494,61 @@ START_TEST(edges_read_in_place)
                     continue;
                 clf__gemm_plan plan;
                 ck_assert_int_eq(clf__gemm_plan_make(ctxs[d], &call, NULL, CLF__GEMM_AUTO, &plan), CLF_SUCCESS);
+                if (strncmp(plan.path, "mma", 3) != 0)
+                    continue;   /* thin products take the gemv kernels */
                 for (int i = 0; i < plan.nsteps; i++)
                     ck_assert_msg(plan.steps[i].kind != CLF__STEP_CONVERT, "%zux%zux%zu: a conversion step", c.m, c.n, c.k);
             }
         fprintf(stderr, "gemm_mixed: %d edge cases on %s, %d failed\n", cases, clf_context_device(ctxs[d])->name, failed);
+        ck_assert_int_eq(failed, 0);
+    }
+    clf_test_contexts_free(ctxs, nctx);
+}
+END_TEST
+
+/* Thin typed products (m or n within the gemv kernels' thin rule) on every device: random storage types,
+ * layouts, transposes, offsets, betas and batches, checked against the reference; the plan streams the big
+ * operand in its own type (the gemv step's a_store) and converts no more than the vectors and C. */
+START_TEST(thin_products)
+{
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    ck_assert_int_gt(nctx, 0);
+    for (int d = 0; d < nctx; d++) {
+        uint64_t seed = 4711 + (uint64_t)d;
+        int failed = 0;
+        for (int i = 0; i < 24; i++) {
+            mcase c;
+            random_case(&c, &seed, 1);
+            size_t few = 1 + clf_test_rand_u64(&seed) % 8;
+            if (i % 2)
+                c.m = few;
+            else
+                c.n = few;
+            int row = c.layout == CLF_ROW_MAJOR;
+            size_t acols = (c.ta == CLF_NO_TRANS) == row ? c.k : c.m, bcols = (c.tb == CLF_NO_TRANS) == row ? c.n : c.k;
+            c.lda = acols + (size_t)(i % 3), c.ldb = bcols + (size_t)(i % 2), c.ldc = (row ? c.n : c.m) + (size_t)(i % 2);
+            failed += run_case(ctxs[d], &c, &seed);
+            clf__gemm_call call = {.dtype = CLF_F32, .layout = c.layout, .ta = c.ta, .tb = c.tb, .m = c.m, .n = c.n,
+                                   .k = c.k, .alpha = 1.0, .lda = c.lda, .ldb = c.ldb, .ldc = c.ldc, .batch = c.batch,
+                                   .typed = 1, .a_type = c.t.a, .b_type = c.t.b, .c_type = c.t.c, .compute = c.t.compute};
+            clf__gemm_plan plan;
+            ck_assert_int_eq(clf__gemm_plan_make(ctxs[d], &call, NULL, CLF__GEMM_AUTO, &plan), CLF_SUCCESS);
+            if (strcmp(plan.path, "gemv") != 0 && strcmp(plan.path, "thin") != 0)
+                continue;   /* past this device's thin rule */
+            size_t big = c.m > c.n ? c.m : c.n;
+            for (int s = 0; s < plan.nsteps; s++) {
+                const clf__gemm_step *st = &plan.steps[s];
+                if (st->kind == CLF__STEP_CONVERT)
+                    ck_assert_msg(st->u.convert.rows * st->u.convert.cols <= (big > c.k ? big : c.k) * few,
+                                  "%zux%zux%zu: the streamed operand was converted", c.m, c.n, c.k);
+                if (st->kind == CLF__STEP_GEMV) {
+                    clf_dtype streamed = c.n <= c.m ? c.t.a : c.t.b;
+                    ck_assert_int_eq(st->u.gemv.a_store, streamed == CLF_F16 ? 16 : streamed == CLF_BF16 ? 17 : 0);
+                }
+            }
+        }
+        fprintf(stderr, "gemm_mixed: 24 thin cases on %s, %d failed\n", clf_context_device(ctxs[d])->name, failed);
         ck_assert_int_eq(failed, 0);
     }
     clf_test_contexts_free(ctxs, nctx);
@@ -691,6 +746,7 @@ int main(void)
     Suite *s = suite_create("gemm_mixed");
     CLF_TEST_ALONE(s, convert_round_trips);
     CLF_TEST_ALONE(s, pack_kernel);
+    CLF_TEST_ALONE(s, thin_products);
     CLF_TEST_ALONE(s, random_mixed_cases);
     CLF_TEST_ALONE(s, split_k_cases);
     CLF_TEST_ALONE(s, edges_read_in_place);

@@ -312,9 +312,10 @@ static clf_status enqueue_step(clf_context *ctx, const clf__gemm_plan *plan, con
                                      bind(&st->u.cpu.c, sb), done);
     case CLF__STEP_GEMV: {
         const clf__gemv_step *g = &st->u.gemv;
-        clf__gemv_desc d = {g->a_rows_contiguous, g->rows, g->cols, g->nv, g->batch, g->alpha, g->beta, g->a.buf,
-                            g->a.off, g->a.ld, g->a.stride, g->x.buf, g->x.off, g->incx, g->x_vstride, g->x.stride,
-                            g->y.buf, g->y.off, g->incy, g->y_vstride, g->y.stride};
+        clf__gemv_desc d = {g->a_rows_contiguous, g->rows, g->cols, g->nv, g->batch, g->alpha, g->beta,
+                            bind(&g->a, sb), g->a.off, g->a.ld, g->a.stride, bind(&g->x, sb), g->x.off, g->incx,
+                            g->x_vstride, g->x.stride, bind(&g->y, sb), g->y.off, g->incy, g->y_vstride, g->y.stride,
+                            g->a_store};
         return clf__gemv_enqueue_desc(ctx, NULL, plan->dtype, &d, plan->epi, g->y_is_column, done);
     }
     }

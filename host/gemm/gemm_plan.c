@@ -856,14 +856,41 @@ static clf_status to_f32(planner *pl, clf_dtype type, size_t outer, size_t inner
     return s;
 }
 
+static int thin_wanted(planner *pl, const product *p);
+static clf__gemv_step thin_columns(const product *p);
+static clf__gemv_step thin_rows(const product *p);
+
+/* A typed product for the gemv kernels (thin_wanted, fp32 arithmetic, the planner's own choice): the matrix
+ * they stream is read in its storage type (widened as loaded: f16 or bf16 weights stream half the bytes), and
+ * only the vectors and C are fp32 copies. */
+static int thin_typed(planner *pl, const clf__gemm_call *call, const product *p, clf__gemm_path path)
+{
+    return !pl->cfg_in && path == CLF__GEMM_AUTO && call->dtype == CLF_F32 && p->alpha != 0.0 && p->k > 0 &&
+           thin_wanted(pl, p);
+}
+
+/* On matrix units, a thin product goes to the gemv kernels only when the matrix they stream is K-major (B stored
+ * K x N under a few rows of C: x W), which the matrix units would first transpose in a packing pass. H200,
+ * 2026-12-01 (scripts/gpu/h200_thin_half.sh, bench/results/h200/2026-12-01/thin-half/): that way 1x4096x4096
+ * bf16 went 683 -> 1266 GFLOP/s, 1x14336x4096 773 -> 2493, 8x4096x4096 5411 -> 7432; a streamed matrix with K
+ * contiguous, which the matrix units read in place, ran slower on the gemv kernels (16x4096x4096 with B stored
+ * N x K 26527 -> 10503). */
+static int thin_beats_mma(planner *pl, const clf__gemm_call *call, const product *p, clf__gemm_path path)
+{
+    return thin_typed(pl, call, p, path) && (p->n <= p->m ? p->a_kmajor : p->b_kmajor);
+}
+
 /* Every device: operands stored in f16/bf16 are converted to fp32, the fp32 product runs on the bucket's
- * configuration (any path), and a C of another type is converted back, with alpha and beta applied in fp32. */
+ * configuration (any path), and a C of another type is converted back, with alpha and beta applied in fp32.
+ * A thin product converts only its vectors (thin_typed). */
 static clf_status plan_portable(planner *pl, const clf__gemm_call *call, product p, clf__gemm_path path)
 {
     clf_status s = CLF_SUCCESS;
+    int thin = thin_typed(pl, call, &p, path), columns = p.n <= p.m;   /* columns: the vectors are B's */
     if (p.alpha != 0.0 && p.k > 0) {
-        s = to_f32(pl, p.a_type, p.a_kmajor ? p.k : p.m, p.a_kmajor ? p.m : p.k, p.batch, &p.a);
-        if (s == CLF_SUCCESS)
+        if (!thin || !columns)
+            s = to_f32(pl, p.a_type, p.a_kmajor ? p.k : p.m, p.a_kmajor ? p.m : p.k, p.batch, &p.a);
+        if (s == CLF_SUCCESS && (!thin || columns))
             s = to_f32(pl, p.b_type, p.b_kmajor ? p.k : p.n, p.b_kmajor ? p.n : p.k, p.batch, &p.b);
     }
     clf_dtype ct = clf__gemm_c_type(call);
@@ -876,8 +903,17 @@ static clf_status plan_portable(planner *pl, const clf__gemm_call *call, product
         if (p.beta != 0.0 || (call->epi && call->epi->reads_c))
             s = add_convert(pl, ct, CLF_F32, 0, p.m, p.n, p.m, p.n, p.batch, c_user, p.c);
     }
-    if (s == CLF_SUCCESS)
+    if (s == CLF_SUCCESS && thin) {
+        clf__gemm_step *st = add_step(pl, CLF__STEP_GEMV);
+        if (!st)
+            return too_many_steps();
+        clf_dtype streamed = columns ? p.a_type : p.b_type;
+        st->u.gemv = columns ? thin_columns(&p) : thin_rows(&p);
+        st->u.gemv.a_store = streamed == CLF_F32 ? 0 : clf__convert_code(streamed);
+        pl->plan->path = st->u.gemv.nv == 1 ? "gemv" : "thin";
+    } else if (s == CLF_SUCCESS) {
         s = plan_real(pl, p, path, call->no_split || p.batch > 1);
+    }
     if (s == CLF_SUCCESS && ct != CLF_F32)
         s = add_convert(pl, CLF_F32, ct, 0, p.m, p.n, p.m, p.n, p.batch, p.c, c_user);
     return s;
@@ -959,7 +995,8 @@ clf_status clf__gemm_plan_make(clf_context *ctx, const clf__gemm_call *call, con
     /* Matrix units when the call's types ask for them and the device passed their self-test; else the
      * portable path, which is never less accurate. */
     clf__mma_mode mode = p.alpha != 0.0 && p.k > 0 ? clf__mma_wanted(call) : CLF__MMA_NONE;
-    int use = mode != CLF__MMA_NONE && call->mma >= 0 && (call->mma > 0 || clf__mma_usable(ctx, mode));
+    int use = mode != CLF__MMA_NONE && call->mma >= 0 && (call->mma > 0 || clf__mma_usable(ctx, mode)) &&
+              (call->mma > 0 || !thin_beats_mma(&pl, call, &p, path));
     return use ? plan_mma(&pl, call, &p, mode) : plan_portable(&pl, call, p, path);
 }
 

@@ -84,8 +84,8 @@ typedef struct clf__mma_step {
 
 /* Matrix-vector or thin products (gemv.c): for each of nv vectors (x_vstride and y_vstride apart) of each
  * matrix of a batch (the operands' strides), y (rows, incy apart) = alpha * A x + beta * y, A's rows
- * contiguous or its columns; the gemv module builds and splits on its own, so a plan with this step holds no
- * scratch. */
+ * contiguous or its columns; the gemv module builds and splits on its own. Its operands are the caller's, or
+ * (typed calls) fp32 copies of the vectors and C in the convert scratch. */
 typedef struct clf__gemv_step {
     int a_rows_contiguous;
     size_t rows, cols, incx, incy;
@@ -93,6 +93,7 @@ typedef struct clf__gemv_step {
     clf__gemm_operand a, x, y;   /* ld of a is its lda */
     int y_is_column;             /* y is a column of C (else a row): how the plan's epilogue indexes it */
     size_t nv, batch, x_vstride, y_vstride;
+    int a_store;                 /* a's storage, as clf__gemv_desc's: 0 the plan's dtype, 16 f16, 17 bf16 */
 } clf__gemv_step;
 
 /* gemm_cpu_pack (gemm_cpu.c): element (r, k) of src, at r*rs + k*ks, into panels of `width` rows at dst,

@@ -158,7 +158,7 @@ enum { K_ROWS, K_COLS, K_SCALE };
 /* One call as the kernels see it: L lines of W contiguous elements, lda apart (gemv.cl), for nv vectors of
  * each of batch matrices. */
 typedef struct gemv_plan {
-    int kind, prec;
+    int kind, prec, a_store;
     size_t L, W, lda, nout;      /* nout: outputs per vector (L for rows, W for cols) */
     size_t nv, batch, esz;
     size_t chunk, nsplit;        /* slices of the reduced dimension */
@@ -332,6 +332,7 @@ static void plan_make(clf_context *ctx, const clf__gemv_params *p, clf_dtype dt,
 {
     memset(pl, 0, sizeof *pl);
     pl->prec = dt == CLF_F64 ? 64 : 32;
+    pl->a_store = d->a_store;
     pl->nv = d->nv, pl->batch = d->batch, pl->esz = clf__dtype_size(dt);
     pl->kind = d->a_rows_contiguous ? K_ROWS : K_COLS;
     pl->L = d->a_rows_contiguous ? d->rows : d->cols;
@@ -375,12 +376,13 @@ static clf_status plan_kernels(clf_context *ctx, const clf__gemv_params *p, cons
         snprintf(opts, sizeof opts, "-DPRECISION=%d -DNV=%zu -DRWG=%d", pl->prec, pl->nv, RWG);
     else
         snprintf(opts, sizeof opts, "-DPRECISION=%d -DNV=%zu -DVW=%d -DLU=%d -DTEAM=%d -DRPG=%d -DRPT=%d -DTX=%d "
-                 "-DTY=%d -DCW=%d -DALIGNED=%d -DX_UNIT=%d -DX_NVEC=%d -DNVW=%d -DRCH=%d -DRWG=%d -DXL=%d -DX_VFAST=%d",
+                 "-DTY=%d -DCW=%d -DALIGNED=%d -DX_UNIT=%d -DX_NVEC=%d -DNVW=%d -DRCH=%d -DRWG=%d -DXL=%d -DX_VFAST=%d "
+                 "-DA_STORE=%d",
                  pl->prec,
                  pl->nv, p->vw, pl->lu, pl->kind == K_ROWS ? pl->team : 1, pl->kind == K_ROWS ? pl->rpg : 1,
                  pl->kind == K_ROWS ? pl->rpt : 1, pl->kind == K_COLS ? pl->tx : 1,
                  pl->kind == K_COLS ? pl->ty : 1, pl->kind == K_COLS ? p->cw : 1, pl->aligned, pl->x_unit,
-                 pl->x_nvec, pl->x_nvec ? pl->nvw : 2, pl->rch, RWG, pl->xl, pl->x_vfast);
+                 pl->x_nvec, pl->x_nvec ? pl->nvw : 2, pl->rch, RWG, pl->xl, pl->x_vfast, pl->a_store);
     const char *src;
     char *pre = NULL, *all = NULL;
     clf_status s = clf__source("gemv.cl", &src);
@@ -457,7 +459,8 @@ static clf_status enqueue_main(clf_context *ctx, const gemv_plan *pl, const scal
     double esz = (double)sc->esz, nv = (double)pl->nv, bat = (double)pl->batch, nout = (double)pl->nout * nv;
     double lw = (double)pl->L * (double)pl->W, xlen = (pl->kind == K_ROWS ? (double)pl->W : (double)pl->L) * nv;
     double out = pl->nsplit > 1 ? (double)pl->nsplit * nout : nout * (sc->db != 0.0 ? 2.0 : 1.0);
-    clf__work w = {pl->prec == 64 ? "dgemv" : "sgemv", 2.0 * lw * nv * bat, esz * bat * (lw + xlen + out)};
+    double aesz = pl->a_store ? 2.0 : esz;
+    clf__work w = {pl->prec == 64 ? "dgemv" : "sgemv", 2.0 * lw * nv * bat, bat * (aesz * lw + esz * (xlen + out))};
     return clf__enqueue(ctx, k, 3, pl->global, pl->local, &w, done);
 }
 
@@ -607,7 +610,7 @@ clf_status clf__gemv_enqueue_with(clf_context *ctx, const clf__gemv_params *para
                                   cl_mem y, size_t y_off, size_t incy, cl_event *done)
 {
     clf__gemv_desc d = {a_rows_contiguous, rows, cols, 1, 1, alpha, beta, a, a_off, lda, 0, x, x_off, incx, 0, 0,
-                        y, y_off, incy, 0, 0};
+                        y, y_off, incy, 0, 0, 0};
     return clf__gemv_enqueue_desc(ctx, params, dt, &d, NULL, 0, done);
 }
 
