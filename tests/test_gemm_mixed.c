@@ -555,6 +555,46 @@ START_TEST(thin_products)
 }
 END_TEST
 
+/* Every f16 bit pattern through the gemv kernels' widening loads (A stored K x M, k = 1, B = 1: C is A exactly):
+ * normals, subnormals, zeros, infinities and NaN, exactly (-0 comes out +0: the sum starts at +0). */
+START_TEST(thin_f16_widening)
+{
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    ck_assert_int_gt(nctx, 0);
+    enum { M = 65536 };
+    uint16_t *ha = malloc(M * 2), one = 0x3c00;
+    float *hc = malloc(M * 4);
+    ck_assert(ha && hc);
+    for (int i = 0; i < M; i++)
+        ha[i] = (uint16_t)i;
+    clf_gemm_types t = {CLF_F16, CLF_F16, CLF_F32, CLF_COMPUTE_EXACT};
+    for (int d = 0; d < nctx; d++) {
+        cl_mem A = clf_test_buffer(ctxs[d], M * 2, ha), B = clf_test_buffer(ctxs[d], 2, &one);
+        cl_mem C = clf_test_buffer(ctxs[d], M * 4, NULL);
+        ck_assert_int_eq(clf_gemm(ctxs[d], &t, CLF_ROW_MAJOR, CLF_TRANS, CLF_NO_TRANS, M, 1, 1, 1.0f, A, 0, M, B, 0, 1,
+                                  0.0f, C, 0, 1, NULL),
+                         CLF_SUCCESS);
+        clf_test_read(ctxs[d], C, M * 4, hc);
+        int bad = 0;
+        for (int i = 0; i < M && bad < 3; i++) {
+            float want = half_to_float((uint16_t)i);
+            if (isnan(want) ? !isnan(hc[i]) : hc[i] != want) {   /* -0 sums to +0 */
+                fprintf(stderr, "f16 0x%04x widened to %a, want %a\n", i, (double)hc[i], (double)want);
+                bad++;
+            }
+        }
+        ck_assert_int_eq(bad, 0);
+        clReleaseMemObject(A);
+        clReleaseMemObject(B);
+        clReleaseMemObject(C);
+    }
+    free(ha);
+    free(hc);
+    clf_test_contexts_free(ctxs, nctx);
+}
+END_TEST
+
 /* gemm_reduce, which ends a split product on the matrix units, stores C in f16, bf16 or fp32 (CTYPE): the sum of
  * fp32 partial planes times alpha, plus beta times the old C (never read when beta is 0: NaN there stays out),
  * within C's rounding, and nothing outside the m x n block. Run on every device, so that CI covers the stores
@@ -747,6 +787,7 @@ int main(void)
     CLF_TEST_ALONE(s, convert_round_trips);
     CLF_TEST_ALONE(s, pack_kernel);
     CLF_TEST_ALONE(s, thin_products);
+    CLF_TEST_ALONE(s, thin_f16_widening);
     CLF_TEST_ALONE(s, random_mixed_cases);
     CLF_TEST_ALONE(s, split_k_cases);
     CLF_TEST_ALONE(s, edges_read_in_place);
