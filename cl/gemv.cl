@@ -151,6 +151,55 @@ typedef ushort astore;
 #endif
 #define A_AT(p, i) as_float((uint)(p)[i] << 16)
 #endif
+/* The vectors' and y's storage, likewise (X_STORE, Y_STORE: 0 as `real`, 16, 17): a typed thin product reads its
+ * vectors and writes C in their own types, with no conversion launches. xstore, ystore: their element types;
+ * X_AT(p, i): element i of x widened; X_VLOAD(p): VW of them; Y_AT / Y_PUT read and write one element of y
+ * (rounded to nearest even). */
+#ifndef X_STORE
+#define X_STORE 0
+#endif
+#ifndef Y_STORE
+#define Y_STORE 0
+#endif
+#if X_STORE == 0
+typedef real xstore;
+#define X_AT(p, i) ((p)[i])
+#define X_VLOAD(p) VLOAD(p)
+#elif X_STORE == 16
+typedef ushort xstore;
+#define X_AT(p, i) vload_half(i, (const __global half *)(p))
+#else
+typedef ushort xstore;
+#define X_AT(p, i) as_float((uint)(p)[i] << 16)
+#endif
+#if X_STORE && VW == 1
+#define X_VLOAD(p) X_AT(p, 0)
+#elif X_STORE == 16
+#define X_VLOAD(p) h2f(CAT(vload, VW)(0, p))
+#elif X_STORE == 17
+#define X_VLOAD(p) CAT(as_float, VW)(CAT(convert_uint, VW)(CAT(vload, VW)(0, p)) << 16)
+#endif
+#if X_STORE && X_NVEC
+#error "X_NVEC loads the vectors as reals"
+#endif
+#if Y_STORE == 0
+typedef real ystore;
+#define Y_AT(p) (*(p))
+#define Y_PUT(p, v) (*(p) = (v))
+#elif Y_STORE == 16
+typedef ushort ystore;
+#define Y_AT(p) vload_half(0, (const __global half *)(p))
+#define Y_PUT(p, v) vstore_half_rte((v), 0, (__global half *)(p))
+#else
+#include "bf16.cl"
+typedef ushort ystore;
+#define Y_AT(p) as_float((uint)*(p) << 16)
+#define Y_PUT(p, v) (*(p) = to_bf16(v))
+#endif
+#if CLF_EPI && Y_STORE
+#error "the epilogue stores y as reals"
+#endif
+
 #if ALIGNED || VW == 1
 #define LOAD_A(p) LOAD_AV(p)
 #else
@@ -159,7 +208,7 @@ typedef ushort astore;
 
 #define INL static inline __attribute__((always_inline))
 
-#if A_STORE == 16 && VW > 1
+#if (A_STORE == 16 || X_STORE == 16) && VW > 1
 typedef CAT(uint, VW) uintv;
 /* IEEE half bits to float, exactly: normal numbers rebiased, subnormals scaled, infinities and NaN kept. */
 INL realv h2f(CAT(ushort, VW) h)
@@ -190,15 +239,15 @@ INL real hsum(realv v)
 }
 
 /* VW elements of x starting at element c (x already offset). */
-INL realv load_x(const __global real *x, int c, ulong incx)
+INL realv load_x(const __global xstore *x, int c, ulong incx)
 {
 #if X_UNIT
     (void)incx;
-    return VLOAD(x + c);
+    return X_VLOAD(x + c);
 #else
     real t[VW];
     for (int k = 0; k < VW; k++)
-        t[k] = x[(ulong)(c + k) * incx];
+        t[k] = X_AT(x, (ulong)(c + k) * incx);
 #if VW == 1
     return t[0];
 #else
@@ -208,14 +257,14 @@ INL realv load_x(const __global real *x, int c, ulong incx)
 }
 
 /* The one place y is written (y[i] of vector v of matrix b): beta == 0 must not read it. */
-INL void store_y(__global real *y, real sum, real alpha, real beta, const int b, const int i, const int v CLF_EPI_DECL)
+INL void store_y(__global ystore *y, real sum, real alpha, real beta, const int b, const int i, const int v CLF_EPI_DECL)
 {
-    const real val = beta == ZERO ? alpha * sum : alpha * sum + beta * *y;
+    const real val = beta == ZERO ? alpha * sum : alpha * sum + beta * Y_AT(y);
 #if CLF_EPI
     clf_epilogue(y, b, EPI_ROWS ? i : v, EPI_ROWS ? v : i, val CLF_EPI_PASS);
 #else
     (void)b, (void)i, (void)v;
-    *y = val;
+    Y_PUT(y, val);
 #endif
 }
 
@@ -223,7 +272,7 @@ INL void store_y(__global real *y, real sum, real alpha, real beta, const int b,
  * all nwi work-items of the group take part (between two barriers). Consecutive work-items fetch neighbours
  * in global memory: consecutive vectors when X_VFAST (their entries of one column adjacent), else consecutive
  * entries of one vector. */
-INL void stage_x(__local real *dst, int vs, int is, const __global real *x, ulong xvs, ulong incx, int i0, int n,
+INL void stage_x(__local real *dst, int vs, int is, const __global xstore *x, ulong xvs, ulong incx, int i0, int n,
                  int lid, int nwi)
 {
     for (int e = lid; e < n * NV; e += nwi) {
@@ -232,7 +281,7 @@ INL void stage_x(__local real *dst, int vs, int is, const __global real *x, ulon
 #else
         const int v = e / n, i = e % n;
 #endif
-        dst[v * vs + i * is] = x[v * xvs + (ulong)(i0 + i) * incx];
+        dst[v * vs + i * is] = X_AT(x, v * xvs + (ulong)(i0 + i) * incx);
     }
 }
 
@@ -272,7 +321,7 @@ INL real dot_acc(real acc, realv a, realv b)
 }
 
 /* acc[r][.] += line r's vector a[r] (at column c) times the vectors of x there. */
-INL void row_fma(ACC_T acc[RPT][ACC_N], const realv a[RPT], const __global real *x, ulong xvs, ulong incx, int c)
+INL void row_fma(ACC_T acc[RPT][ACC_N], const realv a[RPT], const __global xstore *x, ulong xvs, ulong incx, int c)
 {
 #if X_NVEC
     (void)xvs;
@@ -344,7 +393,7 @@ INL void row_fma_staged(ACC_T acc[RPT][ACC_N], const realv a[RPT], const __local
 #endif
 
 /* The whole vectors of the work-item's lines from column c (its first) up to ce, TEAM*VW apart. */
-INL void row_run(ACC_T acc[RPT][ACC_N], const __global astore *row, ulong lda, int last, const __global real *x,
+INL void row_run(ACC_T acc[RPT][ACC_N], const __global astore *row, ulong lda, int last, const __global xstore *x,
                  ulong xvs, ulong incx, int c, int ce XS_PARAM)
 {
     const int step = TEAM * VW;
@@ -370,7 +419,7 @@ INL void row_run(ACC_T acc[RPT][ACC_N], const __global astore *row, ulong lda, i
  * element, then aligned vectors; scalar loads after the last whole vector. With XL, every work-item of the
  * group (lid) stages each run of XL columns of the vectors and then reads them from xs. */
 INL void row_part(real sum[RPT][NV], const __global astore *row, ulong lda, int last, ulong base,
-                  const __global real *x, ulong xvs, ulong incx, int c0, int c1, int t
+                  const __global xstore *x, ulong xvs, ulong incx, int c0, int c1, int t
 #if XL
                   , __local realv *xs, int lid
 #endif
@@ -402,16 +451,16 @@ INL void row_part(real sum[RPT][NV], const __global astore *row, ulong lda, int 
     for (int e = c0 + t; e < cb; e += TEAM)
         for (int r = 0; r < RPT; r++)
             for (int v = 0; v < NV; v++)
-                sum[r][v] += A_AT(row, min(r, last) * lda + e) * x[v * xvs + (ulong)e * incx];
+                sum[r][v] += A_AT(row, min(r, last) * lda + e) * X_AT(x, v * xvs + (ulong)e * incx);
     for (int e = ce + t; e < c1; e += TEAM)
         for (int r = 0; r < RPT; r++)
             for (int v = 0; v < NV; v++)
-                sum[r][v] += A_AT(row, min(r, last) * lda + e) * x[v * xvs + (ulong)e * incx];
+                sum[r][v] += A_AT(row, min(r, last) * lda + e) * X_AT(x, v * xvs + (ulong)e * incx);
 }
 
 /* Stores the sum of line `line` (when it exists) for vector v: y, or its slice's partial sum when split. */
 INL void rows_out(real total, int line, int v, int L, int b, int s, int nsplit, real alpha, real beta,
-                  __global real *y, ulong yb, ulong incy, ulong yvs, __global real *P CLF_EPI_DECL)
+                  __global ystore *y, ulong yb, ulong incy, ulong yvs, __global real *P CLF_EPI_DECL)
 {
     if (line >= L)
         return;
@@ -424,8 +473,8 @@ INL void rows_out(real total, int line, int v, int L, int b, int s, int nsplit, 
 __kernel __attribute__((reqd_work_group_size(TEAM * RPG, 1, 1)))
 void gemv_rows(const int L, const int W, const int chunk, const real alpha, const real beta,
                const __global astore *restrict A, const ulong a_off, const ulong lda,
-               const __global real *restrict x, const ulong x_off, const ulong incx,
-               __global real *restrict y, const ulong y_off, const ulong incy, __global real *restrict P,
+               const __global xstore *restrict x, const ulong x_off, const ulong incx,
+               __global ystore *restrict y, const ulong y_off, const ulong incy, __global real *restrict P,
                const ulong xvs, const ulong yvs, const ulong a_bs, const ulong x_bs, const ulong y_bs CLF_EPI_DECL)
 {
     const int lid = (int)get_local_id(0), t = lid % TEAM;
@@ -521,12 +570,12 @@ INL void line_x(real xv[NV], XC_PARAM, int line)
     }
 }
 #else
-#define XC_PARAM const __global real *x, ulong xvs, ulong incx
+#define XC_PARAM const __global xstore *x, ulong xvs, ulong incx
 #define XC_PASS x, xvs, incx
 INL void line_x(real xv[NV], XC_PARAM, int line)
 {
     for (int v = 0; v < NV; v++)
-        xv[v] = x[v * xvs + (ulong)line * incx];
+        xv[v] = X_AT(x, v * xvs + (ulong)line * incx);
 }
 #endif
 
@@ -574,7 +623,7 @@ INL void col_part(realv acc[NV][CW], const __global astore *a, ulong lda, XC_PAR
 
 /* Writes the VW outputs of vector k of this work-item, starting at output w0 (< W), for vector v of matrix b. */
 INL void cols_out(realv sum, int w0, int W, int v, int b, int s, int nsplit, real alpha, real beta,
-                  __global real *y, ulong yv, ulong incy, __global real *P CLF_EPI_DECL)
+                  __global ystore *y, ulong yv, ulong incy, __global real *P CLF_EPI_DECL)
 {
     real out[VW];
 #if VW == 1
@@ -593,8 +642,8 @@ INL void cols_out(realv sum, int w0, int W, int v, int b, int s, int nsplit, rea
 __kernel __attribute__((reqd_work_group_size(TX, TY, 1)))
 void gemv_cols(const int L, const int W, const int chunk, const real alpha, const real beta,
                const __global astore *restrict A, const ulong a_off, const ulong lda,
-               const __global real *restrict x, const ulong x_off, const ulong incx,
-               __global real *restrict y, const ulong y_off, const ulong incy, __global real *restrict P,
+               const __global xstore *restrict x, const ulong x_off, const ulong incx,
+               __global ystore *restrict y, const ulong y_off, const ulong incy, __global real *restrict P,
                const ulong xvs, const ulong yvs, const ulong a_bs, const ulong x_bs, const ulong y_bs CLF_EPI_DECL)
 {
     const int tx = (int)get_local_id(0), ty = (int)get_local_id(1);
@@ -672,7 +721,7 @@ void gemv_cols(const int L, const int W, const int chunk, const real alpha, cons
  * of the grid: j = matrix * NV + vector. */
 __kernel __attribute__((reqd_work_group_size(RWG, 1, 1)))
 void gemv_reduce(const int n, const int nsplit, const real alpha, const real beta, const __global real *restrict P,
-                 __global real *restrict y, const ulong y_off, const ulong incy, const ulong yvs, const ulong y_bs
+                 __global ystore *restrict y, const ulong y_off, const ulong incy, const ulong yvs, const ulong y_bs
                  CLF_EPI_DECL)
 {
     const int i = (int)get_global_id(0), j = (int)get_global_id(1), b = j / NV, v = j % NV;

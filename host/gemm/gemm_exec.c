@@ -315,7 +315,7 @@ static clf_status enqueue_step(clf_context *ctx, const clf__gemm_plan *plan, con
         clf__gemv_desc d = {g->a_rows_contiguous, g->rows, g->cols, g->nv, g->batch, g->alpha, g->beta,
                             bind(&g->a, sb), g->a.off, g->a.ld, g->a.stride, bind(&g->x, sb), g->x.off, g->incx,
                             g->x_vstride, g->x.stride, bind(&g->y, sb), g->y.off, g->incy, g->y_vstride, g->y.stride,
-                            g->a_store};
+                            g->a_store, g->x_store, g->y_store};
         return clf__gemv_enqueue_desc(ctx, NULL, plan->dtype, &d, plan->epi, g->y_is_column, done);
     }
     }

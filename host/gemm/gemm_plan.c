@@ -880,17 +880,47 @@ static int thin_beats_mma(planner *pl, const clf__gemm_call *call, const product
     return thin_typed(pl, call, p, path) && (p->n <= p->m ? p->a_kmajor : p->b_kmajor);
 }
 
+/* A thin typed product on the gemv kernels (thin_typed): the matrix they stream and the vectors are read in their
+ * storage types, and C is written in its own, with alpha and beta applied in fp32: one launch (two when the sum
+ * is split), no conversions. With an epilogue (which the kernels apply to fp32 values) a C stored in f16 or
+ * bf16 goes through an fp32 copy, as on the portable path. */
+static clf_status plan_thin(planner *pl, const clf__gemm_call *call, product p)
+{
+    int columns = p.n <= p.m;   /* the vectors are B's columns (else A's rows) */
+    clf_dtype ct = clf__gemm_c_type(call), streamed = columns ? p.a_type : p.b_type, vec = columns ? p.b_type : p.a_type;
+    int via_copy = p.epi && ct != CLF_F32;
+    clf__gemm_operand c_user = p.c;
+    clf_status s = CLF_SUCCESS;
+    if (via_copy) {
+        size_t at;
+        if (!convert_room(pl, CLF_F32, p.m, p.n, p.batch, &at))
+            return no_room();
+        p.c = (clf__gemm_operand){CLF__BUF_CONVERT, NULL, at, p.n, p.m * p.n};
+        if (p.beta != 0.0 || call->epi->reads_c)
+            s = add_convert(pl, ct, CLF_F32, 0, p.m, p.n, p.m, p.n, p.batch, c_user, p.c);
+    }
+    clf__gemm_step *st = s == CLF_SUCCESS ? add_step(pl, CLF__STEP_GEMV) : NULL;
+    if (!st)
+        return s == CLF_SUCCESS ? too_many_steps() : s;
+    st->u.gemv = columns ? thin_columns(&p) : thin_rows(&p);
+    st->u.gemv.a_store = streamed == CLF_F32 ? 0 : clf__convert_code(streamed);
+    st->u.gemv.x_store = vec == CLF_F32 ? 0 : clf__convert_code(vec);
+    st->u.gemv.y_store = via_copy || ct == CLF_F32 ? 0 : clf__convert_code(ct);
+    pl->plan->path = st->u.gemv.nv == 1 ? "gemv" : "thin";
+    return via_copy ? add_convert(pl, CLF_F32, ct, 0, p.m, p.n, p.m, p.n, p.batch, p.c, c_user) : CLF_SUCCESS;
+}
+
 /* Every device: operands stored in f16/bf16 are converted to fp32, the fp32 product runs on the bucket's
  * configuration (any path), and a C of another type is converted back, with alpha and beta applied in fp32.
- * A thin product converts only its vectors (thin_typed). */
+ * Thin products take the gemv kernels (plan_thin). */
 static clf_status plan_portable(planner *pl, const clf__gemm_call *call, product p, clf__gemm_path path)
 {
+    if (thin_typed(pl, call, &p, path))
+        return plan_thin(pl, call, p);
     clf_status s = CLF_SUCCESS;
-    int thin = thin_typed(pl, call, &p, path), columns = p.n <= p.m;   /* columns: the vectors are B's */
     if (p.alpha != 0.0 && p.k > 0) {
-        if (!thin || !columns)
-            s = to_f32(pl, p.a_type, p.a_kmajor ? p.k : p.m, p.a_kmajor ? p.m : p.k, p.batch, &p.a);
-        if (s == CLF_SUCCESS && (!thin || columns))
+        s = to_f32(pl, p.a_type, p.a_kmajor ? p.k : p.m, p.a_kmajor ? p.m : p.k, p.batch, &p.a);
+        if (s == CLF_SUCCESS)
             s = to_f32(pl, p.b_type, p.b_kmajor ? p.k : p.n, p.b_kmajor ? p.n : p.k, p.batch, &p.b);
     }
     clf_dtype ct = clf__gemm_c_type(call);
@@ -903,17 +933,8 @@ static clf_status plan_portable(planner *pl, const clf__gemm_call *call, product
         if (p.beta != 0.0 || (call->epi && call->epi->reads_c))
             s = add_convert(pl, ct, CLF_F32, 0, p.m, p.n, p.m, p.n, p.batch, c_user, p.c);
     }
-    if (s == CLF_SUCCESS && thin) {
-        clf__gemm_step *st = add_step(pl, CLF__STEP_GEMV);
-        if (!st)
-            return too_many_steps();
-        clf_dtype streamed = columns ? p.a_type : p.b_type;
-        st->u.gemv = columns ? thin_columns(&p) : thin_rows(&p);
-        st->u.gemv.a_store = streamed == CLF_F32 ? 0 : clf__convert_code(streamed);
-        pl->plan->path = st->u.gemv.nv == 1 ? "gemv" : "thin";
-    } else if (s == CLF_SUCCESS) {
+    if (s == CLF_SUCCESS)
         s = plan_real(pl, p, path, call->no_split || p.batch > 1);
-    }
     if (s == CLF_SUCCESS && ct != CLF_F32)
         s = add_convert(pl, CLF_F32, ct, 0, p.m, p.n, p.m, p.n, p.batch, p.c, c_user);
     return s;

@@ -93,7 +93,7 @@ typedef struct clf__gemv_step {
     clf__gemm_operand a, x, y;   /* ld of a is its lda */
     int y_is_column;             /* y is a column of C (else a row): how the plan's epilogue indexes it */
     size_t nv, batch, x_vstride, y_vstride;
-    int a_store;                 /* a's storage, as clf__gemv_desc's: 0 the plan's dtype, 16 f16, 17 bf16 */
+    int a_store, x_store, y_store;   /* storage of a, x and y, as clf__gemv_desc's: 0 the plan's dtype, 16, 17 */
 } clf__gemv_step;
 
 /* gemm_cpu_pack (gemm_cpu.c): element (r, k) of src, at r*rs + k*ks, into panels of `width` rows at dst,

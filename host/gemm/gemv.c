@@ -158,7 +158,7 @@ enum { K_ROWS, K_COLS, K_SCALE };
 /* One call as the kernels see it: L lines of W contiguous elements, lda apart (gemv.cl), for nv vectors of
  * each of batch matrices. */
 typedef struct gemv_plan {
-    int kind, prec, a_store;
+    int kind, prec, a_store, x_store, y_store;
     size_t L, W, lda, nout;      /* nout: outputs per vector (L for rows, W for cols) */
     size_t nv, batch, esz;
     size_t chunk, nsplit;        /* slices of the reduced dimension */
@@ -332,7 +332,7 @@ static void plan_make(clf_context *ctx, const clf__gemv_params *p, clf_dtype dt,
 {
     memset(pl, 0, sizeof *pl);
     pl->prec = dt == CLF_F64 ? 64 : 32;
-    pl->a_store = d->a_store;
+    pl->a_store = d->a_store, pl->x_store = d->x_store, pl->y_store = d->y_store;
     pl->nv = d->nv, pl->batch = d->batch, pl->esz = clf__dtype_size(dt);
     pl->kind = d->a_rows_contiguous ? K_ROWS : K_COLS;
     pl->L = d->a_rows_contiguous ? d->rows : d->cols;
@@ -354,7 +354,7 @@ static void plan_make(clf_context *ctx, const clf__gemv_params *p, clf_dtype dt,
     if (pl->kind == K_ROWS) {
         pl->x_unit = d->incx == 1;
         pl->nvw = d->nv % 16 == 0 ? 16 : d->nv % 8 == 0 ? 8 : d->nv % 4 == 0 ? 4 : 2;
-        pl->x_nvec = !pl->x_unit && d->x_vstride == 1 && d->nv % 2 == 0;
+        pl->x_nvec = !pl->x_unit && d->x_vstride == 1 && d->nv % 2 == 0 && !d->x_store;
         plan_rows(ctx, p, pl);
     } else {
         plan_cols(ctx, p, clf__dtype_size(dt), pl);
@@ -373,16 +373,17 @@ static clf_status plan_kernels(clf_context *ctx, const clf__gemv_params *p, cons
 {
     char opts[400];
     if (pl->kind == K_SCALE)
-        snprintf(opts, sizeof opts, "-DPRECISION=%d -DNV=%zu -DRWG=%d", pl->prec, pl->nv, RWG);
+        snprintf(opts, sizeof opts, "-DPRECISION=%d -DNV=%zu -DRWG=%d -DY_STORE=%d", pl->prec, pl->nv, RWG, pl->y_store);
     else
         snprintf(opts, sizeof opts, "-DPRECISION=%d -DNV=%zu -DVW=%d -DLU=%d -DTEAM=%d -DRPG=%d -DRPT=%d -DTX=%d "
                  "-DTY=%d -DCW=%d -DALIGNED=%d -DX_UNIT=%d -DX_NVEC=%d -DNVW=%d -DRCH=%d -DRWG=%d -DXL=%d -DX_VFAST=%d "
-                 "-DA_STORE=%d",
+                 "-DA_STORE=%d -DX_STORE=%d -DY_STORE=%d",
                  pl->prec,
                  pl->nv, p->vw, pl->lu, pl->kind == K_ROWS ? pl->team : 1, pl->kind == K_ROWS ? pl->rpg : 1,
                  pl->kind == K_ROWS ? pl->rpt : 1, pl->kind == K_COLS ? pl->tx : 1,
                  pl->kind == K_COLS ? pl->ty : 1, pl->kind == K_COLS ? p->cw : 1, pl->aligned, pl->x_unit,
-                 pl->x_nvec, pl->x_nvec ? pl->nvw : 2, pl->rch, RWG, pl->xl, pl->x_vfast, pl->a_store);
+                 pl->x_nvec, pl->x_nvec ? pl->nvw : 2, pl->rch, RWG, pl->xl, pl->x_vfast, pl->a_store,
+                 pl->x_store, pl->y_store);
     const char *src;
     char *pre = NULL, *all = NULL;
     clf_status s = clf__source("gemv.cl", &src);
@@ -610,7 +611,7 @@ clf_status clf__gemv_enqueue_with(clf_context *ctx, const clf__gemv_params *para
                                   cl_mem y, size_t y_off, size_t incy, cl_event *done)
 {
     clf__gemv_desc d = {a_rows_contiguous, rows, cols, 1, 1, alpha, beta, a, a_off, lda, 0, x, x_off, incx, 0, 0,
-                        y, y_off, incy, 0, 0, 0};
+                        y, y_off, incy, 0, 0, 0, 0, 0};
     return clf__gemv_enqueue_desc(ctx, params, dt, &d, NULL, 0, done);
 }
 

@@ -69,7 +69,8 @@ typedef struct clf__gemv_desc {
     cl_mem a; size_t a_off, lda, a_stride;
     cl_mem x; size_t x_off, incx, x_vstride, x_stride;
     cl_mem y; size_t y_off, incy, y_vstride, y_stride;
-    int a_store;                    /* A's storage (fp32 products only): 0 as dt, 16 f16, 17 bf16 (widened as loaded) */
+    int a_store, x_store, y_store;  /* storage of A, x and y (fp32 products only): 0 as dt, 16 f16, 17 bf16 (widened
+                                     * as loaded, y rounded to nearest even as stored; y_store needs no epilogue) */
 } clf__gemv_desc;
 
 /* Enqueues d (rules of clf__gemv_enqueue below) with params (NULL: clf__gemv_params_for's, for d's bucket);
