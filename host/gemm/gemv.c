@@ -541,6 +541,12 @@ static clf_status gemv_exec(clf_context *ctx, const clf__gemv_params *p, clf_dty
     if (d->rows == 0 || (d->alpha == 0.0 && d->beta == 1.0 && !b->epi))
         return b->build_only ? CLF_SUCCESS : marker(ctx, done);
     gemv_plan pl;
+    clf__gemv_params wide;
+    if (d->a_store && p->vw <= 8) {   /* a 16-bit A: the loads of the fp32 configuration's width in bytes */
+        wide = *p;
+        wide.vw *= 2;
+        p = &wide;
+    }
     if (d->cols == 0 || d->alpha == 0.0) {   /* y = beta*y: A and x are not read (BLAS: not referenced) */
         memset(&pl, 0, sizeof pl);
         pl.kind = K_SCALE;
