@@ -542,7 +542,10 @@ static clf_status gemv_exec(clf_context *ctx, const clf__gemv_params *p, clf_dty
         return b->build_only ? CLF_SUCCESS : marker(ctx, done);
     gemv_plan pl;
     clf__gemv_params wide;
-    if (d->a_store && p->vw <= 8) {   /* a 16-bit A: the loads of the fp32 configuration's width in bytes */
+    /* A 16-bit A with 2..8 vectors: loads as wide in bytes as the fp32 configuration's. H200, f16 weights stored
+     * K x N, GFLOP/s (bench/results/h200/2026-12-01/thin-half/): 4x4096x4096 4310 -> 6092; but one vector lost
+     * (1x4096x4096 1857 -> 1291, 1x14336x4096 2500 -> 1330) and 16 gained nothing (11990 -> 11372). */
+    if (d->a_store && p->vw <= 8 && d->nv >= 2 && d->nv <= CLF__GEMV_THIN_NV) {
         wide = *p;
         wide.vw *= 2;
         p = &wide;
