@@ -872,7 +872,7 @@ static int thin_typed(planner *pl, const clf__gemm_call *call, const product *p,
 /* On matrix units, a thin product goes to the gemv kernels when the matrix they stream is K-major (B stored K x N
  * under a few rows of C: x W), which the matrix units would first transpose in a packing pass, or when it is a
  * matrix-vector product. H200, 2026-12-01, f16, GFLOP/s, matrix units -> gemv kernels (scripts/gpu/
- * h200_thin_half3.sh, bench/results/h200/2026-12-01/thin-half/thin-half3.txt): K-major, 1x4096x4096 680 -> 1850,
+ * h200_thin_half.sh, bench/results/h200/2026-12-01/thin-half/thin-half3.txt): K-major, 1x4096x4096 680 -> 1850,
  * 1x14336x4096 770 -> 2500, 8x4096x4096 5370 -> 8400, 16x4096x4096 10650 -> 11800; K contiguous, one vector:
  * 1x4096x4096 1110-1200 -> 1550, 4096x1x4096 850-1140 -> 1510-1940, but 1x14336x4096 1930 -> 1700; K
  * contiguous, several vectors stay on the matrix units (16x4096x4096 17600-20200 against 9900). */
