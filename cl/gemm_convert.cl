@@ -80,13 +80,10 @@ __kernel void convert_elems(const ulong n, const __global void *src, const ulong
 #if SRC == DST
 typedef ELEM elem_t;
 typedef CAT(ELEM, EPW) elemv_t;
-#else
-typedef val_t elem_t;
-#endif
-#if SRC == DST
 #define PACK_LOAD(p, i) (((const __global elem_t *)(p))[i])
 #define PACK_STORE(p, i, v) (((__global elem_t *)(p))[i] = (v))
 #else
+typedef val_t elem_t;
 #define PACK_LOAD(p, i) load_val(p, i)
 #define PACK_STORE(p, i, v) store_val(p, i, v)
 #endif

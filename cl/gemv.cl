@@ -115,86 +115,77 @@ typedef CAT(REAL, 4) real4;
 #if XL && X_NVEC
 #error "XL and X_NVEC exclude each other: staged entries are read per vector"
 #endif
-/* A's storage: A_STORE 0 as `real`; 16 IEEE half, 17 bfloat16 (fp32 only), widened as loaded: the vectors and y
- * stay fp32, so a product with f16 or bf16 weights streams half the bytes. astore is A's element type.
- * LOAD_AV: an aligned vector of A (the rows kernel aligns its own, see row_part); A_VLOAD: any vector;
- * A_AT(p, i): element i. */
+/* Storage of A, the vectors x and y: A_STORE, X_STORE, Y_STORE 0 as `real`, 16 IEEE half, 17 bfloat16 (fp32
+ * products only). 16-bit elements are widened as they are loaded and y is rounded to nearest even as it is
+ * stored, so a typed thin product streams half the bytes and needs no conversion launches. astore, xstore,
+ * ystore: the element types. LOAD_AV: an aligned vector of A (the rows kernel aligns its own, see row_part);
+ * A_VLOAD: any vector; A_AT(p, i): element i; X_AT, X_VLOAD likewise for x; Y_AT / Y_PUT: one element of y. */
 #ifndef A_STORE
 #define A_STORE 0
 #endif
-#if A_STORE == 0
-typedef real astore;
-#define LOAD_AV(p) (*(const __global realv *)(p))
-#define A_VLOAD(p) VLOAD(p)
-#define A_AT(p, i) ((p)[i])
-#elif A_STORE == 16
-typedef ushort astore;
-#if VW == 1
-#define LOAD_AV(p) vload_half(0, (const __global half *)(p))
-#define A_VLOAD(p) vload_half(0, (const __global half *)(p))
-#else
-/* Vectors of IEEE half are loaded as 16-bit integers and widened by h2f, as bfloat16 is: on the H200 a thin
- * product's vloada_half4 ran at a third of the bfloat16 loads' speed, and PoCL's vload_half8 faulted on a 2-byte
- * aligned address (x86-64, PoCL 3.1). */
-#define LOAD_AV(p) h2f(*(const __global CAT(ushort, VW) *)(p))
-#define A_VLOAD(p) h2f(CAT(vload, VW)(0, p))
-#endif
-#define A_AT(p, i) vload_half(i, (const __global half *)(p))
-#else
-typedef ushort astore;
-#if VW == 1
-#define LOAD_AV(p) as_float((uint)*(p) << 16)
-#define A_VLOAD(p) LOAD_AV(p)
-#else
-#define LOAD_AV(p) CAT(as_float, VW)(CAT(convert_uint, VW)(*(const __global CAT(ushort, VW) *)(p)) << 16)
-#define A_VLOAD(p) CAT(as_float, VW)(CAT(convert_uint, VW)(CAT(vload, VW)(0, p)) << 16)
-#endif
-#define A_AT(p, i) as_float((uint)(p)[i] << 16)
-#endif
-/* The vectors' and y's storage, likewise (X_STORE, Y_STORE: 0 as `real`, 16, 17): a typed thin product reads its
- * vectors and writes C in their own types, with no conversion launches. xstore, ystore: their element types;
- * X_AT(p, i): element i of x widened; X_VLOAD(p): VW of them; Y_AT / Y_PUT read and write one element of y
- * (rounded to nearest even). */
 #ifndef X_STORE
 #define X_STORE 0
 #endif
 #ifndef Y_STORE
 #define Y_STORE 0
 #endif
-#if X_STORE == 0
+#if A_STORE || X_STORE || Y_STORE
+#define CLF_CAT(a, b) CAT(a, b)
+#include "bf16.cl"
+#include "half_io.cl"
+/* W_AT_<code>(p, i): element i of a 16-bit buffer as a float; W_VLOAD_<code>(p): VW of them (any alignment),
+ * W_VLOADA_<code>(p): VW of them from an aligned address. IEEE half vectors are loaded as 16-bit integers and
+ * widened by h2f, as bfloat16 is: on the H200 a thin product's vloada_half4 ran at a third of the bfloat16
+ * loads' speed, and PoCL's vload_half8 faulted on a 2-byte aligned address (x86-64, PoCL 3.1). */
+#define W_AT_16(p, i) vload_half(i, (const __global half *)(p))
+#define W_AT_17(p, i) bf16_to_f32((p)[i])
+#if VW == 1
+#define W_VLOAD_16(p) W_AT_16(p, 0)
+#define W_VLOAD_17(p) W_AT_17(p, 0)
+#define W_VLOADA_16(p) W_AT_16(p, 0)
+#define W_VLOADA_17(p) W_AT_17(p, 0)
+#else
+#define W_VLOAD_16(p) h2f(CAT(vload, VW)(0, p))
+#define W_VLOAD_17(p) CLF_BF16_LOADV(CAT(vload, VW)(0, p))
+#define W_VLOADA_16(p) h2f(*(const __global CAT(ushort, VW) *)(p))
+#define W_VLOADA_17(p) CLF_BF16_LOADV(*(const __global CAT(ushort, VW) *)(p))
+#endif
+#endif
+#if A_STORE
+typedef ushort astore;
+#define LOAD_AV CAT(W_VLOADA_, A_STORE)
+#define A_VLOAD CAT(W_VLOAD_, A_STORE)
+#define A_AT CAT(W_AT_, A_STORE)
+#else
+typedef real astore;
+#define LOAD_AV(p) (*(const __global realv *)(p))
+#define A_VLOAD(p) VLOAD(p)
+#define A_AT(p, i) ((p)[i])
+#endif
+#if X_STORE
+typedef ushort xstore;
+#define X_AT CAT(W_AT_, X_STORE)
+#define X_VLOAD CAT(W_VLOAD_, X_STORE)
+#else
 typedef real xstore;
 #define X_AT(p, i) ((p)[i])
 #define X_VLOAD(p) VLOAD(p)
-#elif X_STORE == 16
-typedef ushort xstore;
-#define X_AT(p, i) vload_half(i, (const __global half *)(p))
-#else
-typedef ushort xstore;
-#define X_AT(p, i) as_float((uint)(p)[i] << 16)
-#endif
-#if X_STORE && VW == 1
-#define X_VLOAD(p) X_AT(p, 0)
-#elif X_STORE == 16
-#define X_VLOAD(p) h2f(CAT(vload, VW)(0, p))
-#elif X_STORE == 17
-#define X_VLOAD(p) CAT(as_float, VW)(CAT(convert_uint, VW)(CAT(vload, VW)(0, p)) << 16)
 #endif
 #if X_STORE && X_NVEC
 #error "X_NVEC loads the vectors as reals"
 #endif
-#if Y_STORE == 0
+#if Y_STORE
+typedef ushort ystore;
+#define Y_AT(p) CAT(W_AT_, Y_STORE)(p, 0)
+#if Y_STORE == 16
+#define Y_PUT(p, v) vstore_half_rte((v), 0, (__global half *)(p))
+#else
+#define Y_PUT(p, v) (*(p) = to_bf16(v))
+#endif
+#else
 typedef real ystore;
 #define Y_AT(p) (*(p))
 #define Y_PUT(p, v) (*(p) = (v))
-#elif Y_STORE == 16
-typedef ushort ystore;
-#define Y_AT(p) vload_half(0, (const __global half *)(p))
-#define Y_PUT(p, v) vstore_half_rte((v), 0, (__global half *)(p))
-#else
-#include "bf16.cl"
-typedef ushort ystore;
-#define Y_AT(p) as_float((uint)*(p) << 16)
-#define Y_PUT(p, v) (*(p) = to_bf16(v))
 #endif
 #if CLF_EPI && Y_STORE
 #error "the epilogue stores y as reals"

@@ -1,4 +1,4 @@
-/* half_io.cl — 16-bit storage for map.cl and reduce.cl (taken with `#include "half_io.cl"`). IEEE half is
+/* half_io.cl — 16-bit storage for map.cl, reduce.cl and gemv.cl (taken with `#include "half_io.cl"`). IEEE half is
  * read and written with vload_half / vstore_half_rte, core OpenCL that needs no cl_khr_fp16; bfloat16 is the
  * high half of a float: widened by a shift, narrowed by to_bf16 (bf16.cl), rounding to nearest even.
  * Expects bf16.cl before it (includes are one level deep), CLF_F64 (compute in double) and, for the vector
