@@ -856,13 +856,32 @@ static clf_status to_f32(planner *pl, clf_dtype type, size_t outer, size_t inner
     return s;
 }
 
+/* C through an fp32 copy in the convert scratch, for a kernel that stores fp32: p->c becomes the copy, into
+ * which the old C is converted first when the product reads it (beta, or an epilogue that names c). The caller
+ * keeps the user's C and converts the copy back into it (c_copy_out) once the product is planned. */
+static clf_status c_copy_in(planner *pl, const clf__gemm_call *call, product *p, clf_dtype ct)
+{
+    size_t at;
+    if (!convert_room(pl, CLF_F32, p->m, p->n, p->batch, &at))
+        return no_room();
+    const clf__gemm_operand user = p->c;
+    p->c = (clf__gemm_operand){CLF__BUF_CONVERT, NULL, at, p->n, p->m * p->n};
+    if (p->beta != 0.0 || (call->epi && call->epi->reads_c))
+        return add_convert(pl, ct, CLF_F32, 0, p->m, p->n, p->m, p->n, p->batch, user, p->c);
+    return CLF_SUCCESS;
+}
+
+static clf_status c_copy_out(planner *pl, const product *p, clf_dtype ct, clf__gemm_operand c_user)
+{
+    return add_convert(pl, CLF_F32, ct, 0, p->m, p->n, p->m, p->n, p->batch, p->c, c_user);
+}
+
 static int thin_wanted(planner *pl, const product *p);
 static clf__gemv_step thin_columns(const product *p);
 static clf__gemv_step thin_rows(const product *p);
 
-/* A typed product for the gemv kernels (thin_wanted, fp32 arithmetic, the planner's own choice): the matrix
- * they stream is read in its storage type (widened as loaded: f16 or bf16 weights stream half the bytes), and
- * only the vectors and C are fp32 copies. */
+/* A typed product for the gemv kernels (thin_wanted, fp32 arithmetic, the planner's own choice), which read
+ * and write every operand in its storage type (plan_thin). */
 static int thin_typed(planner *pl, const clf__gemm_call *call, const product *p, clf__gemm_path path)
 {
     return !pl->cfg_in && path == CLF__GEMM_AUTO && call->dtype == CLF_F32 && p->alpha != 0.0 && p->k > 0 &&
@@ -891,15 +910,7 @@ static clf_status plan_thin(planner *pl, const clf__gemm_call *call, product p)
     clf_dtype ct = clf__gemm_c_type(call), streamed = columns ? p.a_type : p.b_type, vec = columns ? p.b_type : p.a_type;
     int via_copy = p.epi && ct != CLF_F32;
     clf__gemm_operand c_user = p.c;
-    clf_status s = CLF_SUCCESS;
-    if (via_copy) {
-        size_t at;
-        if (!convert_room(pl, CLF_F32, p.m, p.n, p.batch, &at))
-            return no_room();
-        p.c = (clf__gemm_operand){CLF__BUF_CONVERT, NULL, at, p.n, p.m * p.n};
-        if (p.beta != 0.0 || call->epi->reads_c)
-            s = add_convert(pl, ct, CLF_F32, 0, p.m, p.n, p.m, p.n, p.batch, c_user, p.c);
-    }
+    clf_status s = via_copy ? c_copy_in(pl, call, &p, ct) : CLF_SUCCESS;
     clf__gemm_step *st = s == CLF_SUCCESS ? add_step(pl, CLF__STEP_GEMV) : NULL;
     if (!st)
         return s == CLF_SUCCESS ? too_many_steps() : s;
@@ -908,7 +919,7 @@ static clf_status plan_thin(planner *pl, const clf__gemm_call *call, product p)
     st->u.gemv.x_store = vec == CLF_F32 ? 0 : clf__convert_code(vec);
     st->u.gemv.y_store = via_copy || ct == CLF_F32 ? 0 : clf__convert_code(ct);
     pl->plan->path = st->u.gemv.nv == 1 ? "gemv" : "thin";
-    return via_copy ? add_convert(pl, CLF_F32, ct, 0, p.m, p.n, p.m, p.n, p.batch, p.c, c_user) : CLF_SUCCESS;
+    return via_copy ? c_copy_out(pl, &p, ct, c_user) : CLF_SUCCESS;
 }
 
 /* Every device: operands stored in f16/bf16 are converted to fp32, the fp32 product runs on the bucket's
@@ -926,18 +937,12 @@ static clf_status plan_portable(planner *pl, const clf__gemm_call *call, product
     }
     clf_dtype ct = clf__gemm_c_type(call);
     clf__gemm_operand c_user = p.c;
-    if (s == CLF_SUCCESS && ct != CLF_F32) {
-        size_t at;
-        if (!convert_room(pl, CLF_F32, p.m, p.n, p.batch, &at))
-            return no_room();
-        p.c = (clf__gemm_operand){CLF__BUF_CONVERT, NULL, at, p.n, p.m * p.n};
-        if (p.beta != 0.0 || (call->epi && call->epi->reads_c))
-            s = add_convert(pl, ct, CLF_F32, 0, p.m, p.n, p.m, p.n, p.batch, c_user, p.c);
-    }
+    if (s == CLF_SUCCESS && ct != CLF_F32)
+        s = c_copy_in(pl, call, &p, ct);
     if (s == CLF_SUCCESS)
         s = plan_real(pl, p, path, call->no_split || p.batch > 1);
     if (s == CLF_SUCCESS && ct != CLF_F32)
-        s = add_convert(pl, CLF_F32, ct, 0, p.m, p.n, p.m, p.n, p.batch, p.c, c_user);
+        s = c_copy_out(pl, &p, ct, c_user);
     return s;
 }
 
@@ -1017,8 +1022,8 @@ clf_status clf__gemm_plan_make(clf_context *ctx, const clf__gemm_call *call, con
     /* Matrix units when the call's types ask for them and the device passed their self-test; else the
      * portable path, which is never less accurate. */
     clf__mma_mode mode = p.alpha != 0.0 && p.k > 0 ? clf__mma_wanted(call) : CLF__MMA_NONE;
-    int use = mode != CLF__MMA_NONE && call->mma >= 0 && (call->mma > 0 || clf__mma_usable(ctx, mode)) &&
-              (call->mma > 0 || !thin_beats_mma(&pl, call, &p, path));
+    int use = mode != CLF__MMA_NONE && call->mma >= 0 &&
+              (call->mma > 0 || (clf__mma_usable(ctx, mode) && !thin_beats_mma(&pl, call, &p, path)));
     return use ? plan_mma(&pl, call, &p, mode) : plan_portable(&pl, call, p, path);
 }
 
