@@ -459,9 +459,10 @@ static clf_status enqueue_main(clf_context *ctx, const gemv_plan *pl, const scal
         return s;
     double esz = (double)sc->esz, nv = (double)pl->nv, bat = (double)pl->batch, nout = (double)pl->nout * nv;
     double lw = (double)pl->L * (double)pl->W, xlen = (pl->kind == K_ROWS ? (double)pl->W : (double)pl->L) * nv;
-    double out = pl->nsplit > 1 ? (double)pl->nsplit * nout : nout * (sc->db != 0.0 ? 2.0 : 1.0);
-    double aesz = pl->a_store ? 2.0 : esz;
-    clf__work w = {pl->prec == 64 ? "dgemv" : "sgemv", 2.0 * lw * nv * bat, bat * (aesz * lw + esz * (xlen + out))};
+    /* bytes of A, x and what is written: the partial sums (fp32) when split, else y in its storage */
+    double aesz = pl->a_store ? 2.0 : esz, xesz = pl->x_store ? 2.0 : esz, yesz = pl->y_store ? 2.0 : esz;
+    double out = pl->nsplit > 1 ? esz * (double)pl->nsplit * nout : yesz * nout * (sc->db != 0.0 ? 2.0 : 1.0);
+    clf__work w = {pl->prec == 64 ? "dgemv" : "sgemv", 2.0 * lw * nv * bat, bat * (aesz * lw + xesz * xlen + out)};
     return clf__enqueue(ctx, k, 3, pl->global, pl->local, &w, done);
 }
 
@@ -482,8 +483,9 @@ static clf_status enqueue_reduce(clf_context *ctx, const gemv_plan *pl, const sc
         return s;
     size_t local[2] = {RWG, 1}, global[2] = {(pl->nout + RWG - 1) / RWG * RWG, pl->nv * pl->batch};
     double nout = (double)pl->nout * (double)global[1];
+    double yesz = pl->y_store ? 2.0 : (double)sc->esz;
     clf__work w = {pl->prec == 64 ? "dgemv_reduce" : "sgemv_reduce", (double)ns * nout,
-                   (double)sc->esz * ((double)ns * nout + nout * (sc->db != 0.0 ? 2.0 : 1.0))};
+                   (double)sc->esz * (double)ns * nout + yesz * nout * (sc->db != 0.0 ? 2.0 : 1.0)};
     return clf__enqueue(ctx, k, 2, global, local, &w, done);
 }
 
