@@ -3,7 +3,8 @@
  *
  * Operands are K-contiguous: A is M x K and B is N x K, row r at r*ld (in 32-bit words), each zero-padded
  * to whole BM x BK and BN x BK tiles (the convert_pack pre-pass of gemm_convert.cl writes them so, or the
- * caller's buffer already is). The kernel works in 32-bit words: a word holds two K-neighbours in f16 or
+ * caller's buffer already is); with AKM and BKN, f16/bf16 operands stored K-major are read in place instead (see
+ * MN_AT). The kernel works in 32-bit words: a word holds two K-neighbours in f16 or
  * bf16, or one tf32/fp32 value. Rows start on 32-byte boundaries (8 words). Both mma shapes used here take 8 words of K per step, and their fragments
  * sit at the same word positions, so one loop serves every mode:
  *   m16n8k16 (f16, bf16):  A rows g, g+8, words t, t+4;  B column g, words t, t+4
@@ -46,6 +47,13 @@
 #endif
 #ifndef EDGE
 #define EDGE 0    /* 1 (ASYNC): partial tiles of operands read in place are zero-filled by the copies (copy_async) */
+#endif
+#ifndef AKM
+#define AKM 0     /* 1 (f16/bf16, ASYNC, ldmatrix, no WGMMA): A is stored K x M (M contiguous) and read in place: a stage
+                   * holds BK rows of BM elements, fragments come by ldmatrix.trans (the MN-major layout below) */
+#endif
+#ifndef BKN
+#define BKN 0     /* 1 (likewise): B is stored K x N (N contiguous), as x W has it, and read in place */
 #endif
 #ifndef SWZ
 #define SWZ 0     /* 1 (ldmatrix only): rows unpadded, their 16-byte chunks XOR-swizzled by row so that the 8 rows
@@ -126,6 +134,17 @@ typedef float acc_t;
 #define SWZ_OF(r) 0
 #endif
 #define WORD_AT(r, w) ((r) * LDW + ((((w) >> 2) ^ SWZ_OF(r)) << 2) + ((w) & 3))
+/* An operand read in place from K-major storage (AKM, BKN) keeps that layout in local memory: a stage is BK rows
+ * (one per element of K) of R elements (R / 2 words, BM or BN, a multiple of 64), each row's 16-byte chunks
+ * XOR-swizzled by k % 8, so that the 8 consecutive rows of K that an ldmatrix.trans phase reads at one chunk
+ * fall on distinct banks. It takes BK * R / 2 words: no more than the K-contiguous layout's stage. */
+#define MN_AT(R, k, w) ((k) * ((R) / 2) + ((((w) >> 2) ^ ((k) & 7)) << 2) + ((w) & 3))
+#if (AKM || BKN) && (!(MODE == 16 || MODE == 17) || !ASYNC || !LDSM || WGMMA)
+#error "AKM and BKN need f16/bf16, ASYNC, ldmatrix and no WGMMA"
+#endif
+#if (AKM && BM % 64) || (BKN && BN % 64)
+#error "an operand read from K-major storage needs tiles of a multiple of 64 rows"
+#endif
 #define WARPS_M (BM / WM)
 #define WARPS_N (BN / WN)
 #if WGMMA
@@ -212,12 +231,31 @@ static inline void ldsm_x4(const __local uint *p, uint *r)
 #endif
 }
 
+#if AKM || BKN
+/* The same four matrices from MN-major storage (rows of local memory are K): .trans hands lane l, of each matrix,
+ * the two elements of K 2 (l % 4) and 2 (l % 4) + 1 in column l / 4, which is the word the fragment wants. */
+static inline void ldsm_x4_t(const __local uint *p, uint *r)
+{
+#if LDSM == 2
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"((uint)(ulong)p) : "memory");
+#else
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "l"((ulong)p) : "memory");
+#endif
+}
+#endif
+
 /* A: matrices (rows 0-7, words 0-3), (rows 8-15, words 0-3), (rows 0-7, words 4-7), (rows 8-15, words 4-7). */
 static inline void load_a(const __local uint *As, int row, int kk, uint *hi, uint *lo)
 {
     const int l = (int)get_local_id(0) & 31, mi = l >> 3;
     uint w[4];
+#if AKM   /* lane l gives row k = 2 kk + l % 8 (+ 8) of the matrix at columns row (+ 8) */
+    ldsm_x4_t(As + MN_AT(BM, 2 * kk + (l & 7) + (mi >> 1) * 8, (row + (mi & 1) * 8) / 2), w);
+#else
     ldsm_x4(As + WORD_AT(row + (l & 7) + (mi & 1) * 8, kk + (mi >> 1) * 4), w);
+#endif
     split_words(w, hi, lo, 4);
 }
 
@@ -226,7 +264,11 @@ static inline void load_b2(const __local uint *Bs, int col, int kk, uint *hi0, u
 {
     const int l = (int)get_local_id(0) & 31, mi = l >> 3;
     uint w[4];
+#if BKN
+    ldsm_x4_t(Bs + MN_AT(BN, 2 * kk + (l & 7) + (mi & 1) * 8, (col + (mi >> 1) * 8) / 2), w);
+#else
     ldsm_x4(Bs + WORD_AT(col + (l & 7) + (mi >> 1) * 8, kk + (mi & 1) * 4), w);
+#endif
     split_words(w, hi0, lo0, 2);
     split_words(w + 2, hi1, lo1, 2);
 }
@@ -530,6 +572,28 @@ static inline void copy_async(__local uint *S, const __global uint4 *X, ulong ba
     }
 }
 
+#if AKM || BKN
+/* One stage of an operand stored K-major (AKM, BKN), read in place: BK rows of K (ld words apart, from row k0),
+ * each R elements of the tile from word base, into the MN-major layout. Pieces past the matrix (rows of K from kv
+ * on, elements of the row from `cols` on) read nothing or part of their 16 bytes and are zero-filled, so any K,
+ * M and N work; rows of K past K must be zeros, since the other operand's padding meets them. */
+static inline void copy_async_mn(__local uint *S, const __global uint4 *X, ulong base, long ld, int k0, const int R,
+                                 int cols, int kv)
+{
+    const int cpr = R / 8, chunks = BK * cpr;   /* 16-byte chunks: 8 elements */
+#pragma unroll
+    for (int i = 0; i < (chunks + THREADS - 1) / THREADS; i++) {
+        const int v = (int)get_local_id(0) + i * THREADS, k = v / cpr, c = v % cpr;
+        if (chunks % THREADS == 0 || v < chunks) {
+            const int bytes = k0 + k < kv ? clamp((cols - c * 8) * 2, 0, 16) : 0;
+            const __global uint4 *src = X + (bytes ? (base + (ulong)((long)(k0 + k) * ld)) / 4 + (ulong)c : base / 4);
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "l"((ulong)(S + MN_AT(R, k, c * 4))),
+                         "l"(src), "r"(bytes) : "memory");
+        }
+    }
+}
+#endif
+
 static inline void async_commit(void) { asm volatile("cp.async.commit_group;" ::: "memory"); }
 
 /* Stages loaded ahead of the one computing: all the other buffers. */
@@ -628,10 +692,23 @@ static inline void put_c2(__global void *C, ulong i, acc_t v0, acc_t v1)
 #endif
 }
 
+#if ASYNC   /* one stage of A or B into local memory, from its K-contiguous or (AKM, BKN) K-major storage */
+#if AKM
+#define COPY_A(S, st) copy_async_mn(S, A4, abase, lda, (st) * BK, BM, rows_a, Kv)
+#else
+#define COPY_A(S, st) copy_async(S, A4, abase, lda, (st) * BKW, BM * CPR, rows_a, kvw)
+#endif
+#if BKN
+#define COPY_B(S, st) copy_async_mn(S, B4, bbase, ldb, (st) * BK, BN, rows_b, Kv)
+#else
+#define COPY_B(S, st) copy_async(S, B4, bbase, ldb, (st) * BKW, BN * CPR, rows_b, kvw)
+#endif
+#endif
+
 /* C (M x N, row-major, ldc) = alpha * A B^T + beta * C for each matrix of a batch (dimension 1 of the
- * grid). K is Kw words, a multiple of BKW, of which Kv exist (EDGE). Offsets and strides of A and B are in
- * words and multiples of 8 (of 4 with ASYNC: cp.async copies 16 bytes);
- * lda and ldb are in words. Work-groups: THREADS x 1, one per BM x BN tile, in GROUP_M swizzled order. */
+ * grid). K is Kw words, a multiple of BKW, of which Kv elements exist (EDGE, AKM, BKN). Offsets and strides of
+ * A and B are in words and multiples of 8 (of 4 with ASYNC: cp.async copies 16 bytes); lda and ldb are in
+ * words. A is M x K (K contiguous) or, with AKM, K x M; B is N x K or, with BKN, K x N. Work-groups: THREADS x 1, one per BM x BN tile, in GROUP_M swizzled order. */
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1)))
 void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t alpha, const acc_t beta,
               const __global uint8 *restrict A, const ulong a_off, const long lda, const ulong a_stride,
@@ -659,9 +736,24 @@ void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t 
 #else
     const int wm0 = (warp / WARPS_N) * WM, wn0 = (warp % WARPS_N) * WN;
 #endif
+#if AKM   /* the tile's first column, in words */
+    const ulong abase = a_off + batch * a_stride + (ulong)(tm * BM / 2);
+#else
     const ulong abase = a_off + batch * a_stride + (ulong)((long)tm * BM * lda);
+#endif
+#if BKN
+    const ulong bbase = b_off + batch * b_stride + (ulong)(tn * BN / 2);
+#else
     const ulong bbase = b_off + batch * b_stride + (ulong)((long)tn * BN * ldb);
+#endif
     const int rows_a = M - tm * BM, rows_b = N - tn * BN;   /* EDGE: the rows of the tiles that exist */
+#if MODE == 16 || MODE == 17   /* words of K that exist */
+    const int kvw = Kv / 2;
+#elif MODE == 64
+    const int kvw = Kv * 2;
+#else
+    const int kvw = Kv;
+#endif
 
     acc_t acc[ACC_N];
 #pragma unroll
@@ -674,8 +766,8 @@ void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t 
     const __global uint4 *A4 = (const __global uint4 *)A, *B4 = (const __global uint4 *)B;
     for (int st = 0; st < AHEAD; st++) {
         if (st < stages) {
-            copy_async(As + st * BM * LDW, A4, abase, lda, st * BKW, BM * CPR, rows_a, Kv);
-            copy_async(Bs + st * BN * LDW, B4, bbase, ldb, st * BKW, BN * CPR, rows_b, Kv);
+            COPY_A(As + st * BM * LDW, st);
+            COPY_B(Bs + st * BN * LDW, st);
         }
         async_commit();
     }
@@ -694,8 +786,8 @@ void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t 
 #endif
 #endif
         if (s + AHEAD < stages) {
-            copy_async(As + fill * BM * LDW, A4, abase, lda, (s + AHEAD) * BKW, BM * CPR, rows_a, Kv);
-            copy_async(Bs + fill * BN * LDW, B4, bbase, ldb, (s + AHEAD) * BKW, BN * CPR, rows_b, Kv);
+            COPY_A(As + fill * BM * LDW, s + AHEAD);
+            COPY_B(Bs + fill * BN * LDW, s + AHEAD);
         }
         async_commit();
 #if WGMMA && !FPIPE

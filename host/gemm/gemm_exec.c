@@ -58,8 +58,9 @@ static clf_status step_options(const clf__gemm_plan *plan, const clf__gemm_step 
             return s;
         size_t len = strlen(opts);
         /* CLF_SM90A: the program's PTX is retargeted to sm_90a after the build (host/runtime/ptx_retarget.c) */
-        snprintf(opts + len, cap - len, " -DMODE=%d -DCTYPE=%d -DEDGE=%d -DCLF_PTX_CVT=1%s", m->mode,
-                 clf__convert_code(m->c_type), m->edge, m->cfg->v[CLF__MMA_WGMMA] ? " -DCLF_SM90A=1" : "");
+        snprintf(opts + len, cap - len, " -DMODE=%d -DCTYPE=%d -DEDGE=%d -DAKM=%d -DBKN=%d -DCLF_PTX_CVT=1%s", m->mode,
+                 clf__convert_code(m->c_type), m->edge, m->a_mn, m->b_mn,
+                 m->cfg->v[CLF__MMA_WGMMA] ? " -DCLF_SM90A=1" : "");
         return CLF_SUCCESS;
     }
     case CLF__STEP_CPU_PACK:

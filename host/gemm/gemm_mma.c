@@ -34,6 +34,13 @@ clf_dtype clf__mma_precision(clf__mma_mode m)
     return m == CLF__MMA_F16 || m == CLF__MMA_BF16 ? CLF_F16 : m == CLF__MMA_F64 ? CLF_F64 : CLF_F32;
 }
 
+int clf__mma_reads_kmajor(const clf__config *cfg, clf__mma_mode mode)
+{
+    const int *v = cfg->v;
+    return (mode == CLF__MMA_F16 || mode == CLF__MMA_BF16) && v[CLF__MMA_ASYNC] && v[CLF__MMA_LDSM] &&
+           !v[CLF__MMA_WGMMA];
+}
+
 size_t clf__mma_words(clf__mma_mode m, size_t n) { return n * clf__dtype_size(clf__mma_input_type(m)) / 4; }
 
 /* ---- availability ------------------------------------------------------------------------------ */

@@ -40,6 +40,10 @@ int clf__wgmma_off(clf_context *ctx);
  * shipped, default, override), or the mma.sync default when it is a wgmma one and wgmma is off. */
 clf_status clf__mma_config(clf_context *ctx, clf__mma_mode mode, clf__config *out, const char **origin);
 
+/* 1 when cfg reads f16/bf16 operands stored K-major in place (the kernel's AKM and BKN): mma.sync with cp.async
+ * and ldmatrix, whose .trans form gives the fragments; else such operands are packed first. */
+int clf__mma_reads_kmajor(const clf__config *cfg, clf__mma_mode mode);
+
 /* Storage type of the operands the kernel reads in mode (CLF_F16, CLF_BF16, CLF_F32 or CLF_F64) and the
  * precision its configurations are tuned and stored under. The kernel counts in 32-bit words: n elements of
  * the input type are clf__mma_words(mode, n) words (n must fill whole words). */

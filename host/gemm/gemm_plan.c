@@ -630,15 +630,24 @@ static clf_status no_room(void)
 /* One operand for the matrix units: rows x K, K contiguous, in the mode's input type; read in place when it
  * already is, rows 32-byte aligned (16-byte with cp.async in a small product), in whole tiles or (async:
  * cp.async copies, which zero-fill what lies past the edges, *edge set) with K a whole number of 16-byte
- * pieces; else converted and packed. *o gets it in 32-bit words. */
+ * pieces; or stored K-major in the input type with 16-byte aligned rows of K, where the configuration reads such
+ * operands (mn_ok: clf__mma_reads_kmajor, tiles of a multiple of 64 rows; *mn set); else converted and packed.
+ * *o gets it in 32-bit words. */
 static clf_status mma_operand(planner *pl, clf__mma_mode mode, clf_dtype type, int kmajor, size_t rows, size_t k,
-                              size_t tile_rows, size_t tile_k, size_t batch, int async, int small,
-                              clf__gemm_operand *o, int *edge)
+                              size_t tile_rows, size_t tile_k, size_t batch, int async, int small, int mn_ok,
+                              clf__gemm_operand *o, int *edge, int *mn)
 {
     clf_dtype in = clf__mma_input_type(mode);
     size_t q = 32 / clf__dtype_size(in);   /* elements per 32-byte load; cp.async copies 16-byte pieces */
     size_t unit = async && small ? q / 2 : q;
     int whole = rows % tile_rows == 0 && k % tile_k == 0;
+    if (kmajor && mn_ok && type == in && tile_rows % 64 == 0 && o->ld % (q / 2) == 0 && o->off % (q / 2) == 0 &&
+        (batch == 1 || o->stride % (q / 2) == 0)) {
+        o->off = clf__mma_words(mode, o->off), o->ld = clf__mma_words(mode, o->ld);
+        o->stride = clf__mma_words(mode, o->stride);
+        *mn = 1;
+        return CLF_SUCCESS;
+    }
     if (!kmajor && type == in && (whole || (async && k % (q / 2) == 0)) && o->ld % unit == 0 && o->off % unit == 0 &&
         (batch == 1 || o->stride % unit == 0)) {
         o->off = clf__mma_words(mode, o->off), o->ld = clf__mma_words(mode, o->ld);
@@ -679,6 +688,19 @@ static void narrow_wgmma(const clf_context *ctx, const product *p, clf_dtype dt,
     }
 }
 
+/* Elements of the mode's input type in w words. */
+static size_t mma_elems(const clf__mma_step *m, size_t w)
+{
+    return w * 4 / clf__dtype_size(clf__mma_input_type((clf__mma_mode)m->mode));
+}
+
+/* How far an operand's storage (words) moves for kw words of K: kw along a K-contiguous row, kw's elements rows of
+ * K down a K-major one (mn). */
+static size_t k_span(const clf__mma_step *m, const clf__gemm_operand *o, int mn, size_t kw)
+{
+    return mn ? mma_elems(m, kw) * o->ld : kw;
+}
+
 /* Slices of K on the matrix units are whole stages and start on 8-word boundaries (the kernel's operands do). */
 static size_t mma_k_grain(const clf__mma_step *m)
 {
@@ -708,7 +730,7 @@ static clf_status mma_split(planner *pl, const clf__mma_step *m, size_t r0, size
     if (strcmp(plan->path, "mma") == 0)
         plan->path = "mma-split";
     size_t whole = m->kw / kc, rest = m->kw - whole * kc, plane = m->m * m->n, bytes;
-    if (rest == 0 && m->kv < m->kw)   /* the slice with K's end launches alone: only it has K that does not exist */
+    if (rest == 0 && m->kv < mma_elems(m, m->kw))   /* the slice with K's end launches alone: only it has K that does not exist */
         whole--, rest = kc;
     size_t planes = whole + (rest > 0);
     if (!clf__mul(plane, planes, &bytes) || !clf__mul(bytes, clf__dtype_size(plan->dtype), &bytes) ||
@@ -722,17 +744,19 @@ static clf_status mma_split(planner *pl, const clf__mma_step *m, size_t r0, size
     slices.beta = 0.0;
     slices.epi = 0;
     slices.c = (clf__gemm_operand){CLF__BUF_PARTIAL, NULL, 0, m->n, plane};
-    slices.kw = slices.kv = kc;
+    slices.kw = kc;
+    slices.kv = mma_elems(m, kc);
     slices.batch = whole;
-    slices.a.stride = slices.b.stride = kc;   /* words: one slice along K */
+    slices.a.stride = k_span(m, &m->a, m->a_mn, kc);   /* words: one slice along K */
+    slices.b.stride = k_span(m, &m->b, m->b_mn, kc);
     clf_status s = whole ? add_mma(pl, &slices) : CLF_SUCCESS;
     if (s == CLF_SUCCESS && rest) {
         clf__mma_step tail = slices;
         tail.kw = rest;
-        tail.kv = m->kv - whole * kc;
+        tail.kv = m->kv - whole * mma_elems(m, kc);
         tail.batch = 1;
-        tail.a.off += whole * kc;
-        tail.b.off += whole * kc;
+        tail.a.off += whole * slices.a.stride;
+        tail.b.off += whole * slices.b.stride;
         tail.c.off = whole * plane;
         s = add_mma(pl, &tail);
     }
@@ -794,11 +818,19 @@ static clf_status mma_waves(planner *pl, const clf__mma_step *m, size_t slots)
     size_t mb = bulk_rows * bm;
     bulk.m = mb;
     tail.m = m->m - mb;
-    tail.a.off += mb * m->a.ld;
+    tail.a.off += m->a_mn ? clf__mma_words((clf__mma_mode)m->mode, mb) : mb * m->a.ld;
     tail.c.off += mb * m->c.ld;
     pl->plan->path = "mma-waves";
     clf_status s = add_mma(pl, &bulk);
     return s == CLF_SUCCESS ? mma_split(pl, &tail, mb, parts) : s;
+}
+
+/* $CLFORGE_GEMM_MMA_MN=pack: K-major f16/bf16 operands are packed even where the configuration could read them in
+ * place (A/B measurements). */
+static int mn_in_place(void)
+{
+    const char *env = getenv("CLFORGE_GEMM_MMA_MN");
+    return !(env && strcmp(env, "pack") == 0);
 }
 
 static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const product *p, clf__mma_mode mode)
@@ -828,16 +860,19 @@ static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const produc
     /* Rows that are 16-byte but not 32-byte aligned are read in place only in small products: there the
      * pre-pass's launches cost more than the extra sectors (H200 f16, MNK <= 2^31: 1000^3 87 -> 113 TFLOP/s,
      * 1500x700x904 77 -> 102); in large ones less (3000^3 234 -> 213, 2000x3000x1000 173 -> 169). */
-    int async = plan->cfg_mma.v[CLF__MMA_ASYNC], edge = 0;
+    int async = plan->cfg_mma.v[CLF__MMA_ASYNC], edge = 0, a_mn = 0, b_mn = 0;
     int small = (double)p->m * (double)p->n * (double)p->k * (double)p->batch <= 2147483648.0;
-    clf_status s = mma_operand(pl, mode, p->a_type, p->a_kmajor, p->m, p->k, bm, bk, p->batch, async, small, &a, &edge);
+    int mn_ok = clf__mma_reads_kmajor(&plan->cfg_mma, mode) && mn_in_place();
+    clf_status s = mma_operand(pl, mode, p->a_type, p->a_kmajor, p->m, p->k, bm, bk, p->batch, async, small, mn_ok,
+                               &a, &edge, &a_mn);
     if (s == CLF_SUCCESS)
-        s = mma_operand(pl, mode, p->b_type, p->b_kmajor, p->n, p->k, bn, bk, p->batch, async, small, &b, &edge);
+        s = mma_operand(pl, mode, p->b_type, p->b_kmajor, p->n, p->k, bn, bk, p->batch, async, small, mn_ok, &b,
+                        &edge, &b_mn);
     if (s != CLF_SUCCESS)
         return s;
     clf__mma_step whole = {&plan->cfg_mma, (int)mode, clf__gemm_c_type(call), p->m, p->n,
                            clf__mma_words(mode, round_up(p->k, bk)), p->batch, p->alpha, p->beta, a, b, p->c, p->epi,
-                           clf__mma_words(mode, p->k), edge};
+                           p->k, edge, a_mn, b_mn};
     return call->no_split || p->batch != 1 ? add_mma(pl, &whole) : mma_waves(pl, &whole, slots);
 }
 

@@ -78,8 +78,10 @@ typedef struct clf__mma_step {
     double alpha, beta;
     clf__gemm_operand a, b, c;
     int epi;                     /* as in clf__main_step (the whole C: origin 0, 0) */
-    size_t kv;                   /* words of K that exist (<= kw) */
+    size_t kv;                   /* elements of K that exist (<= kw's elements) */
     int edge;                    /* an operand read in place has partial tiles: the copies zero-fill them */
+    int a_mn, b_mn;              /* A stored K x M, B stored K x N (f16/bf16), read in place: offsets, ld and
+                                  * strides in words of that storage (the kernel's AKM, BKN) */
 } clf__mma_step;
 
 /* Matrix-vector or thin products (gemv.c): for each of nv vectors (x_vstride and y_vstride apart) of each

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# h200_kmajor.sh — on the GPU host: f16/bf16 operands stored K-major (B stored K x N as x W has it; A stored K x M)
+# read in place by mma.sync configurations (ldmatrix.trans; the kernel's AKM/BKN) against the default (wgmma after
+# the packing pass), on skinny and square products, with cuBLAS (torch.matmul) in the same script.
+#   PART=check   the mixed suite with the default and with an mma.sync configuration forced (K-major operands
+#                then read in place), then the sweep below
+#   CFGS         configurations to time (names below), SHAPES, MODES, SPLITS (forced split-K values, 0 = rule)
+. scripts/gpu/common.sh
+gpu_session kmajor
+PART=${PART:-check}
+declare -A C=(
+  [sync128]="BM=128 BN=128 BK=32 WM=64 WN=64 LDSM=1 STAGES=3 FPIPE=1 ASYNC=1 SWZ=1 DK=4 WGMMA=0"
+  [sync64]="BM=64 BN=128 BK=32 WM=32 WN=64 LDSM=1 STAGES=4 FPIPE=1 ASYNC=1 SWZ=1 DK=4 WGMMA=0"
+  [sync32]="BM=32 BN=128 BK=32 WM=32 WN=32 LDSM=1 STAGES=4 FPIPE=1 ASYNC=1 SWZ=1 DK=4 WGMMA=0"
+  [sync64k]="BM=64 BN=64 BK=64 WM=32 WN=32 LDSM=1 STAGES=3 FPIPE=1 ASYNC=1 SWZ=1 DK=4 WGMMA=0"
+)
+if [ "$PART" = check ]; then
+  say "== $(date -u) test_gemm_mixed (H200), default"
+  CLFORGE_TEST_DEVICES=0:0 timeout 200 tests/test_gemm_mixed > $r/suite-default.log 2>&1; say "rc=$? $(tail -1 $r/suite-default.log)"
+  say "== test_gemm_mixed with sync64 forced (K-major operands in place)"
+  CLFORGE_GEMM_MMA_CONFIG="${C[sync64]}" CLFORGE_TEST_DEVICES=0:0 timeout 200 tests/test_gemm_mixed > $r/suite-sync64.log 2>&1
+  say "rc=$? $(tail -1 $r/suite-sync64.log)"; grep -E "fail|FAIL|Error|wrong" $r/suite-sync64.log | head -10 | tee -a "$log"
+fi
+B=bench/bench_gemm_mixed
+SHAPES=${SHAPES:-"16x8192x8192 32x8192x8192 64x8192x8192 128x8192x8192 256x8192x8192 128x14336x4096 512x4096x4096 1024x4096x4096 2048x2048x2048 4096x4096x4096"}
+MODES=${MODES:-f16h}
+CFGS=${CFGS:-"default sync128 sync64 sync32"}
+SPLITS=${SPLITS:-0}
+sh=""; for s in $SHAPES; do sh="$sh --shape $s"; done
+for lay in "" "--at"; do
+  say "-- cuBLAS ${lay:-NN}"
+  timeout 120 python3 ../bench/torch_gemm.py --dtype f16 $lay $sh --json $r/cublas${lay}.json 2>&1 | grep cuBLAS | tee -a "$log"
+  for c in $CFGS; do
+    for sp in $SPLITS; do
+      if [ $c = default ]; then unset CLFORGE_GEMM_MMA_CONFIG; else export CLFORGE_GEMM_MMA_CONFIG="${C[$c]}"; fi
+      if [ $sp = 0 ]; then unset CLFORGE_GEMM_SPLIT_K; else export CLFORGE_GEMM_SPLIT_K=$sp; fi
+      say "-- $c split=$sp ${lay:-NN}"
+      timeout 150 $B --device gpu $lay --modes $MODES --reps 10 $sh --json $r/$c-s$sp${lay}.json 2>&1 | grep -E "GFLOP|rror" | tee -a "$log"
+    done
+  done
+  unset CLFORGE_GEMM_MMA_CONFIG CLFORGE_GEMM_SPLIT_K
+done
