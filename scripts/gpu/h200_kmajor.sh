@@ -27,7 +27,9 @@ MODES=${MODES:-f16h}
 CFGS=${CFGS:-"default sync128 sync64 sync32"}
 SPLITS=${SPLITS:-0}
 sh=""; for s in $SHAPES; do sh="$sh --shape $s"; done
-for lay in "" "--at"; do
+LAYS=${LAYS:-"NN AT"}
+for L in $LAYS; do
+  lay=""; [ $L = AT ] && lay="--at"
   say "-- cuBLAS ${lay:-NN}"
   timeout 120 python3 ../bench/torch_gemm.py --dtype f16 $lay $sh --json $r/cublas${lay}.json 2>&1 | grep cuBLAS | tee -a "$log"
   for c in $CFGS; do
