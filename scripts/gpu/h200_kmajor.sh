@@ -37,7 +37,7 @@ for L in $LAYS; do
       if [ $c = default ]; then unset CLFORGE_GEMM_MMA_CONFIG; else export CLFORGE_GEMM_MMA_CONFIG="${C[$c]}"; fi
       if [ $sp = 0 ]; then unset CLFORGE_GEMM_SPLIT_K; else export CLFORGE_GEMM_SPLIT_K=$sp; fi
       say "-- $c split=$sp ${lay:-NN}"
-      timeout 150 $B --device gpu $lay --modes $MODES --reps 10 $sh --json $r/$c-s$sp${lay}.json 2>&1 | grep -E "GFLOP|rror" | tee -a "$log"
+      timeout 150 $B --device gpu $lay --modes $MODES --reps 10 $sh --json $r/$c-s$sp${lay}.json 2>&1 | grep -E "GFLOP|rror|warning" | cut -c1-220 | tee -a "$log"
     done
   done
   unset CLFORGE_GEMM_MMA_CONFIG CLFORGE_GEMM_SPLIT_K
