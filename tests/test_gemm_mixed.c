@@ -456,6 +456,65 @@ START_TEST(split_k_cases)
 }
 END_TEST
 
+/* f16/bf16 operands stored K-major (B stored K x N, as x W has it; A stored K x M) with rows of K 16-byte aligned,
+ * read in place on matrix units that can (the "kmajor" configuration for products of few rows, or an mma.sync
+ * "all" configuration): random types of C, odd M, N and K, offsets, batches, alpha and beta, every third case
+ * split along K, checked against the reference; where the matrix units run the product, the plan packs no K-major
+ * operand. Needs NVIDIA matrix units: elsewhere the cases run on the portable path (still checked). */
+START_TEST(kmajor_read_in_place)
+{
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    ck_assert_int_gt(nctx, 0);
+    static const clf_dtype in[] = {CLF_F16, CLF_BF16}, out[] = {CLF_F32, CLF_F16, CLF_BF16};
+    for (int d = 0; d < nctx; d++) {
+        uint64_t seed = 4242 + (uint64_t)d;
+        int failed = 0, in_place = 0, mma = clf__mma_usable(ctxs[d], CLF__MMA_F16);
+        int cases = mma ? 36 : 6;
+        for (int i = 0; i < cases; i++) {
+            uint64_t r = (uint64_t)((clf_test_rand(&seed) + 1) * 1e9);
+            mcase c = {.t = {in[r % 2], in[r % 2], out[(r / 2) % 3], CLF_COMPUTE_EXACT}, .layout = CLF_ROW_MAJOR,
+                       .ta = i % 3 == 1 ? CLF_TRANS : CLF_NO_TRANS, .tb = i % 3 == 2 ? CLF_TRANS : CLF_NO_TRANS,
+                       .m = 17 + (r / 7) % 300, .n = 1 + (r / 11) % 400, .k = 1 + (r / 13) % 700,
+                       .batch = (r / 17) % 4 == 0 ? 2 : 1, .off = 8 * ((r / 19) % 3),
+                       .alpha = (r / 23) % 2 ? 1.0f : -0.75f, .beta = (r / 29) % 3 == 0 ? 0.0f : 0.5f};
+            if (c.tb == CLF_TRANS)   /* then A is the K-major one: few columns */
+                c.ta = CLF_TRANS, c.n = 17 + c.n % 200, c.m = 65 + c.m;
+            int split = i % 3 == 0 && c.batch == 1;
+            if (split) {
+                c.k = 700 + c.k;
+                setenv("CLFORGE_GEMM_SPLIT_K", "3", 1);
+            }
+            c.lda = (c.ta == CLF_TRANS ? (c.m + 7) / 8 * 8 : c.k) + 8 * ((r / 31) % 2);
+            c.ldb = (c.tb == CLF_TRANS ? c.k : (c.n + 7) / 8 * 8) + 8 * ((r / 37) % 2);
+            c.ldc = c.n + (r / 41) % 3;
+            failed += run_case(ctxs[d], &c, &seed);
+            clf__gemm_call call = {.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = c.ta, .tb = c.tb, .m = c.m,
+                                   .n = c.n, .k = c.k, .alpha = c.alpha, .beta = c.beta, .lda = c.lda, .ldb = c.ldb,
+                                   .ldc = c.ldc, .batch = c.batch, .typed = 1, .a_type = c.t.a, .b_type = c.t.b,
+                                   .c_type = c.t.c};
+            clf__gemm_plan plan;
+            ck_assert_int_eq(clf__gemm_plan_make(ctxs[d], &call, NULL, CLF__GEMM_AUTO, &plan), CLF_SUCCESS);
+            if (split)
+                unsetenv("CLFORGE_GEMM_SPLIT_K");
+            if (!mma || strncmp(plan.path, "mma", 3) != 0)
+                continue;   /* the portable path, or thin products on the gemv kernels */
+            for (int j = 0; j < plan.nsteps; j++)
+                ck_assert_msg(plan.steps[j].kind != CLF__STEP_CONVERT || !plan.steps[j].u.convert.src_kmajor,
+                              "%zux%zux%zu %c%c: a K-major operand packed", c.m, c.n, c.k, c.ta == CLF_TRANS ? 'T' : 'N',
+                              c.tb == CLF_TRANS ? 'T' : 'N');
+            in_place++;
+        }
+        fprintf(stderr, "gemm_mixed: %d K-major cases on %s (%d on the matrix units), %d failed\n", cases,
+                clf_context_device(ctxs[d])->name, in_place, failed);
+        ck_assert_int_eq(failed, 0);
+        if (mma)
+            ck_assert_int_gt(in_place, cases / 2);
+    }
+    clf_test_contexts_free(ctxs, nctx);
+}
+END_TEST
+
 /* Operands whose rows are 32-byte aligned are read in place by the matrix units even when M, N or K end
  * inside a tile (K a whole number of 16-byte pieces): the copies zero-fill past the edges, and no pre-pass
  * runs. Row-major A (M x K) and B stored N x K, odd M and N, K not a multiple of any stage, alpha and beta,
@@ -745,6 +804,29 @@ static void check_wgmma_off(const char *var, const char *value)
     unsetenv(var);
 }
 
+/* A failed self-test of K-major operands read in place turns that route off for the device: such operands are
+ * packed first, as before, and the answers stay right. */
+START_TEST(failed_kmajor_selftest_packs)
+{
+    setenv("CLFORGE_MMA_SELFTEST", "fail-kmajor", 1);
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    ck_assert_int_gt(nctx, 0);
+    for (int d = 0; d < nctx; d++) {
+        uint64_t seed = 31 + (uint64_t)d;
+        mcase c = {.t = {CLF_F16, CLF_F16, CLF_F16, CLF_COMPUTE_EXACT}, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS,
+                   .tb = CLF_NO_TRANS, .m = 100, .n = 136, .k = 200, .batch = 1, .lda = 200, .ldb = 136, .ldc = 136,
+                   .alpha = 1.0f};
+        ck_assert_int_eq(run_case(ctxs[d], &c, &seed), 0);
+        clf__config cfg;
+        const char *origin;
+        ck_assert_int_eq(clf__mma_kmajor_config(ctxs[d], CLF__MMA_F16, &cfg, &origin), 0);
+    }
+    clf_test_contexts_free(ctxs, nctx);
+    unsetenv("CLFORGE_MMA_SELFTEST");
+}
+END_TEST
+
 START_TEST(failed_wgmma_selftest_falls_back) { check_wgmma_off("CLFORGE_MMA_SELFTEST", "fail-wgmma"); }
 END_TEST
 
@@ -793,6 +875,8 @@ int main(void)
     CLF_TEST_ALONE(s, reduce_stores_c_types);
     CLF_TEST_ALONE(s, three_tf32_is_fp32_accurate);
     CLF_TEST_ALONE(s, failed_selftest_falls_back);
+    CLF_TEST_ALONE(s, kmajor_read_in_place);
+    CLF_TEST_ALONE(s, failed_kmajor_selftest_packs);
     CLF_TEST_ALONE(s, failed_wgmma_selftest_falls_back);
     CLF_TEST_ALONE(s, wgmma_off_by_variable);
     CLF_TEST_ALONE(s, typed_arguments);

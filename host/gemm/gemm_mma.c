@@ -123,25 +123,30 @@ static int runs_wgmma(clf_context *ctx, clf__mma_mode mode)
 }
 
 /* A 96 x 80 x 64 product of small integers (exact in every mode) on the matrix units, compared exactly with
- * the host's. Partial tiles in M and N, one stage short of a tile in K for large BK: the edges are tested. */
-static clf_status run_selftest(clf_context *ctx, clf__mma_mode mode)
+ * the host's. Partial tiles in M and N, one stage short of a tile in K for large BK: the edges are tested. B is
+ * stored K x N; cfg (NULL: the configuration large products run) with a_kmajor stores A K x M too, so that a
+ * configuration that reads K-major operands in place (AKM, BKN) is tested on both. */
+static clf_status run_selftest_with(clf_context *ctx, clf__mma_mode mode, const clf__config *cfg_in, int a_kmajor)
 {
     enum { M = 96, N = 80, K = 64 };
     /* On the heap: the caller's thread may have a small stack. */
     float *ha = malloc(M * K * sizeof *ha), *hb = malloc(K * N * sizeof *hb), *hc = malloc(M * N * sizeof *hc);
+    float *hat = malloc(M * K * sizeof *hat);   /* A as stored: M x K, or K x M */
     double *hd = malloc(M * N * sizeof *hd);
-    if (!ha || !hb || !hc || !hd) {
-        free(ha), free(hb), free(hc), free(hd);
+    if (!ha || !hb || !hc || !hd || !hat) {
+        free(ha), free(hb), free(hc), free(hd), free(hat);
         return clf__fail(CLF_ERR_OUT_OF_MEMORY, "mma self-test");
     }
     for (int i = 0; i < M * K; i++)
         ha[i] = (float)((i * 7 + 3) % 7 - 3);
     for (int i = 0; i < K * N; i++)
         hb[i] = (float)((i * 5 + 1) % 5 - 2);
+    for (int i = 0; i < M * K; i++)
+        hat[a_kmajor ? (i % K) * M + i / K : i] = ha[i];
     clf_dtype t = clf__mma_input_type(mode), ct = mode == CLF__MMA_F64 ? CLF_F64 : CLF_F32;
     size_t esz = clf__dtype_size(t);
     cl_int e;
-    cl_mem fa = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, M * K * sizeof *ha, ha, &e);
+    cl_mem fa = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, M * K * sizeof *ha, hat, &e);
     cl_mem fb = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, K * N * sizeof *hb, hb, &e);
     cl_mem a = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, M * K * esz, NULL, &e);
     cl_mem b = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, K * N * esz, NULL, &e);
@@ -151,8 +156,9 @@ static clf_status run_selftest(clf_context *ctx, clf__mma_mode mode)
         s = clf_convert(ctx, CLF_F32, fa, 0, t, a, 0, M * K, NULL);
     if (s == CLF_SUCCESS)
         s = clf_convert(ctx, CLF_F32, fb, 0, t, b, 0, K * N, NULL);
-    clf__gemm_call call = {.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_NO_TRANS,
-                           .m = M, .n = N, .k = K, .alpha = 1.0, .beta = 0.0, .a = a, .lda = K, .b = b, .ldb = N,
+    clf__gemm_call call = {.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = a_kmajor ? CLF_TRANS : CLF_NO_TRANS,
+                           .tb = CLF_NO_TRANS, .m = M, .n = N, .k = K, .alpha = 1.0, .beta = 0.0, .a = a,
+                           .lda = a_kmajor ? M : K, .b = b, .ldb = N,
                            .c = c, .ldc = N, .batch = 1, .typed = mode != CLF__MMA_F64, .a_type = t, .b_type = t,
                            .c_type = CLF_F32, .compute = mode == CLF__MMA_3XTF32 ? CLF_COMPUTE_3XTF32 : CLF_COMPUTE_TF32,
                            .mma = 1};
@@ -162,7 +168,9 @@ static clf_status run_selftest(clf_context *ctx, clf__mma_mode mode)
      * tiles for a product this small (plan_mma), and the test is of what most calls will run. */
     clf__config cfg;
     const char *origin;
-    if (s == CLF_SUCCESS && (s = clf__mma_config(ctx, mode, &cfg, &origin)) == CLF_SUCCESS)
+    if (cfg_in)
+        call.mma_cfg = cfg_in;
+    else if (s == CLF_SUCCESS && (s = clf__mma_config(ctx, mode, &cfg, &origin)) == CLF_SUCCESS)
         call.mma_cfg = &cfg;
     if (s == CLF_SUCCESS)
         s = clf__gemm_run(ctx, &call, NULL, CLF__GEMM_AUTO, NULL, NULL);
@@ -183,13 +191,16 @@ static clf_status run_selftest(clf_context *ctx, clf__mma_mode mode)
     for (int i = 0; i < 5; i++)
         if (all[i])
             clReleaseMemObject(all[i]);
-    free(ha), free(hb), free(hc), free(hd);
+    free(ha), free(hb), free(hc), free(hd), free(hat);
     const char *force = getenv("CLFORGE_MMA_SELFTEST");
-    if (s == CLF_SUCCESS && force && (strcmp(force, "fail") == 0 || (strcmp(force, "fail-wgmma") == 0 &&
-                                                                      runs_wgmma(ctx, mode))))
+    int wgmma = cfg_in ? cfg_in->v[CLF__MMA_WGMMA] : runs_wgmma(ctx, mode);
+    if (s == CLF_SUCCESS && force && (strcmp(force, "fail") == 0 || (strcmp(force, "fail-wgmma") == 0 && wgmma) ||
+                                      (strcmp(force, "fail-kmajor") == 0 && a_kmajor)))
         s = clf__fail(CLF_ERR_VERIFY, "failed on request ($CLFORGE_MMA_SELFTEST=%s)", force);
     return s;
 }
+
+static clf_status run_selftest(clf_context *ctx, clf__mma_mode mode) { return run_selftest_with(ctx, mode, NULL, 0); }
 
 /* The self-test failed: if the configuration it ran was a wgmma one, wgmma is turned off for the device and
  * the test runs again on mma.sync. selftest_lock is held. */
@@ -236,6 +247,37 @@ int clf__mma_usable(clf_context *ctx, clf__mma_mode mode)
     return ok;
 }
 
+int clf__mma_kmajor_config(clf_context *ctx, clf__mma_mode mode, clf__config *out, const char **origin)
+{
+    if (mode != CLF__MMA_F16 && mode != CLF__MMA_BF16)
+        return 0;
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", clf_last_error());
+    int ok = clf__config_resolve(ctx, &clf__family_gemm_mma, CLF_F16, CLF__MMA_KMAJOR, out, origin) == CLF_SUCCESS &&
+             clf__mma_reads_kmajor(out, mode) && clf__family_gemm_mma.valid(out, &ctx->info, CLF_F16);
+    if (ok) {
+        /* Its own self-test (A and B stored K-major, read in place), once per device and mode; a failure warns
+         * once and such operands are packed for the "all" configuration, as before. */
+        pthread_mutex_lock(&selftest_lock);
+        int *state = selftest_slot(ctx, (clf__mma_mode)((int)mode | 0x100));
+        if (state && *state == 0) {
+            clf_status s = run_selftest_with(ctx, mode, out, 1);
+            *state = s == CLF_SUCCESS ? 1 : -1;
+            if (s != CLF_SUCCESS) {
+                char key[64];
+                snprintf(key, sizeof key, "mma-kmajor-selftest-%d", (int)mode);
+                clf__warn_once(key, "matrix units (mode %d) failed the self-test of operands stored K-major on %s with "
+                               "driver %s: %s; such operands are packed first instead", (int)mode, ctx->info.name,
+                               ctx->info.driver, clf_last_error());
+            }
+        }
+        ok = state && *state == 1;
+        pthread_mutex_unlock(&selftest_lock);
+    }
+    clf__fail(CLF_SUCCESS, "%s", msg);   /* the caller's last message, as it was */
+    return ok;
+}
+
 /* ---- the family descriptor ------------------------------------------------------------------- */
 
 
@@ -268,6 +310,13 @@ static void mma_sync_config(const clf_device_info *dev, clf_dtype dt, const char
 static void mma_default(const clf_device_info *dev, clf_dtype dt, const char *bucket, clf__config *out)
 {
     mma_sync_config(dev, dt, bucket, out);
+    if (dt == CLF_F16 && bucket && strcmp(bucket, CLF__MMA_KMAJOR) == 0) {
+        /* 64 x 64 tiles, 64-deep stages, three of them: the best of four mma.sync configurations on products of
+         * 32 to 512 rows with B stored K x N read in place (H200, 2026-12-01, scripts/gpu/h200_kmajor.sh) */
+        int k[CLF__MMA_NPARAMS] = {64, 64, 64, 32, 32, 1, 3, 1, 1, 1, 4, 0};
+        memcpy(out->v, k, sizeof k);
+        return;
+    }
     if (dev->nv_cc == 90 && (dt == CLF_F16 || (dt == CLF_F32 && !(bucket && strcmp(bucket, "3x") == 0)))) {
         int w[CLF__MMA_NPARAMS] = {128, 128, dt == CLF_F16 ? 32 : 16, 64, 128, 0, 3, 0, 1, 1, 4, 1};
         memcpy(out->v, w, sizeof w);
@@ -382,7 +431,8 @@ static float device_value(float x, clf__mma_mode mode)
     return x;
 }
 
-static clf_status bench_data(mma_bench *st, clf__mma_mode mode, size_t m, size_t n, size_t k)
+/* Random A (m x k) and B (n x k, or k x n when b_kmajor) in the mode's input type, and sampled references. */
+static clf_status bench_data(mma_bench *st, clf__mma_mode mode, size_t m, size_t n, size_t k, int b_kmajor)
 {
     clf_context *ctx = st->ctx;
     float *ha = malloc(m * k * 4), *hb = malloc(k * n * 4);
@@ -396,12 +446,18 @@ static clf_status bench_data(mma_bench *st, clf__mma_mode mode, size_t m, size_t
         else
             hb[i - m * k] = v;
     }
+    float *up = b_kmajor ? malloc(k * n * 4) : hb;   /* B as stored */
+    if (!up)
+        s = clf__fail(CLF_ERR_OUT_OF_MEMORY, "gemm_mma bench data");
+    for (size_t j = 0; s == CLF_SUCCESS && b_kmajor && j < n; j++)
+        for (size_t p = 0; p < k; p++)
+            up[p * n + j] = hb[j * k + p];
     cl_int e = CL_SUCCESS;
     cl_mem fa = NULL, fb = NULL;
     clf_dtype t = clf__mma_input_type(mode);
     if (s == CLF_SUCCESS) {
         fa = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, m * k * 4, ha, &e);
-        fb = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, k * n * 4, hb, &e);
+        fb = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, k * n * 4, up, &e);
         st->call.a = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, m * k * clf__dtype_size(t), NULL, &e);
         st->call.b = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, k * n * clf__dtype_size(t), NULL, &e);
         st->call.c = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, m * n * (mode == CLF__MMA_F64 ? 8 : 4), NULL, &e);
@@ -427,6 +483,8 @@ static clf_status bench_data(mma_bench *st, clf__mma_mode mode, size_t m, size_t
         clReleaseMemObject(fa);
     if (fb)
         clReleaseMemObject(fb);
+    if (up != hb)
+        free(up);
     free(ha);
     free(hb);
     return s;
@@ -435,7 +493,9 @@ static clf_status bench_data(mma_bench *st, clf__mma_mode mode, size_t m, size_t
 static clf_status bench_create(clf_context *ctx, clf_dtype dt, const char *bucket, void **state)
 {
     *state = NULL;
-    int three = bucket && strcmp(bucket, "3x") == 0;
+    int three = bucket && strcmp(bucket, "3x") == 0, kmajor = bucket && strcmp(bucket, CLF__MMA_KMAJOR) == 0;
+    if (kmajor && dt != CLF_F16)
+        return clf__fail(CLF_ERR_UNSUPPORTED, "gemm_mma bench: \"kmajor\" is a bucket of f16 (f16 and bf16)");
     clf__mma_mode mode = dt == CLF_F16 && !three ? CLF__MMA_F16
                          : dt == CLF_F32 ? (three ? CLF__MMA_3XTF32 : CLF__MMA_TF32)
                          : dt == CLF_F64 && !three ? CLF__MMA_F64 : CLF__MMA_NONE;
@@ -447,16 +507,19 @@ static clf_status bench_create(clf_context *ctx, clf_dtype dt, const char *bucke
     if (!st)
         return clf__fail(CLF_ERR_OUT_OF_MEMORY, "gemm_mma bench state");
     st->ctx = ctx;
-    size_t n = 4096;
+    size_t n = 4096, m = kmajor ? 256 : n, k = n;
     clf_dtype t = clf__mma_input_type(mode);
-    st->call = (clf__gemm_call){.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_TRANS,
-                                .m = n, .n = n, .k = n, .alpha = 1.0, .lda = n, .ldb = n, .ldc = n, .batch = 1,
-                                .typed = 1, .a_type = t, .b_type = t, .c_type = CLF_F32,
+    /* B^T stored N x K: the layout the kernel reads in place, so the tuner times the kernel alone; "kmajor" times
+     * what its products are, x W with few rows and W stored K x N (read in place, or packed first by a
+     * configuration that cannot). */
+    st->call = (clf__gemm_call){.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS,
+                                .tb = kmajor ? CLF_NO_TRANS : CLF_TRANS, .m = m, .n = n, .k = k, .alpha = 1.0,
+                                .lda = k, .ldb = kmajor ? n : k, .ldc = n, .batch = 1, .typed = 1, .a_type = t,
+                                .b_type = t, .c_type = CLF_F32,
                                 .compute = three ? CLF_COMPUTE_3XTF32 : CLF_COMPUTE_TF32, .mma = 1};
     if (mode == CLF__MMA_F64)
         st->call.typed = 0, st->call.dtype = CLF_F64;   /* clf_dgemm */
-    /* B^T stored N x K: the layout the kernel reads in place, so the tuner times the kernel alone. */
-    clf_status s = bench_data(st, mode, n, n, n);
+    clf_status s = bench_data(st, mode, m, n, k, kmajor);
     if (s != CLF_SUCCESS) {
         bench_destroy(st);
         return s;
@@ -534,8 +597,8 @@ const clf__family clf__family_gemm_mma = {
         {"DK", 2, {4, 16}, 1},     /* fp64: mma m8n8k4, or m16n8k16 (compute capability 9.0 on) */
         {"WGMMA", 2, {0, 1}, 1},   /* 1: warpgroup wgmma from local memory (compute capability 9.0) */
     },
-    .nbuckets = 2,
-    .buckets = {"all", "3x"},
+    .nbuckets = 3,
+    .buckets = {"all", "3x", "kmajor"},
     .unit = "GFLOP/s",
     .nprecisions = 3,
     .precisions = {CLF_F16, CLF_F32, CLF_F64},   /* f16 serves f16 and bf16; f32 tf32 ("all") and 3xTF32 ("3x") */

@@ -31,7 +31,8 @@ clf__mma_mode clf__mma_wanted(const clf__gemm_call *call);
  * driver builds the kernel and passes a self-test (a small exact product, run once per device and mode;
  * a failure warns once and the portable path answers from then on). $CLFORGE_MMA=off disables the family;
  * $CLFORGE_MMA_SELFTEST=fail makes the self-test fail (for tests of the fallback), =fail-wgmma only when it
- * runs a wgmma configuration (which then falls back to mma.sync). */
+ * runs a wgmma configuration (which then falls back to mma.sync), =fail-kmajor only the test of operands stored
+ * K-major (clf__mma_kmajor_config, which then answers 0). */
 int clf__mma_usable(clf_context *ctx, clf__mma_mode mode);
 /* 1 when configurations with WGMMA=1 must not run on ctx's device: $CLFORGE_WGMMA=off, or a self-test that
  * failed with one and passed without (the warning says so); clf__mma_config then gives the mma.sync default. */
@@ -44,13 +45,21 @@ clf_status clf__mma_config(clf_context *ctx, clf__mma_mode mode, clf__config *ou
  * and ldmatrix, whose .trans form gives the fragments; else such operands are packed first. */
 int clf__mma_reads_kmajor(const clf__config *cfg, clf__mma_mode mode);
 
+/* The configuration for products with few rows whose f16/bf16 operand is stored K-major, where the "all" one
+ * would pack that operand first: the CLF__MMA_KMAJOR bucket's (tuned, shipped or default), when it reads such
+ * operands in place and has passed its own self-test on the device (once per process). 0: none. */
+int clf__mma_kmajor_config(clf_context *ctx, clf__mma_mode mode, clf__config *out, const char **origin);
+
 /* Storage type of the operands the kernel reads in mode (CLF_F16, CLF_BF16, CLF_F32 or CLF_F64) and the
  * precision its configurations are tuned and stored under. The kernel counts in 32-bit words: n elements of
  * the input type are clf__mma_words(mode, n) words (n must fill whole words). */
 clf_dtype clf__mma_input_type(clf__mma_mode mode);
 clf_dtype clf__mma_precision(clf__mma_mode mode);
 size_t clf__mma_words(clf__mma_mode mode, size_t n);
-/* The bucket its configurations are tuned and stored under: "all", or "3x" for 3xTF32. */
+/* The bucket its configurations are tuned and stored under: "all", or "3x" for 3xTF32. f16 has a third,
+ * CLF__MMA_KMAJOR: products with few rows whose f16/bf16 operand stored K-major the "all" configuration would
+ * pack first (clf__mma_kmajor_config). */
+#define CLF__MMA_KMAJOR "kmajor"
 const char *clf__mma_bucket(clf__mma_mode mode);
 
 #endif

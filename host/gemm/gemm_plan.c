@@ -627,6 +627,20 @@ static clf_status no_room(void)
     return clf__fail(CLF_ERR_INVALID_ARG, "gemm: the converted operands would not fit in one device allocation");
 }
 
+/* $CLFORGE_GEMM_MMA_MN=pack: K-major f16/bf16 operands are packed even where the configuration could read them in
+ * place (A/B measurements). */
+static int mn_in_place(void)
+{
+    const char *env = getenv("CLFORGE_GEMM_MMA_MN");
+    return !(env && strcmp(env, "pack") == 0);
+}
+
+/* A K-major operand's rows of K (and its start, and each matrix of a batch) are 16-byte aligned: unit elements. */
+static int kmajor_readable(const clf__gemm_operand *o, size_t batch, size_t unit)
+{
+    return o->ld % unit == 0 && o->off % unit == 0 && (batch == 1 || o->stride % unit == 0);
+}
+
 /* One operand for the matrix units: rows x K, K contiguous, in the mode's input type; read in place when it
  * already is, rows 32-byte aligned (16-byte with cp.async in a small product), in whole tiles or (async:
  * cp.async copies, which zero-fill what lies past the edges, *edge set) with K a whole number of 16-byte
@@ -641,8 +655,7 @@ static clf_status mma_operand(planner *pl, clf__mma_mode mode, clf_dtype type, i
     size_t q = 32 / clf__dtype_size(in);   /* elements per 32-byte load; cp.async copies 16-byte pieces */
     size_t unit = async && small ? q / 2 : q;
     int whole = rows % tile_rows == 0 && k % tile_k == 0;
-    if (kmajor && mn_ok && type == in && tile_rows % 64 == 0 && o->ld % (q / 2) == 0 && o->off % (q / 2) == 0 &&
-        (batch == 1 || o->stride % (q / 2) == 0)) {
+    if (kmajor && mn_ok && type == in && tile_rows % 64 == 0 && kmajor_readable(o, batch, q / 2)) {
         o->off = clf__mma_words(mode, o->off), o->ld = clf__mma_words(mode, o->ld);
         o->stride = clf__mma_words(mode, o->stride);
         *mn = 1;
@@ -825,12 +838,23 @@ static clf_status mma_waves(planner *pl, const clf__mma_step *m, size_t slots)
     return s == CLF_SUCCESS ? mma_split(pl, &tail, mb, parts) : s;
 }
 
-/* $CLFORGE_GEMM_MMA_MN=pack: K-major f16/bf16 operands are packed even where the configuration could read them in
- * place (A/B measurements). */
-static int mn_in_place(void)
+
+/* Products whose f16/bf16 operand stored K-major the configuration would pack first (B stored K x N under few rows
+ * of C, as x W has it; A stored K x M over few columns) run on the CLF__MMA_KMAJOR configuration, which reads it in
+ * place (mma.sync, ldmatrix.trans), when the other side of C has at most KMAJOR_ROWS: there the pack costs more
+ * than mma.sync gives away to wgmma. H200, f16 in and out, B stored K x N, TFLOP/s, wgmma after the pack -> in
+ * place (scripts/gpu/h200_kmajor.sh, bench/results/h200/2026-12-01/kmajor/): 32x8192x8192 24.5 -> 88, 64x
+ * 48 -> 159, 128x 93 -> 193, 256x 163 -> 231, 512x4096x4096 223 -> 231, but 2048^3 318 -> 282 and 4096^3 354 -> 295. */
+#define KMAJOR_ROWS 512
+
+static int kmajor_wanted(const product *p, clf__mma_mode mode, const clf__config *cfg)
 {
-    const char *env = getenv("CLFORGE_GEMM_MMA_MN");
-    return !(env && strcmp(env, "pack") == 0);
+    clf_dtype in = clf__mma_input_type(mode);
+    size_t unit = 16 / clf__dtype_size(in);
+    if (clf__mma_reads_kmajor(cfg, mode) || !mn_in_place() || (mode != CLF__MMA_F16 && mode != CLF__MMA_BF16))
+        return 0;
+    return (p->b_kmajor && p->b_type == in && p->m <= KMAJOR_ROWS && kmajor_readable(&p->b, p->batch, unit)) ||
+           (p->a_kmajor && p->a_type == in && p->n <= KMAJOR_ROWS && kmajor_readable(&p->a, p->batch, unit));
 }
 
 static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const product *p, clf__mma_mode mode)
@@ -847,8 +871,15 @@ static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const produc
         if (s != CLF_SUCCESS)
             return s;
         /* Narrowed tiles take the entry's figure: half as wide, at least as many of them fit a unit. */
-        slots = clf__gemm_wave_slots(pl->ctx, &clf__family_gemm_mma, clf__mma_precision(mode), clf__mma_bucket(mode),
-                                     &plan->cfg_mma);
+        const char *bucket = clf__mma_bucket(mode);
+        clf__config kc;
+        const char *ko;
+        if (kmajor_wanted(p, mode, &plan->cfg_mma) && clf__mma_kmajor_config(pl->ctx, mode, &kc, &ko)) {
+            plan->cfg_mma = kc;
+            plan->origin_mma = ko;
+            bucket = CLF__MMA_KMAJOR;
+        }
+        slots = clf__gemm_wave_slots(pl->ctx, &clf__family_gemm_mma, clf__mma_precision(mode), bucket, &plan->cfg_mma);
         narrow_wgmma(pl->ctx, p, clf__mma_precision(mode), &plan->cfg_mma, &plan->origin_mma);
     }
     if (!clf__family_gemm_mma.valid(&plan->cfg_mma, &pl->ctx->info, clf__mma_precision(mode)))

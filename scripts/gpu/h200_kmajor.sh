@@ -14,7 +14,7 @@ declare -A C=(
   [sync32]="BM=32 BN=128 BK=32 WM=32 WN=32 LDSM=1 STAGES=4 FPIPE=1 ASYNC=1 SWZ=1 DK=4 WGMMA=0"
   [sync64k]="BM=64 BN=64 BK=64 WM=32 WN=32 LDSM=1 STAGES=3 FPIPE=1 ASYNC=1 SWZ=1 DK=4 WGMMA=0"
 )
-if [ "$PART" = check ]; then
+if [ "$PART" = check ] || [ "$PART" = rule ]; then
   say "== $(date -u) test_gemm_mixed (H200), default"
   CLFORGE_TEST_DEVICES=0:0 timeout 200 tests/test_gemm_mixed > $r/suite-default.log 2>&1; say "rc=$? $(tail -1 $r/suite-default.log)"
   say "== test_gemm_mixed with sync64 forced (K-major operands in place)"
@@ -22,6 +22,7 @@ if [ "$PART" = check ]; then
   say "rc=$? $(tail -1 $r/suite-sync64.log)"; grep -E "fail|FAIL|Error|wrong" $r/suite-sync64.log | head -10 | tee -a "$log"
 fi
 B=bench/bench_gemm_mixed
+if [ "$PART" != rule ]; then
 SHAPES=${SHAPES:-"16x8192x8192 32x8192x8192 64x8192x8192 128x8192x8192 256x8192x8192 128x14336x4096 512x4096x4096 1024x4096x4096 2048x2048x2048 4096x4096x4096"}
 MODES=${MODES:-f16h}
 CFGS=${CFGS:-"default sync128 sync64 sync32"}
@@ -42,3 +43,43 @@ for L in $LAYS; do
   done
   unset CLFORGE_GEMM_MMA_CONFIG CLFORGE_GEMM_SPLIT_K
 done
+fi
+# PART=rule: the planner's rule (the "kmajor" configuration for few rows) against packing as before
+# (CLFORGE_GEMM_MMA_MN=pack), alternating, ROUNDS rounds; batched products; thin products on the gemv kernels
+# against the matrix units (CLFORGE_GEMV_CONFIG=THIN=1).
+if [ "$PART" = rule ]; then
+  ROUNDS=${ROUNDS:-2}
+  NN=${NN:-"8x8192x8192 32x8192x8192 64x8192x8192 128x8192x8192 256x8192x8192 512x8192x8192 768x8192x8192 1024x8192x8192 128x14336x4096 512x4096x4096 4096x4096x4096"}
+  AT=${AT:-"8192x32x8192 8192x128x8192 8192x512x8192 4096x1024x4096 4096x4096x4096"}
+  for L in NN AT; do
+    lay=""; [ $L = AT ] && lay="--at"
+    eval shapes=\$$L; sh=""; for s in $shapes; do sh="$sh --shape $s"; done
+    timeout 120 python3 ../bench/torch_gemm.py --dtype f16 $lay $sh --json $r/cublas-$L.json 2>&1 | grep cuBLAS | sed "s/^/$L /" | tee -a "$log"
+    for round in $(seq $ROUNDS); do
+      for v in rule pack; do
+        if [ $v = pack ]; then export CLFORGE_GEMM_MMA_MN=pack; else unset CLFORGE_GEMM_MMA_MN; fi
+        timeout 150 $B --device gpu $lay --modes $MODES --reps 10 $sh --json $r/$v-$L-$round.json 2>&1 | grep -E "GFLOP|rror|warning" | cut -c1-120 | sed "s/^/$v /" | tee -a "$log"
+      done
+    done
+    unset CLFORGE_GEMM_MMA_MN
+  done
+  say "-- batched NN"
+  for s in "512 128x64x128" "64 256x256x256" "32 512x512x128" "16 1024x1024x1024"; do
+    set -- $s
+    c=$(timeout 60 python3 ../bench/torch_gemm.py --dtype f16 --batch $1 --shape $2 2>&1 | grep cuBLAS)
+    for v in rule pack; do
+      if [ $v = pack ]; then export CLFORGE_GEMM_MMA_MN=pack; else unset CLFORGE_GEMM_MMA_MN; fi
+      t=$(timeout 60 $B --device gpu --modes $MODES --reps 10 --batch $1 --shape $2 2>&1 | grep -E "GFLOP|rror")
+      say "batch $1 $v | $t | $c"
+    done
+    unset CLFORGE_GEMM_MMA_MN
+  done
+  say "-- thin NN: gemv kernels (default) against the matrix units (THIN=1)"
+  sh="--shape 2x8192x8192 --shape 4x8192x8192 --shape 8x8192x8192 --shape 12x8192x8192 --shape 16x8192x8192 --shape 16x4096x4096 --shape 8x14336x4096"
+  timeout 120 python3 ../bench/torch_gemm.py --dtype f16 $sh 2>&1 | grep cuBLAS | tee -a "$log"
+  for v in gemv mma; do
+    if [ $v = mma ]; then export CLFORGE_GEMV_CONFIG=THIN=1; else unset CLFORGE_GEMV_CONFIG; fi
+    timeout 150 $B --device gpu --modes f16h,bf16h --reps 10 $sh 2>&1 | grep -E "GFLOP|rror|warning" | cut -c1-120 | sed "s/^/$v /" | tee -a "$log"
+  done
+  unset CLFORGE_GEMV_CONFIG
+fi
