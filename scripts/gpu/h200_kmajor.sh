@@ -17,14 +17,17 @@ declare -A C=(
 if [ "$PART" = check ] || [ "$PART" = rule ]; then
   say "== $(date -u) test_gemm_mixed (H200), default"
   CLFORGE_TEST_DEVICES=0:0 timeout 200 tests/test_gemm_mixed > $r/suite-default.log 2>&1; say "rc=$? $(tail -1 $r/suite-default.log)"
+  grep -E "K-major|:F:|:E:|warning" $r/suite-default.log | head -10 | tee -a "$log"
+  [ "$PART" = check ] && {
   say "== test_gemm_mixed with sync64 forced (K-major operands in place)"
   CLFORGE_GEMM_MMA_CONFIG="${C[sync64]}" CLFORGE_TEST_DEVICES=0:0 timeout 200 tests/test_gemm_mixed > $r/suite-sync64.log 2>&1
   say "rc=$? $(tail -1 $r/suite-sync64.log)"; grep -E "fail|FAIL|Error|wrong" $r/suite-sync64.log | head -10 | tee -a "$log"
+  }
 fi
 B=bench/bench_gemm_mixed
+MODES=${MODES:-f16h}
 if [ "$PART" != rule ]; then
 SHAPES=${SHAPES:-"16x8192x8192 32x8192x8192 64x8192x8192 128x8192x8192 256x8192x8192 128x14336x4096 512x4096x4096 1024x4096x4096 2048x2048x2048 4096x4096x4096"}
-MODES=${MODES:-f16h}
 CFGS=${CFGS:-"default sync128 sync64 sync32"}
 SPLITS=${SPLITS:-0}
 sh=""; for s in $SHAPES; do sh="$sh --shape $s"; done
