@@ -49,8 +49,9 @@
 #define EDGE 0    /* 1 (ASYNC): partial tiles of operands read in place are zero-filled by the copies (copy_async) */
 #endif
 #ifndef AKM
-#define AKM 0     /* 1 (f16/bf16, ASYNC, ldmatrix, no WGMMA): A is stored K x M (M contiguous) and read in place: a stage
-                   * holds BK rows of BM elements, fragments come by ldmatrix.trans (the MN-major layout below) */
+#define AKM 0     /* 1 (f16/bf16, ASYNC with ldmatrix or WGMMA): A is stored K x M (M contiguous) and read in place: a
+                   * stage holds BK rows of BM elements (the MN-major layout below), whose fragments come by
+                   * ldmatrix.trans, or which wgmma reads as an M-major operand */
 #endif
 #ifndef BKN
 #define BKN 0     /* 1 (likewise): B is stored K x N (N contiguous), as x W has it, and read in place */
@@ -137,10 +138,18 @@ typedef float acc_t;
 /* An operand read in place from K-major storage (AKM, BKN) keeps that layout in local memory: a stage is BK rows
  * (one per element of K) of R elements (R / 2 words, BM or BN, a multiple of 64), each row's 16-byte chunks
  * XOR-swizzled by k % 8, so that the 8 consecutive rows of K that an ldmatrix.trans phase reads at one chunk
- * fall on distinct banks. It takes BK * R / 2 words: no more than the K-contiguous layout's stage. */
+ * fall on distinct banks. It takes BK * R / 2 words: no more than the K-contiguous layout's stage. For wgmma the
+ * rows are cut into the 128-byte swizzle's atoms (8 rows of K x 64 elements, 1024 bytes), atoms along the row
+ * 1024 bytes apart and groups of 8 rows of K R / 64 atoms apart: the canonical MN-major layout, whose leading
+ * and stride byte offsets (1024 and 16 R) the descriptor gives (smem_desc_mn). */
+#if WGMMA
+#define MN_AT(R, k, w) (((w) >> 5 << 8) + ((k) >> 3) * ((R) / 64 << 8) + (((k) & 7) << 5) + \
+                        (((((w) >> 2) & 7) ^ ((k) & 7)) << 2) + ((w) & 3))
+#else
 #define MN_AT(R, k, w) ((k) * ((R) / 2) + ((((w) >> 2) ^ ((k) & 7)) << 2) + ((w) & 3))
-#if (AKM || BKN) && (!(MODE == 16 || MODE == 17) || !ASYNC || !LDSM || WGMMA)
-#error "AKM and BKN need f16/bf16, ASYNC, ldmatrix and no WGMMA"
+#endif
+#if (AKM || BKN) && (!(MODE == 16 || MODE == 17) || !ASYNC || !(LDSM || WGMMA))
+#error "AKM and BKN need f16/bf16 and ASYNC with ldmatrix or WGMMA"
 #endif
 #if (AKM && BM % 64) || (BKN && BN % 64)
 #error "an operand read from K-major storage needs tiles of a multiple of 64 rows"
@@ -392,12 +401,14 @@ static inline void compute_stage(const __local uint *As, const __local uint *Bs,
 #define WG_INS "%128, %129, p"
 #define WG_ONE "%130"
 #endif
+#if MODE == 16 || MODE == 17
 #if MODE == 16
 #define WG_SHAPE "k16.f32.f16.f16"
-#define WG_IMM ", 1, 1, 0, 0"          /* scale A and B by 1; both operands K-major */
-#elif MODE == 17
+#else
 #define WG_SHAPE "k16.f32.bf16.bf16"
-#define WG_IMM ", 1, 1, 0, 0"
+#endif
+/* scale A and B by 1; each operand K-major (0), or MN-major (1: AKM, BKN) */
+#define WG_IMM ", 1, 1, " STR(AKM) ", " STR(BKN)
 #else
 #define WG_SHAPE "k8.f32.tf32.tf32"   /* the units read fp32 words and use their upper 19 bits */
 #define WG_IMM ", 1, 1"
@@ -412,19 +423,45 @@ static inline ulong smem_desc(const __local uint *p)
     return (ulong)((a & 0x3FFFF) >> 4) | (1ul << 16) | ((ulong)(8 * ROWB >> 4) << 32) | ((ulong)SWZ_MODE << 62);
 }
 
+#if AKM || BKN
+/* An MN-major stage of R elements a row (MN_AT): 128-byte swizzle, atoms along MN 1024 bytes apart (leading byte
+ * offset), groups of 8 rows of K 16 R bytes apart (stride byte offset). */
+static inline ulong smem_desc_mn(const __local uint *p, const int R)
+{
+    const uint a = (uint)(ulong)p;
+    return (ulong)((a & 0x3FFFF) >> 4) | ((ulong)(1024 >> 4) << 16) | ((ulong)R << 32) | (1ul << 62);
+}
+#endif
+/* Descriptors of this warpgroup's part of a stage, and how far one 16-byte step of K (one wgmma) moves them, in
+ * the descriptor's 16-byte units: 32 bytes along a K-contiguous row, two groups of 8 rows down an MN-major stage. */
+#if AKM
+#define DESC_A(As, wgi) smem_desc_mn((As) + (wgi) / WARPS_N * 256, BM)
+#define STEP_A (2ul * BM)
+#else
+#define DESC_A(As, wgi) smem_desc((As) + (wgi) / WARPS_N * 64 * BKW)
+#define STEP_A 2ul
+#endif
+#if BKN
+#define DESC_B(Bs, wgi) smem_desc_mn((Bs) + (wgi) % WARPS_N * WN / 64 * 256, BN)
+#define STEP_B (2ul * BN)
+#else
+#define DESC_B(Bs, wgi) smem_desc((Bs) + (wgi) % WARPS_N * WN * BKW)
+#define STEP_B 2ul
+#endif
+
 /* One stage: this warpgroup's 64 x WN accumulator += its 64 rows of A times its WN rows of B, BKW / 8 wgmma
  * steps of 32 bytes of K each (the descriptor's start moves 2 x 16 bytes a step; the swizzle is applied by the
  * hardware on the address bits, so the start may sit inside a swizzled row). Issued as one group, which runs
  * while the caller goes on; wgmma_wait says when the products have read local memory. */
 static inline void wgmma_issue(const __local uint *As, const __local uint *Bs, int wgi, float *acc)
 {
-    const ulong da = smem_desc(As + (wgi / WARPS_N) * 64 * BKW), db = smem_desc(Bs + (wgi % WARPS_N) * WN * BKW);
+    const ulong da = DESC_A(As, wgi), db = DESC_B(Bs, wgi);
     WG_FENCE();
 #pragma unroll
     for (int k = 0; k < BKW / 8; k++)
         asm volatile("//@sm90a { .reg .pred p; setp.ne.b32 p, " WG_ONE ", 0; wgmma.mma_async.sync.aligned.m64n" STR(WN)
                      WG_SHAPE " {" WG_REGS "}, " WG_INS WG_IMM "; }"
-                     : WG_OUTS(acc) : "l"(da + 2ul * (ulong)k), "l"(db + 2ul * (ulong)k), "r"(1) : "memory");
+                     : WG_OUTS(acc) : "l"(da + STEP_A * (ulong)k), "l"(db + STEP_B * (ulong)k), "r"(1) : "memory");
     WG_COMMIT();
 }
 

@@ -37,8 +37,8 @@ clf_dtype clf__mma_precision(clf__mma_mode m)
 int clf__mma_reads_kmajor(const clf__config *cfg, clf__mma_mode mode)
 {
     const int *v = cfg->v;
-    return (mode == CLF__MMA_F16 || mode == CLF__MMA_BF16) && v[CLF__MMA_ASYNC] && v[CLF__MMA_LDSM] &&
-           !v[CLF__MMA_WGMMA];
+    return (mode == CLF__MMA_F16 || mode == CLF__MMA_BF16) && v[CLF__MMA_ASYNC] &&
+           (v[CLF__MMA_LDSM] || v[CLF__MMA_WGMMA]);
 }
 
 size_t clf__mma_words(clf__mma_mode m, size_t n) { return n * clf__dtype_size(clf__mma_input_type(m)) / 4; }
@@ -195,12 +195,16 @@ static clf_status run_selftest_with(clf_context *ctx, clf__mma_mode mode, const 
     const char *force = getenv("CLFORGE_MMA_SELFTEST");
     int wgmma = cfg_in ? cfg_in->v[CLF__MMA_WGMMA] : runs_wgmma(ctx, mode);
     if (s == CLF_SUCCESS && force && (strcmp(force, "fail") == 0 || (strcmp(force, "fail-wgmma") == 0 && wgmma) ||
-                                      (strcmp(force, "fail-kmajor") == 0 && a_kmajor)))
+                                      (strcmp(force, "fail-kmajor") == 0 && cfg_in && a_kmajor)))
         s = clf__fail(CLF_ERR_VERIFY, "failed on request ($CLFORGE_MMA_SELFTEST=%s)", force);
     return s;
 }
 
-static clf_status run_selftest(clf_context *ctx, clf__mma_mode mode) { return run_selftest_with(ctx, mode, NULL, 0); }
+/* f16 and bf16 with A stored K x M as well: configurations that read K-major operands in place are tested on both. */
+static clf_status run_selftest(clf_context *ctx, clf__mma_mode mode)
+{
+    return run_selftest_with(ctx, mode, NULL, mode == CLF__MMA_F16 || mode == CLF__MMA_BF16);
+}
 
 /* The self-test failed: if the configuration it ran was a wgmma one, wgmma is turned off for the device and
  * the test runs again on mma.sync. selftest_lock is held. */

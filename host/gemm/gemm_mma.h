@@ -41,8 +41,9 @@ int clf__wgmma_off(clf_context *ctx);
  * shipped, default, override), or the mma.sync default when it is a wgmma one and wgmma is off. */
 clf_status clf__mma_config(clf_context *ctx, clf__mma_mode mode, clf__config *out, const char **origin);
 
-/* 1 when cfg reads f16/bf16 operands stored K-major in place (the kernel's AKM and BKN): mma.sync with cp.async
- * and ldmatrix, whose .trans form gives the fragments; else such operands are packed first. */
+/* 1 when cfg reads f16/bf16 operands stored K-major in place (the kernel's AKM and BKN): cp.async with ldmatrix,
+ * whose .trans form gives the fragments, or wgmma, which reads MN-major operands; else such operands are packed
+ * first. */
 int clf__mma_reads_kmajor(const clf__config *cfg, clf__mma_mode mode);
 
 /* The configuration for products with few rows whose f16/bf16 operand is stored K-major, where the "all" one

@@ -842,13 +842,17 @@ static clf_status mma_waves(planner *pl, const clf__mma_step *m, size_t slots)
 /* Products whose f16/bf16 operand stored K-major the configuration would pack first (B stored K x N under few rows
  * of C, as x W has it; A stored K x M over few columns) run on the CLF__MMA_KMAJOR configuration, which reads it in
  * place (mma.sync, ldmatrix.trans), when the other side of C has at most KMAJOR_ROWS: there the pack costs more
- * than mma.sync gives away to wgmma. H200, f16 in and out, B stored K x N, TFLOP/s, wgmma after the pack -> in
- * place (scripts/gpu/h200_kmajor.sh, bench/results/h200/2026-12-01/kmajor/): 32x8192x8192 24.5 -> 88, 64x
- * 48 -> 159, 128x 93 -> 193, 256x 163 -> 231, 512x4096x4096 223 -> 231, but 2048^3 318 -> 282 and 4096^3 354 -> 295. */
-#define KMAJOR_ROWS 512
+ * than mma.sync gives away to wgmma. H200, f16 in and out, TFLOP/s, wgmma after the pack -> in place, two rounds
+ * (scripts/gpu/h200_kmajor.sh PART=rule, bench/results/h200/2026-12-01/kmajor/run3.txt): B stored K x N,
+ * 32x8192x8192 24.6 -> 85, 64x 48 -> 147, 128x 93 -> 196, 256x 163 -> 231, 128x14336x4096 99 -> 190, but at 512
+ * rows 512x4096x4096 220 -> 239 and 512x8192x8192 260 -> 232; A stored K x M, 8192x128x8192 91 -> 207, 8192x512x8192
+ * 247 -> 213. The line is drawn between 256 and 512, where the gains cross. */
+#define KMAJOR_ROWS 384
 
 static int kmajor_wanted(const product *p, clf__mma_mode mode, const clf__config *cfg)
 {
+    if (mode == CLF__MMA_NONE)
+        return 0;
     clf_dtype in = clf__mma_input_type(mode);
     size_t unit = 16 / clf__dtype_size(in);
     if (clf__mma_reads_kmajor(cfg, mode) || !mn_in_place() || (mode != CLF__MMA_F16 && mode != CLF__MMA_BF16))
@@ -954,16 +958,40 @@ static int thin_typed(planner *pl, const clf__gemm_call *call, const product *p,
            thin_wanted(pl, p);
 }
 
-/* On matrix units, a thin product goes to the gemv kernels when the matrix they stream is K-major (B stored K x N
- * under a few rows of C: x W), which the matrix units would first transpose in a packing pass, or when it is a
- * matrix-vector product. H200, 2026-12-01, f16, GFLOP/s, matrix units -> gemv kernels (scripts/gpu/
- * h200_thin_half.sh, bench/results/h200/2026-12-01/thin-half/thin-half3.txt): K-major, 1x4096x4096 680 -> 1850,
- * 1x14336x4096 770 -> 2500, 8x4096x4096 5370 -> 8400, 16x4096x4096 10650 -> 11800; K contiguous, one vector:
- * 1x4096x4096 1110-1200 -> 1550, 4096x1x4096 850-1140 -> 1510-1940, but 1x14336x4096 1930 -> 1700; K
- * contiguous, several vectors stay on the matrix units (16x4096x4096 17600-20200 against 9900). */
+/* 1 when the matrix units would read the product's K-major operands in place (the "all" configuration can, or the
+ * "kmajor" one serves the product) rather than pack them. */
+static int kmajor_in_place(planner *pl, const clf__gemm_call *call, const product *p)
+{
+    clf__mma_mode mode = clf__mma_wanted(call);
+    clf__config cfg, kc;
+    const char *origin;
+    if (clf__mma_config(pl->ctx, mode, &cfg, &origin) != CLF_SUCCESS) {
+        clf__clear_error();
+        return 0;
+    }
+    size_t unit = 16 / clf__dtype_size(clf__mma_input_type(mode));
+    if (clf__mma_reads_kmajor(&cfg, mode))
+        return mn_in_place() && (!p->a_kmajor || kmajor_readable(&p->a, p->batch, unit)) &&
+               (!p->b_kmajor || kmajor_readable(&p->b, p->batch, unit));
+    return kmajor_wanted(p, mode, &cfg) && clf__mma_kmajor_config(pl->ctx, mode, &kc, &origin);
+}
+
+/* On matrix units, a thin product goes to the gemv kernels when it is a matrix-vector product, or when the matrix
+ * they stream is K-major (B stored K x N under a few rows of C: x W) and the matrix units would first transpose it
+ * in a packing pass. H200, 2026-12-01, f16, GFLOP/s: matrix-vector, matrix units -> gemv kernels (scripts/gpu/
+ * h200_thin_half.sh, bench/results/h200/2026-12-01/thin-half/thin-half3.txt), K-major 1x4096x4096 680 -> 1850,
+ * 1x14336x4096 770 -> 2500; K contiguous 1x4096x4096 1110-1200 -> 1550, 4096x1x4096 850-1140 -> 1510-1940, but
+ * 1x14336x4096 1930 -> 1700. Several vectors: gemv kernels -> matrix units reading the K-major matrix in place
+ * (scripts/gpu/h200_kmajor.sh PART=rule, bench/results/h200/2026-12-01/kmajor/run3.txt), f16 2x8192x8192 3860 ->
+ * 5950 (bf16 6370 -> 5990), 4x 6600 -> 11800, 8x 9570 -> 23400, 16x 14700 -> 44700, 16x4096x4096 12200 ->
+ * 27500; K contiguous, several vectors stay on the matrix units (16x4096x4096 17600-20200 against 9900). */
 static int thin_beats_mma(planner *pl, const clf__gemm_call *call, const product *p, clf__gemm_path path)
 {
-    return thin_typed(pl, call, p, path) && (p->m == 1 || p->n == 1 || (p->n <= p->m ? p->a_kmajor : p->b_kmajor));
+    if (!thin_typed(pl, call, p, path))
+        return 0;
+    if (p->m == 1 || p->n == 1)
+        return 1;
+    return (p->n <= p->m ? p->a_kmajor : p->b_kmajor) && !kmajor_in_place(pl, call, p);
 }
 
 /* A thin typed product on the gemv kernels (thin_typed): the matrix they stream and the vectors are read in their
