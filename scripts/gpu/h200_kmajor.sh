@@ -47,11 +47,17 @@ for L in $LAYS; do
   unset CLFORGE_GEMM_MMA_CONFIG CLFORGE_GEMM_SPLIT_K
 done
 fi
-# PART=rule: the planner's rule (the "kmajor" configuration for few rows) against packing as before
-# (CLFORGE_GEMM_MMA_MN=pack), alternating, ROUNDS rounds; batched products; thin products on the gemv kernels
-# against the matrix units (CLFORGE_GEMV_CONFIG=THIN=1).
+# PART=rule: the planner as built against packing as before (CLFORGE_GEMM_MMA_MN=pack) and forced configurations
+# (VARIANTS), alternating, ROUNDS rounds; batched products; thin products.
+# variant V: rule (the planner as built), pack (K-major operands packed: CLFORGE_GEMM_MMA_MN=pack), or a name of
+# the configurations above, forced
+variant() {
+  unset CLFORGE_GEMM_MMA_MN CLFORGE_GEMM_MMA_CONFIG
+  case $1 in rule) ;; pack) export CLFORGE_GEMM_MMA_MN=pack ;; *) export CLFORGE_GEMM_MMA_CONFIG="${C[$1]}" ;; esac
+}
 if [ "$PART" = rule ]; then
   ROUNDS=${ROUNDS:-2}
+  VARIANTS=${VARIANTS:-"rule pack"}
   NN=${NN:-"8x8192x8192 32x8192x8192 64x8192x8192 128x8192x8192 256x8192x8192 512x8192x8192 768x8192x8192 1024x8192x8192 128x14336x4096 512x4096x4096 4096x4096x4096"}
   AT=${AT:-"8192x32x8192 8192x128x8192 8192x512x8192 4096x1024x4096 4096x4096x4096"}
   for L in NN AT; do
@@ -59,30 +65,30 @@ if [ "$PART" = rule ]; then
     eval shapes=\$$L; sh=""; for s in $shapes; do sh="$sh --shape $s"; done
     timeout 120 python3 ../bench/torch_gemm.py --dtype f16 $lay $sh --json $r/cublas-$L.json 2>&1 | grep cuBLAS | sed "s/^/$L /" | tee -a "$log"
     for round in $(seq $ROUNDS); do
-      for v in rule pack; do
-        if [ $v = pack ]; then export CLFORGE_GEMM_MMA_MN=pack; else unset CLFORGE_GEMM_MMA_MN; fi
+      for v in $VARIANTS; do
+        variant $v
         timeout 150 $B --device gpu $lay --modes $MODES --reps 10 $sh --json $r/$v-$L-$round.json 2>&1 | grep -E "GFLOP|rror|warning" | cut -c1-120 | sed "s/^/$v /" | tee -a "$log"
       done
     done
-    unset CLFORGE_GEMM_MMA_MN
+    unset CLFORGE_GEMM_MMA_MN CLFORGE_GEMM_MMA_CONFIG
   done
   say "-- batched NN"
   for s in "512 128x64x128" "64 256x256x256" "32 512x512x128" "16 1024x1024x1024"; do
     set -- $s
     c=$(timeout 60 python3 ../bench/torch_gemm.py --dtype f16 --batch $1 --shape $2 2>&1 | grep cuBLAS)
-    for v in rule pack; do
-      if [ $v = pack ]; then export CLFORGE_GEMM_MMA_MN=pack; else unset CLFORGE_GEMM_MMA_MN; fi
+    for v in $VARIANTS; do
+      variant $v
       t=$(timeout 60 $B --device gpu --modes $MODES --reps 10 --batch $1 --shape $2 2>&1 | grep -E "GFLOP|rror")
       say "batch $1 $v | $t | $c"
     done
-    unset CLFORGE_GEMM_MMA_MN
+    unset CLFORGE_GEMM_MMA_MN CLFORGE_GEMM_MMA_CONFIG
   done
-  say "-- thin NN: gemv kernels (default) against the matrix units (THIN=1)"
-  sh="--shape 2x8192x8192 --shape 4x8192x8192 --shape 8x8192x8192 --shape 12x8192x8192 --shape 16x8192x8192 --shape 16x4096x4096 --shape 8x14336x4096"
+  say "-- thin NN (pack: the gemv kernels, as before)"
+  sh="--shape 2x8192x8192 --shape 4x8192x8192 --shape 8x8192x8192 --shape 16x8192x8192 --shape 16x4096x4096 --shape 8x14336x4096"
   timeout 120 python3 ../bench/torch_gemm.py --dtype f16 $sh 2>&1 | grep cuBLAS | tee -a "$log"
-  for v in gemv mma; do
-    if [ $v = mma ]; then export CLFORGE_GEMV_CONFIG=THIN=1; else unset CLFORGE_GEMV_CONFIG; fi
+  for v in $VARIANTS; do
+    variant $v
     timeout 150 $B --device gpu --modes f16h,bf16h --reps 10 $sh 2>&1 | grep -E "GFLOP|rror|warning" | cut -c1-120 | sed "s/^/$v /" | tee -a "$log"
   done
-  unset CLFORGE_GEMV_CONFIG
+  unset CLFORGE_GEMM_MMA_MN CLFORGE_GEMM_MMA_CONFIG
 fi
