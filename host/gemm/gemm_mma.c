@@ -316,7 +316,8 @@ static void mma_default(const clf_device_info *dev, clf_dtype dt, const char *bu
     mma_sync_config(dev, dt, bucket, out);
     if (dt == CLF_F16 && bucket && strcmp(bucket, CLF__MMA_KMAJOR) == 0) {
         /* 64 x 64 tiles, 64-deep stages, three of them: the best of four mma.sync configurations on products of
-         * 32 to 512 rows with B stored K x N read in place (H200, 2026-12-01, scripts/gpu/h200_kmajor.sh) */
+         * 32 to 512 rows with B stored K x N read in place (H200, 2026-12-01, scripts/gpu/h200_kmajor.sh); the
+         * planner sends it products of up to 64 rows, where it beats wgmma (gemm_plan.c, KMAJOR_SYNC_ROWS) */
         int k[CLF__MMA_NPARAMS] = {64, 64, 64, 32, 32, 1, 3, 1, 1, 1, 4, 0};
         memcpy(out->v, k, sizeof k);
         return;

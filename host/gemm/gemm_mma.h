@@ -46,8 +46,8 @@ clf_status clf__mma_config(clf_context *ctx, clf__mma_mode mode, clf__config *ou
  * first. */
 int clf__mma_reads_kmajor(const clf__config *cfg, clf__mma_mode mode);
 
-/* The configuration for products with few rows whose f16/bf16 operand is stored K-major, where the "all" one
- * would pack that operand first: the CLF__MMA_KMAJOR bucket's (tuned, shipped or default), when it reads such
+/* The configuration for products with few rows whose f16/bf16 operand is stored K-major: the CLF__MMA_KMAJOR
+ * bucket's (tuned, shipped or default), when it reads such
  * operands in place and has passed its own self-test on the device (once per process). 0: none. */
 int clf__mma_kmajor_config(clf_context *ctx, clf__mma_mode mode, clf__config *out, const char **origin);
 
@@ -58,8 +58,8 @@ clf_dtype clf__mma_input_type(clf__mma_mode mode);
 clf_dtype clf__mma_precision(clf__mma_mode mode);
 size_t clf__mma_words(clf__mma_mode mode, size_t n);
 /* The bucket its configurations are tuned and stored under: "all", or "3x" for 3xTF32. f16 has a third,
- * CLF__MMA_KMAJOR: products with few rows whose f16/bf16 operand stored K-major the "all" configuration would
- * pack first (clf__mma_kmajor_config). */
+ * CLF__MMA_KMAJOR: products of a few rows (at most 64) whose f16/bf16 operand is stored K-major, where the "all"
+ * configuration is a wgmma one or would pack that operand first (clf__mma_kmajor_config). */
 #define CLF__MMA_KMAJOR "kmajor"
 const char *clf__mma_bucket(clf__mma_mode mode);
 

@@ -839,26 +839,32 @@ static clf_status mma_waves(planner *pl, const clf__mma_step *m, size_t slots)
 }
 
 
-/* Products whose f16/bf16 operand stored K-major the configuration would pack first (B stored K x N under few rows
- * of C, as x W has it; A stored K x M over few columns) run on the CLF__MMA_KMAJOR configuration, which reads it in
- * place (mma.sync, ldmatrix.trans), when the other side of C has at most KMAJOR_ROWS: there the pack costs more
- * than mma.sync gives away to wgmma. H200, f16 in and out, TFLOP/s, wgmma after the pack -> in place, two rounds
- * (scripts/gpu/h200_kmajor.sh PART=rule, bench/results/h200/2026-12-01/kmajor/run3.txt): B stored K x N,
- * 32x8192x8192 24.6 -> 85, 64x 48 -> 147, 128x 93 -> 196, 256x 163 -> 231, 128x14336x4096 99 -> 190, but at 512
- * rows 512x4096x4096 220 -> 239 and 512x8192x8192 260 -> 232; A stored K x M, 8192x128x8192 91 -> 207, 8192x512x8192
- * 247 -> 213. The line is drawn between 256 and 512, where the gains cross. */
-#define KMAJOR_ROWS 384
+/* f16/bf16 operands stored K-major (B stored K x N, as x W has it; A stored K x M) are read in place by
+ * configurations that can (clf__mma_reads_kmajor), except B under more than KMAJOR_PACK_ROWS rows of C, where the
+ * packing pass costs little against the product and the K-contiguous read is faster. Products of at most
+ * KMAJOR_SYNC_ROWS rows (columns, for A) run on the CLF__MMA_KMAJOR configuration (mma.sync on 64 x 64 tiles, split
+ * along K) instead of a wgmma one. H200, f16 in and out, TFLOP/s, packed -> wgmma in place -> mma.sync in place
+ * (the kmajor configuration: split along K by the planner in run3, not in run4) (scripts/gpu/h200_kmajor.sh
+ * PART=rule, bench/results/h200/2026-12-01/kmajor/run3.txt, run4.txt; cuBLAS in the same runs):
+ *   B stored K x N: 32x8192x8192 24 -> 61 -> 85 (122), 64x 48 -> 117 -> 147 (239), 128x 92 -> 236 -> 196 (458),
+ *   256x 162 -> 322 -> 231, 512x 259 -> 354 -> 239, 1024x 309 -> 346 -> 226, 512x4096x4096 221 -> 318 -> 235,
+ *   2048^3 323 -> 320, 4096^3 358 -> 347, 8192^3 381 -> 354;
+ *   A stored K x M: 8192x32x8192 26 -> 93 -> 63 (no split), 8192x128x8192 90 -> 196 -> 209, 8192x512x8192
+ *   241 -> 362 -> 206, 4096^3 334 -> 356;
+ *   16x8192x8192 (the gemv kernels before) 14.7 -> 31 -> 45, 8x14336x4096 9.4 -> 14.5 -> 22.6. */
+#define KMAJOR_PACK_ROWS 1024
+#define KMAJOR_SYNC_ROWS 64
 
 static int kmajor_wanted(const product *p, clf__mma_mode mode, const clf__config *cfg)
 {
-    if (mode == CLF__MMA_NONE)
+    if (mode != CLF__MMA_F16 && mode != CLF__MMA_BF16)
         return 0;
     clf_dtype in = clf__mma_input_type(mode);
     size_t unit = 16 / clf__dtype_size(in);
-    if (clf__mma_reads_kmajor(cfg, mode) || !mn_in_place() || (mode != CLF__MMA_F16 && mode != CLF__MMA_BF16))
-        return 0;
-    return (p->b_kmajor && p->b_type == in && p->m <= KMAJOR_ROWS && kmajor_readable(&p->b, p->batch, unit)) ||
-           (p->a_kmajor && p->a_type == in && p->n <= KMAJOR_ROWS && kmajor_readable(&p->a, p->batch, unit));
+    if ((clf__mma_reads_kmajor(cfg, mode) && !cfg->v[CLF__MMA_WGMMA]) || !mn_in_place())
+        return 0;   /* an mma.sync configuration reads them itself */
+    return (p->b_kmajor && p->b_type == in && p->m <= KMAJOR_SYNC_ROWS && kmajor_readable(&p->b, p->batch, unit)) ||
+           (p->a_kmajor && p->a_type == in && p->n <= KMAJOR_SYNC_ROWS && kmajor_readable(&p->a, p->batch, unit));
 }
 
 static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const product *p, clf__mma_mode mode)
@@ -901,8 +907,8 @@ static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const produc
     clf_status s = mma_operand(pl, mode, p->a_type, p->a_kmajor, p->m, p->k, bm, bk, p->batch, async, small, mn_ok,
                                &a, &edge, &a_mn);
     if (s == CLF_SUCCESS)
-        s = mma_operand(pl, mode, p->b_type, p->b_kmajor, p->n, p->k, bn, bk, p->batch, async, small, mn_ok, &b,
-                        &edge, &b_mn);
+        s = mma_operand(pl, mode, p->b_type, p->b_kmajor, p->n, p->k, bn, bk, p->batch, async, small,
+                        mn_ok && p->m <= KMAJOR_PACK_ROWS, &b, &edge, &b_mn);
     if (s != CLF_SUCCESS)
         return s;
     clf__mma_step whole = {&plan->cfg_mma, (int)mode, clf__gemm_c_type(call), p->m, p->n,
