@@ -18,6 +18,9 @@ if [ "$PART" = check ] || [ "$PART" = rule ]; then
   say "== $(date -u) test_gemm_mixed (H200), default"
   CLFORGE_TEST_DEVICES=0:0 timeout 200 tests/test_gemm_mixed > $r/suite-default.log 2>&1; say "rc=$? $(tail -1 $r/suite-default.log)"
   grep -E "K-major|:F:|:E:|warning" $r/suite-default.log | head -10 | tee -a "$log"
+  for t in ${TESTS:-}; do
+    CLFORGE_TEST_DEVICES=0:0 timeout 300 tests/$t > $r/$t.log 2>&1; say "$t rc=$? $(tail -1 $r/$t.log)"
+  done
   [ "$PART" = check ] && {
   say "== test_gemm_mixed with sync64 forced (K-major operands in place)"
   CLFORGE_GEMM_MMA_CONFIG="${C[sync64]}" CLFORGE_TEST_DEVICES=0:0 timeout 200 tests/test_gemm_mixed > $r/suite-sync64.log 2>&1
