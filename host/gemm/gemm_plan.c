@@ -840,8 +840,8 @@ static clf_status mma_waves(planner *pl, const clf__mma_step *m, size_t slots)
 
 
 /* f16/bf16 operands stored K-major (B stored K x N, as x W has it; A stored K x M) are read in place by
- * configurations that can (clf__mma_reads_kmajor), except B under more than KMAJOR_PACK_ROWS rows of C, where the
- * packing pass costs little against the product and the K-contiguous read is faster. Products of at most
+ * configurations that can (clf__mma_reads_kmajor) where the other side of C has at most KMAJOR_PACK_ROWS; beyond
+ * it the packing pass costs little against the product and the K-contiguous read is faster. Products of at most
  * KMAJOR_SYNC_ROWS rows (columns, for A) run on the CLF__MMA_KMAJOR configuration (mma.sync on 64 x 64 tiles, split
  * along K) instead of a wgmma one. H200, f16 in and out, TFLOP/s, packed -> wgmma in place -> mma.sync in place
  * (the kmajor configuration: split along K by the planner in run3, not in run4) (scripts/gpu/h200_kmajor.sh
@@ -850,7 +850,7 @@ static clf_status mma_waves(planner *pl, const clf__mma_step *m, size_t slots)
  *   256x 162 -> 322 -> 231, 512x 259 -> 354 -> 239, 1024x 309 -> 346 -> 226, 512x4096x4096 221 -> 318 -> 235,
  *   2048^3 323 -> 320, 4096^3 358 -> 347, 8192^3 381 -> 354;
  *   A stored K x M: 8192x32x8192 26 -> 93 -> 63 (no split), 8192x128x8192 90 -> 196 -> 209, 8192x512x8192
- *   241 -> 362 -> 206, 4096^3 334 -> 356;
+ *   241 -> 362 -> 206; 4096^3 334 -> 356 but 3000^3 271 -> 257 (run5.txt), so A too is packed past 1024;
  *   16x8192x8192 (the gemv kernels before) 14.7 -> 31 -> 45, 8x14336x4096 9.4 -> 14.5 -> 22.6. */
 #define KMAJOR_PACK_ROWS 1024
 #define KMAJOR_SYNC_ROWS 64
@@ -904,8 +904,8 @@ static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const produc
     int async = plan->cfg_mma.v[CLF__MMA_ASYNC], edge = 0, a_mn = 0, b_mn = 0;
     int small = (double)p->m * (double)p->n * (double)p->k * (double)p->batch <= 2147483648.0;
     int mn_ok = clf__mma_reads_kmajor(&plan->cfg_mma, mode) && mn_in_place();
-    clf_status s = mma_operand(pl, mode, p->a_type, p->a_kmajor, p->m, p->k, bm, bk, p->batch, async, small, mn_ok,
-                               &a, &edge, &a_mn);
+    clf_status s = mma_operand(pl, mode, p->a_type, p->a_kmajor, p->m, p->k, bm, bk, p->batch, async, small,
+                               mn_ok && p->n <= KMAJOR_PACK_ROWS, &a, &edge, &a_mn);
     if (s == CLF_SUCCESS)
         s = mma_operand(pl, mode, p->b_type, p->b_kmajor, p->n, p->k, bn, bk, p->batch, async, small,
                         mn_ok && p->m <= KMAJOR_PACK_ROWS, &b, &edge, &b_mn);
