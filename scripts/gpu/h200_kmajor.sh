@@ -95,3 +95,25 @@ if [ "$PART" = rule ]; then
   done
   unset CLFORGE_GEMM_MMA_MN CLFORGE_GEMM_MMA_CONFIG
 fi
+# PART=splits: products of 96 to 1024 rows (B stored K x N read in place, and B stored N x K) under the planner's
+# split rule against forced splits along K (CLFORGE_GEMM_SPLIT_K), and 128-wide tiles forced (SPLITCFG).
+if [ "$PART" = splits ]; then
+  SH=${SH:-"128x8192x8192 200x8192x8192 256x8192x8192 512x8192x8192 96x12288x4096 700x5000x3000"}
+  sh=""; for s in $SH; do sh="$sh --shape $s"; done
+  for lay in "" "--bt"; do
+    timeout 120 python3 ../bench/torch_gemm.py --dtype f16 $lay $sh 2>&1 | grep cuBLAS | sed "s/^/${lay:-NN} /" | tee -a "$log"
+    for sp in rule 1 2 3 4 6; do
+      unset CLFORGE_GEMM_SPLIT_K; [ $sp != rule ] && export CLFORGE_GEMM_SPLIT_K=$sp
+      timeout 150 $B --device gpu $lay --modes f16h --reps 10 $sh --json $r/split-$sp${lay}.json 2>&1 | grep -E "GFLOP|rror" | cut -c1-100 | sed "s/^/split=$sp /" | tee -a "$log"
+    done
+    unset CLFORGE_GEMM_SPLIT_K
+    for c in ${SPLITCFG:-}; do
+      export CLFORGE_GEMM_MMA_CONFIG="$c"
+      for sp in 1 2; do
+        export CLFORGE_GEMM_SPLIT_K=$sp
+        timeout 150 $B --device gpu $lay --modes f16h --reps 10 $sh 2>&1 | grep -E "GFLOP|rror" | cut -c1-100 | sed "s/^/cfg=${c// /,} split=$sp /" | tee -a "$log"
+      done
+    done
+    unset CLFORGE_GEMM_MMA_CONFIG CLFORGE_GEMM_SPLIT_K
+  done
+fi
