@@ -102,7 +102,7 @@ if [ "$PART" = splits ]; then
   sh=""; for s in $SH; do sh="$sh --shape $s"; done
   for lay in "" "--bt"; do
     timeout 120 python3 ../bench/torch_gemm.py --dtype f16 $lay $sh 2>&1 | grep cuBLAS | sed "s/^/${lay:-NN} /" | tee -a "$log"
-    for sp in rule 1 2 3 4 6; do
+    for sp in ${SPLITS_F:-rule 1 2 4}; do
       unset CLFORGE_GEMM_SPLIT_K; [ $sp != rule ] && export CLFORGE_GEMM_SPLIT_K=$sp
       timeout 150 $B --device gpu $lay --modes f16h --reps 10 $sh --json $r/split-$sp${lay}.json 2>&1 | grep -E "GFLOP|rror" | cut -c1-100 | sed "s/^/split=$sp /" | tee -a "$log"
     done
