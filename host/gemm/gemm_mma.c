@@ -512,7 +512,7 @@ static clf_status bench_create(clf_context *ctx, clf_dtype dt, const char *bucke
     if (!st)
         return clf__fail(CLF_ERR_OUT_OF_MEMORY, "gemm_mma bench state");
     st->ctx = ctx;
-    size_t n = 4096, m = kmajor ? 256 : n, k = n;
+    size_t n = kmajor ? 8192 : 4096, m = kmajor ? 64 : n, k = 4096;
     clf_dtype t = clf__mma_input_type(mode);
     /* B^T stored N x K: the layout the kernel reads in place, so the tuner times the kernel alone; "kmajor" times
      * what its products are, x W with few rows and W stored K x N (read in place, or packed first by a
