@@ -4,9 +4,9 @@
  * Operands are K-contiguous: A is M x K and B is N x K, row r at r*ld (in 32-bit words), each zero-padded
  * to whole BM x BK and BN x BK tiles (the convert_pack pre-pass of gemm_convert.cl writes them so, or the
  * caller's buffer already is); with AKM and BKN, f16/bf16 operands stored K-major are read in place instead (see
- * MN_AT). The kernel works in 32-bit words: a word holds two K-neighbours in f16 or
- * bf16, or one tf32/fp32 value. Rows start on 32-byte boundaries (8 words). Both mma shapes used here take 8 words of K per step, and their fragments
- * sit at the same word positions, so one loop serves every mode:
+ * MN_AT). The kernel works in 32-bit words: a word holds two K-neighbours in f16 or bf16, or one tf32/fp32
+ * value. Rows start on 32-byte boundaries (8 words). Both mma shapes used here take 8 words of K per step, and
+ * their fragments sit at the same word positions, so one loop serves every mode:
  *   m16n8k16 (f16, bf16):  A rows g, g+8, words t, t+4;  B column g, words t, t+4
  *   m16n8k8  (tf32):       the same word positions, one value per word
  * where g = lane / 4 and t = lane % 4. C fragments: rows g and g+8, columns 2t and 2t+1. In local memory
@@ -228,30 +228,24 @@ static inline void split_words(const uint *w, uint *hi, uint *lo, int n)
 #if LDSM
 /* Four 8x8 matrices of 16-bit elements (8 rows of 4 words) in one instruction; lane l gives the address of
  * row l % 8 of matrix l / 8 and receives, of each matrix, the word of row l / 4 at column l % 4 — exactly the
- * mma fragment word positions. */
+ * mma fragment word positions. The .trans form reads the matrices from MN-major storage (rows of local memory
+ * are K; AKM, BKN) and hands lane l, of each, the two elements of K 2 (l % 4) and 2 (l % 4) + 1 in column l / 4:
+ * again the word the fragment wants. */
+#if LDSM == 2
+#define LDSM_X4(op, p, r) asm volatile(op " {%0,%1,%2,%3}, [%4];" : "=r"((r)[0]), "=r"((r)[1]), "=r"((r)[2]), \
+                                       "=r"((r)[3]) : "r"((uint)(ulong)(p)) : "memory")
+#else
+#define LDSM_X4(op, p, r) asm volatile(op " {%0,%1,%2,%3}, [%4];" : "=r"((r)[0]), "=r"((r)[1]), "=r"((r)[2]), \
+                                       "=r"((r)[3]) : "l"((ulong)(p)) : "memory")
+#endif
 static inline void ldsm_x4(const __local uint *p, uint *r)
 {
-#if LDSM == 2
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"((uint)(ulong)p) : "memory");
-#else
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "l"((ulong)p) : "memory");
-#endif
+    LDSM_X4("ldmatrix.sync.aligned.m8n8.x4.shared.b16", p, r);
 }
-
 #if AKM || BKN
-/* The same four matrices from MN-major storage (rows of local memory are K): .trans hands lane l, of each matrix,
- * the two elements of K 2 (l % 4) and 2 (l % 4) + 1 in column l / 4, which is the word the fragment wants. */
 static inline void ldsm_x4_t(const __local uint *p, uint *r)
 {
-#if LDSM == 2
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"((uint)(ulong)p) : "memory");
-#else
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "l"((ulong)p) : "memory");
-#endif
+    LDSM_X4("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", p, r);
 }
 #endif
 
@@ -745,7 +739,8 @@ static inline void put_c2(__global void *C, ulong i, acc_t v0, acc_t v1)
 /* C (M x N, row-major, ldc) = alpha * A B^T + beta * C for each matrix of a batch (dimension 1 of the
  * grid). K is Kw words, a multiple of BKW, of which Kv elements exist (EDGE, AKM, BKN). Offsets and strides of
  * A and B are in words and multiples of 8 (of 4 with ASYNC: cp.async copies 16 bytes); lda and ldb are in
- * words. A is M x K (K contiguous) or, with AKM, K x M; B is N x K or, with BKN, K x N. Work-groups: THREADS x 1, one per BM x BN tile, in GROUP_M swizzled order. */
+ * words. A is M x K (K contiguous) or, with AKM, K x M; B is N x K or, with BKN, K x N. Work-groups: THREADS x 1,
+ * one per BM x BN tile, in GROUP_M swizzled order. */
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1)))
 void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t alpha, const acc_t beta,
               const __global uint8 *restrict A, const ulong a_off, const long lda, const ulong a_stride,
