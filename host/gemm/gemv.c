@@ -384,6 +384,12 @@ static clf_status plan_kernels(clf_context *ctx, const clf__gemv_params *p, cons
                  pl->kind == K_COLS ? pl->ty : 1, pl->kind == K_COLS ? p->cw : 1, pl->aligned, pl->x_unit,
                  pl->x_nvec, pl->x_nvec ? pl->nvw : 2, pl->rch, RWG, pl->xl, pl->x_vfast, pl->a_store,
                  pl->x_store, pl->y_store);
+    /* NVIDIA GPUs widen f16 with the hardware's conversion (inline PTX), which is exact as the portable arithmetic */
+    if ((pl->a_store == 16 || pl->x_store == 16) && clf__device_is_nvidia(&ctx->info) &&
+        (ctx->info.type & CL_DEVICE_TYPE_GPU)) {
+        size_t len = strlen(opts);
+        snprintf(opts + len, sizeof opts - len, " -DCLF_PTX_CVT=1");
+    }
     const char *src;
     char *pre = NULL, *all = NULL;
     clf_status s = clf__source("gemv.cl", &src);
