@@ -136,7 +136,8 @@ typedef CAT(REAL, 4) real4;
 /* W_AT_<code>(p, i): element i of a 16-bit buffer as a float; W_VLOAD_<code>(p): VW of them (any alignment),
  * W_VLOADA_<code>(p): VW of them from an aligned address. IEEE half vectors are loaded as 16-bit integers and
  * widened by h2f, as bfloat16 is: on the H200 a thin product's vloada_half4 ran at a third of the bfloat16
- * loads' speed, and PoCL's vload_half8 faulted on a 2-byte aligned address (x86-64, PoCL 3.1). */
+ * loads' speed, and PoCL's vload_half8 faulted on a 2-byte aligned address (x86-64, PoCL 3.1). On NVIDIA h2f is
+ * the hardware's conversion (CLF_PTX_CVT). */
 #define W_AT_16(p, i) vload_half(i, (const __global half *)(p))
 #define W_AT_17(p, i) bf16_to_f32((p)[i])
 #if VW == 1

@@ -986,8 +986,9 @@ static int kmajor_in_place(planner *pl, const clf__gemm_call *call, const produc
  * they stream is K-major (B stored K x N under a few rows of C: x W) and the matrix units would first transpose it
  * in a packing pass. H200, 2026-12-01, f16, GFLOP/s: matrix-vector, matrix units -> gemv kernels (scripts/gpu/
  * h200_thin_half.sh, bench/results/h200/2026-12-01/thin-half/thin-half3.txt), K-major 1x4096x4096 680 -> 1850,
- * 1x14336x4096 770 -> 2500; K contiguous 1x4096x4096 1110-1200 -> 1550, 4096x1x4096 850-1140 -> 1510-1940, but
- * 1x14336x4096 1930 -> 1700. Several vectors: gemv kernels -> matrix units reading the K-major matrix in place
+ * 1x14336x4096 770 -> 2500; K contiguous 1x4096x4096 1110-1200 -> 1550, 4096x1x4096 850-1140 -> 1510-1940,
+ * 1x14336x4096 1930 -> 1700 (3500 since the kernels widen f16 with the hardware's conversion: scripts/gpu/
+ * h200_gemv_cvt.sh). Several vectors: gemv kernels -> matrix units reading the K-major matrix in place
  * (scripts/gpu/h200_kmajor.sh PART=rule, bench/results/h200/2026-12-01/kmajor/run3.txt), f16 2x8192x8192 3860 ->
  * 5950 (bf16 6370 -> 5990), 4x 6600 -> 11800, 8x 9570 -> 23400, 16x 14700 -> 44700, 16x4096x4096 12200 ->
  * 27500; K contiguous, several vectors stay on the matrix units (16x4096x4096 17600-20200 against 9900). */
