@@ -743,8 +743,8 @@ static clf_status mma_split(planner *pl, const clf__mma_step *m, size_t r0, size
     if (strcmp(plan->path, "mma") == 0)
         plan->path = "mma-split";
     size_t whole = m->kw / kc, rest = m->kw - whole * kc, plane = m->m * m->n, bytes;
-    if (rest == 0 && m->kv < mma_elems(m, m->kw))   /* the slice with K's end launches alone: only it has K that does not exist */
-        whole--, rest = kc;
+    if (rest == 0 && m->kv < mma_elems(m, m->kw))   /* the slice with K's end launches alone: only it has K */
+        whole--, rest = kc;                          /* that does not exist */
     size_t planes = whole + (rest > 0);
     if (!clf__mul(plane, planes, &bytes) || !clf__mul(bytes, clf__dtype_size(plan->dtype), &bytes) ||
         bytes > pl->ctx->info.max_alloc)
@@ -816,7 +816,7 @@ static clf_status mma_waves(planner *pl, const clf__mma_step *m, size_t slots)
         return add_mma(pl, m);
     /* In stages; a plane's cost scales with the share of the tiles' area that C covers (a tail of one row
      * writes one row of partial sums). */
-    size_t kst = m->kw / mma_k_grain(m), kel = kst * mma_k_grain(m) * 4 / clf__dtype_size(clf__mma_input_type((clf__mma_mode)m->mode));
+    size_t kst = m->kw / mma_k_grain(m), kel = mma_elems(m, kst * mma_k_grain(m));
     k_cut cut_k = {kst, 1, MMA_SLICE_FIXED, mma_partial_k((clf__mma_mode)m->mode) / (double)kel};
     double t;
     if (tiles < slots) {
@@ -837,7 +837,6 @@ static clf_status mma_waves(planner *pl, const clf__mma_step *m, size_t slots)
     clf_status s = add_mma(pl, &bulk);
     return s == CLF_SUCCESS ? mma_split(pl, &tail, mb, parts) : s;
 }
-
 
 /* f16/bf16 operands stored K-major (B stored K x N, as x W has it; A stored K x M) are read in place by
  * configurations that can (clf__mma_reads_kmajor) where the other side of C has at most KMAJOR_PACK_ROWS; beyond
