@@ -628,11 +628,16 @@ static clf_status no_room(void)
 }
 
 /* $CLFORGE_GEMM_MMA_MN=pack: K-major f16/bf16 operands are packed even where the configuration could read them in
- * place (A/B measurements). */
+ * place (A/B measurements). Another value warns once and is ignored. */
 static int mn_in_place(void)
 {
     const char *env = getenv("CLFORGE_GEMM_MMA_MN");
-    return !(env && strcmp(env, "pack") == 0);
+    if (!env || !*env)
+        return 1;
+    if (strcmp(env, "pack") == 0)
+        return 0;
+    clf__warn_once("gemm-mma-mn-env", "CLFORGE_GEMM_MMA_MN=%s is not pack: ignored", env);
+    return 1;
 }
 
 /* A K-major operand's rows of K (and its start, and each matrix of a batch) are 16-byte aligned: unit elements. */
