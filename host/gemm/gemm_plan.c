@@ -483,18 +483,21 @@ static double wave_fill(const clf_context *ctx, const clf__config *cfg, const pr
     return tiles / (units * ceil(tiles / units));
 }
 
-/* $CLFORGE_GEMM_FILL=off keeps the bucket's configuration whatever its wave fill (to compare on a device);
- * another value warns once and leaves the rule on. */
-static int fill_rule_on(void)
+/* 0 when $var is `word`, which turns a planner rule off (to compare on a device), else 1; another non-empty value
+ * warns once (under key) and leaves the rule on. */
+static int env_rule_on(const char *var, const char *word, const char *key)
 {
-    const char *env = getenv("CLFORGE_GEMM_FILL");
+    const char *env = getenv(var);
     if (!env || !*env)
         return 1;
-    if (strcmp(env, "off") == 0)
+    if (strcmp(env, word) == 0)
         return 0;
-    clf__warn_once("gemm-fill-env", "CLFORGE_GEMM_FILL=%s is not off: ignored", env);
+    clf__warn_once(key, "%s=%s is not %s: ignored", var, env, word);
     return 1;
 }
+
+/* $CLFORGE_GEMM_FILL=off keeps the bucket's configuration whatever its wave fill. */
+static int fill_rule_on(void) { return env_rule_on("CLFORGE_GEMM_FILL", "off", "gemm-fill-env"); }
 
 /* A GPU product of the medium or large bucket whose tiles leave the compute units poorly balanced (wave_fill
  * under FILL_POOR) runs the skinny bucket's smaller tiles when they fill at least FILL_GAIN more. H200 fp32,
@@ -628,17 +631,8 @@ static clf_status no_room(void)
 }
 
 /* $CLFORGE_GEMM_MMA_MN=pack: K-major f16/bf16 operands are packed even where the configuration could read them in
- * place (A/B measurements). Another value warns once and is ignored. */
-static int mn_in_place(void)
-{
-    const char *env = getenv("CLFORGE_GEMM_MMA_MN");
-    if (!env || !*env)
-        return 1;
-    if (strcmp(env, "pack") == 0)
-        return 0;
-    clf__warn_once("gemm-mma-mn-env", "CLFORGE_GEMM_MMA_MN=%s is not pack: ignored", env);
-    return 1;
-}
+ * place. */
+static int mn_in_place(void) { return env_rule_on("CLFORGE_GEMM_MMA_MN", "pack", "gemm-mma-mn-env"); }
 
 /* A K-major operand's rows of K (and its start, and each matrix of a batch) are 16-byte aligned: unit elements. */
 static int kmajor_readable(const clf__gemm_operand *o, size_t batch, size_t unit)
