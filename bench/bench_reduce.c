@@ -204,12 +204,15 @@ static void teardown(bench *p)
 
 /* --shapes: one-call softmax and layer norm (the row kernel where a row fits) and the copy, on other shapes
  * of the same order of size (CPUs: a sixteenth of the rows). */
+#define MAX_SHAPES 16
+static size_t shape_dims[MAX_SHAPES][2] = {{8192, 8192}, {4096, 16384}, {32768, 1024}, {2048, 32768}, {1024, 65536}};
+static size_t nshapes = 5;
+
 static json_t *shapes(clf_context *ctx, int cpu, int reps)
 {
-    static const size_t dims[][2] = {{8192, 8192}, {4096, 16384}, {32768, 1024}, {2048, 32768}, {1024, 65536}};
     json_t *all = json_object();
-    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
-        bench q = {.ctx = ctx, .rows = dims[i][0] / (cpu ? 16 : 1), .cols = dims[i][1]};
+    for (size_t i = 0; i < nshapes; i++) {
+        bench q = {.ctx = ctx, .rows = shape_dims[i][0] / (cpu ? 16 : 1), .cols = shape_dims[i][1]};
         setup(&q);
         double B = (double)q.bytes, tc = time_runs(&q, run_copy, reps), ts = time_runs(&q, run_softmax1, reps);
         double es = verify(&q, 0), tl = time_runs(&q, run_layernorm1, reps), el = verify(&q, 1);
@@ -233,7 +236,7 @@ int main(int argc, char **argv)
 {
     const char *device = NULL, *json_path = NULL;
     int reps = 9, do_sweep = 0, do_fused = 0, do_shapes = 0;
-    size_t rows = 0, cols = 0;
+    size_t rows = 0, cols = 0, nshapes_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--device") && i + 1 < argc) device = argv[++i];
@@ -244,10 +247,15 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--sweep")) do_sweep = 1;
         else if (!strcmp(a, "--fused-sweep")) do_fused = 1;
         else if (!strcmp(a, "--shapes")) do_shapes = 1;
+        else if (!strcmp(a, "--shape") && i + 1 < argc && nshapes_given < MAX_SHAPES &&
+                 sscanf(argv[++i], "%zux%zu", &shape_dims[nshapes_given][0], &shape_dims[nshapes_given][1]) == 2 &&
+                 shape_dims[nshapes_given][0] > 0 && shape_dims[nshapes_given][1] > 0)
+            nshapes = ++nshapes_given, do_shapes = 1;
         else {
             fprintf(stderr, "usage: bench_reduce [--device SEL] [--rows R] [--cols C] [--reps N] [--sweep] "
-                            "[--fused-sweep] [--shapes] [--json FILE]\n"
-                            "  default 8192 x 8192 on GPUs, 2048 x 2048 on CPUs\n");
+                            "[--fused-sweep] [--shapes] [--shape RxC]... [--json FILE]\n"
+                            "  default 8192 x 8192 on GPUs, 2048 x 2048 on CPUs; --shape (up to 16) replaces the "
+                            "shapes of --shapes\n");
             return 2;
         }
     }

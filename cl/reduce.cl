@@ -52,6 +52,15 @@
 #ifndef CLF_YK
 #define CLF_YK 0
 #endif
+#ifndef CLF_NV
+#define CLF_NV 0     /* 1: an NVIDIA GPU (inline PTX) */
+#endif
+#ifndef CLF_SHFL
+#define CLF_SHFL CLF_NV   /* 1: a line's states meet by warp shuffles first (lines of whole warps), then in red[] */
+#endif
+#ifndef CLF_WSPLIT
+#define CLF_WSPLIT 4  /* row kernel: whole lines written so many vectors at a time, values then stores (0: one by one) */
+#endif
 #ifndef CLF_CACHE
 #define CLF_CACHE 0   /* > 0: a line is at most CLF_CACHE*LPL long; each work-item keeps its elements in
                        * registers from the reduction for the write pass (the host sets it with a write) */
@@ -82,8 +91,8 @@ typedef CLF_IDX idx_t;
 #define ST_BF(p, i, v) ((p)[i] = CLF_TO_BF16((CT)(v)))
 
 /* The state of a line's reduction (st_t); a block of pre values v that a work-item holds in registers is
- * folded into a fresh state b by ST_P1(b, t, v) over the block, ST_MID(b, t), ST_P2(b, v) over the block
- * (t: a CT scratch), then merged into the running one; ST_COMB merges two states, ST_FIN(a, rv, e1v, e2v)
+ * folded into a fresh state b by ST_P1(b, t, v) over the block, ST_N(b, count of the block), ST_MID(b, t),
+ * ST_P2(b, v) over the block (t: a CT scratch), then merged into the running one; ST_COMB merges two states, ST_FIN(a, rv, e1v, e2v)
  * gives r and the op's two extra names. max and min propagate NaN (fmax/fmin would drop it); sum is IEEE
  * addition. */
 #if CLF_OP <= 2
@@ -104,6 +113,7 @@ typedef CT st_t;
 #define ST_P2(b, v)
 #define ST_COMB(a, b) COMBINE(a, b)
 #define ST_FIN(a, rv, e1v, e2v) ((rv) = (a), (e1v) = K(0), (e2v) = K(0))
+#define ST_N(b, c)
 #define NEEDS_SHIFT 0
 #elif CLF_OP == 3
 /* lse (online softmax): maximum m and s = sum of exp(v - m); a block takes its own maximum first (one exp
@@ -124,6 +134,7 @@ static inline st_t st_comb(st_t a, st_t b)
 #define ST_P2(b, v) ((b).s += SCALE((v), (b).m))
 #define ST_COMB(a, b) st_comb(a, b)
 #define ST_FIN(a, rv, e1v, e2v) ((e1v) = (a).m, (e2v) = (a).s, (rv) = (a).m + log((a).s))
+#define ST_N(b, c)
 #define NEEDS_SHIFT 0
 #else
 /* moments: count, mean and M2 of v - shift (shift: the line's first pre value, so that a large common
@@ -144,7 +155,8 @@ static inline st_t st_comb(st_t a, st_t b)
     r.m2 = a.m2 + b.m2 + d * d * (CT)a.n * fb;
     return r;
 }
-#define ST_P1(b, t, v) ((b).n += 1, (t) += (v) - shift)
+#define ST_P1(b, t, v) ((t) += (v) - shift)
+#define ST_N(b, c) ((b).n = (idx_t)(c))
 #define ST_MID(b, t) (b).mean = (b).n ? (t) / (CT)(b).n : K(0);
 #define ST_P2(b, v) ((b).m2 += ((v) - shift - (b).mean) * ((v) - shift - (b).mean))
 #define ST_COMB(a, b) st_comb(a, b)
@@ -174,6 +186,88 @@ static inline st_t st_comb(st_t a, st_t b)
 #else
 #define STO_OUT(p, v)
 #endif
+#if CLF_SHFL && !CLF_STRIDED && LPL >= 32 && !(CLF_OP == 3 && LPL > 128)
+/* On NVIDIA GPUs a line's lanes are whole warps (32 work-items): their states meet by butterfly shuffles
+ * (inline PTX, no barrier), the warps' in red[] after one barrier, folded by lane 0. Not for lse over teams
+ * wider than 128: the H200's compiler then gave the softmax of 4096 x 16384 172 registers a work-item (the
+ * tree: 128, two work-groups of 256 per compute unit) and it ran at 0.65 of the tree's speed. */
+static inline uint shfl_u(const uint v, const int o)
+{
+    uint r;
+    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v), "r"(o));
+    return r;
+}
+#if CLF_F64
+static inline CT shfl_c(const CT v, const int o)
+{
+    uint2 w = as_uint2(v);
+    w.x = shfl_u(w.x, o), w.y = shfl_u(w.y, o);
+    return as_double(w);
+}
+#else
+static inline CT shfl_c(const CT v, const int o) { return as_float(shfl_u(as_uint(v), o)); }
+#endif
+static inline st_t shfl_st(const st_t a, const int o)
+{
+#if CLF_OP <= 2
+    return shfl_c(a, o);
+#elif CLF_OP == 3
+    return a;   /* unused: WARP_FOLD folds lse by its parts */
+#else
+    st_t r;
+    r.n = (idx_t)shfl_u((uint)a.n, o);
+    if (sizeof(idx_t) > 4)
+        r.n |= (idx_t)shfl_u((uint)((ulong)a.n >> 16 >> 16), o) << 16 << 16;
+    r.mean = shfl_c(a.mean, o), r.m2 = shfl_c(a.m2, o);
+    return r;
+#endif
+}
+#if CLF_OP == 3
+/* lse: the warp's maximum first, then the sums rescaled to it once and added (one exp a work-item, where
+ * merging states pairwise takes two a step). */
+#define WARP_FOLD(s_)                                                                                       \
+    {                                                                                                       \
+        CT m_ = (s_).m;                                                                                     \
+        _Pragma("unroll") for (int o = 16; o > 0; o >>= 1) {                                                \
+            const CT t_ = shfl_c(m_, o);                                                                    \
+            m_ = t_ > m_ ? t_ : m_;                                                                         \
+        }                                                                                                   \
+        CT z_ = (s_).s * SCALE((s_).m, m_);                                                                 \
+        _Pragma("unroll") for (int o = 16; o > 0; o >>= 1)                                                  \
+            z_ += shfl_c(z_, o);                                                                            \
+        (s_).m = m_, (s_).s = z_;                                                                           \
+    }
+#else
+#define WARP_FOLD(s_)                                                                                       \
+    _Pragma("unroll") for (int o = 16; o > 0; o >>= 1) {                                                    \
+        const st_t t_ = shfl_st(s_, o);                                                                     \
+        s_ = ST_COMB(s_, t_);                                                                               \
+    }
+#endif
+#define RED_TREE_AND_POST(b)                                                                                \
+    {                                                                                                       \
+        st_t s_ = (b);                                                                                      \
+        WARP_FOLD(s_);                                                                                      \
+        if ((lid & 31) == 0)                                                                                \
+            red[lid >> 5] = s_;                                                                             \
+    }                                                                                                       \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                           \
+    if (lane == 0 && live) {                                                                                \
+        st_t fin = red[lid >> 5];                                                                           \
+        for (int q = 1; q < LPL / 32; q++) {                                                                \
+            const st_t t_ = red[(lid >> 5) + q];                                                            \
+            fin = ST_COMB(fin, t_);                                                                         \
+        }                                                                                                   \
+        CT rv, e1v, e2v;                                                                                    \
+        ST_FIN(fin, rv, e1v, e2v);                                                                          \
+        CT po = rv;                                                                                         \
+        { CLF_RED_POST }                                                                                    \
+        STO_OUT(oo + line, po);                                                                             \
+        res[sub] = po;                                                                                      \
+        res1[sub] = e1v;                                                                                    \
+        res2[sub] = e2v;                                                                                    \
+    }
+#else
 #define RED_TREE_AND_POST(b)                                                                                \
     red[lid] = (b);                                                                                         \
     barrier(CLK_LOCAL_MEM_FENCE);                                                                           \
@@ -199,6 +293,7 @@ static inline st_t st_comb(st_t a, st_t b)
         res1[sub] = e1v;                                                                                    \
         res2[sub] = e2v;                                                                                    \
     }
+#endif
 
 #if CLF_ROWK
 /* Whole vectors of x and y at element index i (a multiple of VEC from an aligned start), in CT. */
@@ -264,6 +359,18 @@ static inline st_t st_comb(st_t a, st_t b)
 #endif
 
 #if CLF_ROWK
+/* Elements of the line (len long) in this work-item's vectors: its count for the moments. */
+static inline int row_count(const idx_t len, const int lane, const int live)
+{
+    int c = 0;
+#pragma unroll
+    for (int k = 0; k < NV; k++) {
+        const idx_t j0 = J0(k);
+        c += !live || j0 >= len ? 0 : len - j0 >= (idx_t)VEC ? VEC : (int)(len - j0);
+    }
+    return c;
+}
+
 /* Loads a line (elements from base) into xs: NV vectors of VEC per work-item, whole vectors back to back
  * when all of this work-item's lie inside the line (bytes in flight keep memory busy), else element by
  * element past the end; 0 outside. */
@@ -342,6 +449,7 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
                 ST_P1(b, t, pv);
             }
         }
+        ST_N(b, full ? NV * VEC : row_count(len, lane, live));
         ST_MID(b, t)
 #pragma unroll
         for (int e = 0; e < NV * VEC; e++) {
@@ -360,6 +468,33 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
         barrier(CLK_LOCAL_MEM_FENCE);
         if (live) {
             const CT rv = res[sub], e1v = res1[sub], e2v = res2[sub];
+#if defined(STYV) && CLF_WSPLIT
+            /* A line whose vectors are all whole is written CLF_WSPLIT vectors at a time in two phases: their
+             * values first, in place of the line's elements, then their stores. The loads of the write's
+             * vectors along the line (g and b of a layer norm) of a batch are then issued together; between
+             * stores, the compiler would have to assume y aliases them and wait for each load in turn. */
+            if (full) {
+#pragma unroll
+                for (int k0 = 0; k0 < NV; k0 += CLF_WSPLIT) {
+#pragma unroll
+                    for (int k = k0; k < k0 + CLF_WSPLIT && k < NV; k++) {
+                        const idx_t j0 = J0(k);
+                        CLF_RED_ARGV
+#pragma unroll
+                        for (int c = 0; c < VEC; c++) {
+                            const idx_t j = j0 + (idx_t)c;
+                            const CT xv = xs[k * VEC + c];
+                            CT wv;
+                            { CLF_RED_WRITEV }
+                            xs[k * VEC + c] = wv;
+                        }
+                    }
+#pragma unroll
+                    for (int k = k0; k < k0 + CLF_WSPLIT && k < NV; k++)
+                        STYV(ELEM(yo, ldy, line, J0(k)), PACK(xs + k * VEC));
+                }
+            } else
+#endif
 #pragma unroll
             for (int k = 0; k < NV; k++) {
                 const idx_t j0 = J0(k);
@@ -435,9 +570,11 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
         st_t b;
         ST_INIT(b);
         CT t = K(0);
+        int cnt = 0;
 #pragma unroll
         for (int k = 0; k < CLF_CACHE; k++)
-            if (live && (idx_t)lane + (idx_t)(k * LPL) < len) { ST_P1(b, t, pvs[k]); }
+            if (live && (idx_t)lane + (idx_t)(k * LPL) < len) { ST_P1(b, t, pvs[k]); cnt++; }
+        ST_N(b, cnt);
         ST_MID(b, t)
 #pragma unroll
         for (int k = 0; k < CLF_CACHE; k++)
@@ -459,9 +596,11 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
             st_t b;
             ST_INIT(b);
             CT t = K(0);
+            int cnt = 0;
 #pragma unroll
             for (int u = 0; u < UNR; u++)
-                if (j0 + (idx_t)(u * LPL) < len) { ST_P1(b, t, part[u]); }
+                if (j0 + (idx_t)(u * LPL) < len) { ST_P1(b, t, part[u]); cnt++; }
+            ST_N(b, cnt);
             ST_MID(b, t)
 #pragma unroll
             for (int u = 0; u < UNR; u++)

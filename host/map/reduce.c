@@ -450,7 +450,7 @@ int clf__red_row_geom(const red_plan *pl, const clf__config *c, const clf_device
  * to 3933 GB/s (torch.compile: 3555), -cl-denorms-are-zero and -cl-finite-math-only alone changed nothing
  * (bench/results/h200/2026-12-01/thin-staged/final.txt). Measured on NVIDIA only, so only there. */
 static clf_status build_options(const red_plan *pl, const clf__config *c, const clf__red_row *rg, int fast,
-                                char *opts, size_t cap)
+                                int nv_gpu, char *opts, size_t cap)
 {
     clf_status s = clf__config_options(&clf__family_reduce, c, opts, cap);
     if (s != CLF_SUCCESS)
@@ -466,6 +466,10 @@ static clf_status build_options(const red_plan *pl, const clf__config *c, const 
     if (fast && !pl->f64) {
         len = strlen(opts);
         snprintf(opts + len, cap - len, " -cl-unsafe-math-optimizations");
+    }
+    if (nv_gpu) {   /* inline PTX: the lanes of a line meet by warp shuffles (cl/reduce.cl, CLF_SHFL) */
+        len = strlen(opts);
+        snprintf(opts + len, cap - len, " -DCLF_NV=1");
     }
     return CLF_SUCCESS;
 }
@@ -484,7 +488,9 @@ static clf_status red_build(clf_context *ctx, const red_plan *pl, int *rowk, clf
         else
             c->v[CLF__R_LPL] = team_width(pl, c), c->v[CLF__R_VEC] = 1;
         char opts[400] = "";
-        clf_status s = build_options(pl, c, *rowk ? &rg : NULL, clf__device_is_nvidia(&ctx->info), opts, sizeof opts);
+        const int nv = clf__device_is_nvidia(&ctx->info);
+        clf_status s = build_options(pl, c, *rowk ? &rg : NULL, nv, nv && (ctx->info.type & CL_DEVICE_TYPE_GPU),
+                                     opts, sizeof opts);
         if (s != CLF_SUCCESS)
             return s;
         s = clf__kernel_take(ctx, pl->src, opts, "clf_reduce", k);
