@@ -417,6 +417,13 @@ static int row_geom(const red_plan *pl, const clf__config *c, int wg_cap, clf__r
     int lpl = 1, unr = c->v[CLF__R_UNR];
     while (lpl < c->v[CLF__R_LPL] && lpl < wg && (size_t)lpl < nvec)
         lpl *= 2;
+    /* Half the team when that makes every work-item's vectors whole: a line of 768 is 192 vectors of 4, which
+     * 128 work-items hold as 2 and 1 (half the team leaves the whole-line path), 64 as 3 each. H200, layer
+     * norm of 65536 x 768: 3279 -> 4102 GB/s, softmax 4021 -> 4080; 16384 x 2304: 3723 -> 3910
+     * (bench/results/h200/2026-12-02/reduce-shfl/run6.txt). */
+    if (lpl >= 64 && nvec % (size_t)lpl && nvec % (size_t)(lpl / 2) == 0 &&
+        nvec / (size_t)(lpl / 2) * (size_t)vec * (unr > 1 ? 2u : 1u) <= cap)
+        lpl /= 2;
     for (;;) {   /* held: the line's elements per work-item, twice that with the next line's (UNR > 1) */
         while (lpl < wg && (nvec + (size_t)lpl - 1) / (size_t)lpl * (size_t)vec * (unr > 1 ? 2u : 1u) > cap)
             lpl *= 2;   /* a wider team before giving up: the line fits in registers when the group does */

@@ -3,7 +3,7 @@
 # counts (this build) against the build before them (in .old), on one-call softmax and layer norm; each change
 # alone turned off by a build option (CLFORGE_BUILD_OPTIONS=-DCLF_SHFL=0, -DCLF_WSPLIT=0), alternating, two
 # rounds. PART=check (default): local-memory probe, the reduce and map suites on the H200, then the rounds.
-# PROBE= skips the probe, SHORT=1 the WSPLIT=0 rounds. PART=variants: registers of the row kernels (softmax, layer norm) and two rounds over VARIANTS.
+# PART=verify: the reduce suite, two rounds of both builds (with 16384 x 2304). PART=sweep: bench_reduce --fused-sweep, then short lines under other teams. PROBE=0 skips the probe, SHORT=1 the WSPLIT=0 rounds. PART=variants: registers of the row kernels (softmax, layer norm) and two rounds over VARIANTS.
 # PART=torch: two rounds of both builds, then torch.softmax and layer_norm, eager and compiled, on the same shapes.
 . scripts/gpu/common.sh
 gpu_session reduce-shfl
@@ -32,6 +32,24 @@ if [ "$PART" = check ]; then
     run_shapes new bench/bench_reduce
     run_shapes noshfl bench/bench_reduce -DCLF_SHFL=0
     [ -z "${SHORT:-}" ] && run_shapes nowsplit bench/bench_reduce -DCLF_WSPLIT=0
+  done
+elif [ "$PART" = verify ]; then   # the reduce suite on the H200, then two rounds of both builds
+  [ -x ../.old/build-gpu/bench/bench_reduce ] || build_old
+  CLFORGE_TEST_DEVICES=$gpu timeout 200 ctest -R "test_reduce" --output-on-failure > $r/ctest.log 2>&1
+  grep -E "tests passed|Failed|Assertion|FAIL" $r/ctest.log | head | tee -a "$log"
+  shapes="$shapes --shape 16384x2304"
+  for round in 1 2; do
+    say "== $(date -u) round $round"
+    run_shapes old ../.old/build-gpu/bench/bench_reduce
+    run_shapes new bench/bench_reduce
+  done
+elif [ "$PART" = sweep ]; then   # the row kernel's configurations with this build: 8192 x 8192, then short lines
+  say "== $(date -u) bench_reduce --fused-sweep (8192 x 8192)"
+  timeout 300 bench/bench_reduce --device gpu --fused-sweep --json $r/fused-sweep.json 2>&1 | grep "sweep fused" | tee -a "$log"
+  for cfg in "" "WG=128 LPL=64 VEC=4 UNR=1" "WG=256 LPL=64 VEC=4 UNR=1" "WG=128 LPL=32 VEC=4 UNR=1" "WG=128 LPL=64 VEC=4 UNR=2"; do
+    say "-- CLFORGE_REDUCE_CONFIG=\"$cfg\""
+    CLFORGE_REDUCE_CONFIG="$cfg" timeout 100 bench/bench_reduce --device gpu --reps 15 --shape 65536x768 --shape 16384x2304 \
+      --shape 32768x1536 --shape 32768x1024 2>&1 | grep -E "^ *[0-9]+ x" | tee -a "$log"
   done
 elif [ "$PART" = variants ]; then   # VARIANTS: "label=build options;..." (this build), old first in each round
   [ -x ../.old/build-gpu/bench/bench_reduce ] || build_old
