@@ -624,7 +624,7 @@ static void check_rowk(clf_context *ctx, const rowk_case *c, uint64_t *rng)
 }
 
 /* Forced configurations of the fused bucket (and the default), lines of 1 to WG * 64 elements (64 floats per
- * work-item), WG * 64 + 1 (the team and work-group widen), and one longer than 64 x clf__red_row_wg_max (the
+ * work-item), 384 and 768 (the team halves), WG * 64 + 1 (the team and work-group widen), and one longer than 64 x clf__red_row_wg_max (the
  * generic kernel), aligned and not, every kind. */
 START_TEST(row_kernel)
 {
@@ -639,8 +639,10 @@ START_TEST(row_kernel)
             if (cfgs[k])
                 setenv("CLFORGE_REDUCE_CONFIG", cfgs[k], 1);
             size_t wg = (size_t)wgs[k], most = 64 * (size_t)clf__red_row_wg_max(clf_context_device(ctxs[d]));
-            size_t lens[] = {1, 3, 1000, 8193, wg * 64, wg * 64 + 1, most + 1};
-            for (size_t i = 0; i < (wg ? 7u : 4u); i++) {
+            /* 384 and 768: vectors that the configured team does not divide evenly and half of it does (the
+             * planner halves the team) */
+            size_t lens[] = {1, 3, 1000, 8193, 384, 768, wg * 64, wg * 64 + 1, most + 1};
+            for (size_t i = 0; i < (wg ? 9u : 6u); i++) {
                 int aligned = (int)(i + (size_t)k) % 2 == 0;
                 rowk_case c = {.rows = lens[i] > 4000 ? 3 : 7, .cols = lens[i], .off = aligned ? 8 : 3,
                                .goff = i % 3 == 1 ? 4 : i % 3 == 2 ? 2 : 1,
