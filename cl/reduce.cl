@@ -177,15 +177,28 @@ static inline st_t st_comb(st_t a, st_t b)
 #define STEP 1
 #endif
 
-/* A line's partial results b of its LPL lanes folded by a tree of fan-in 8 in red[] (3 barriers for 256
- * lanes, not 8: lanes below nw fold in lanes lane + q*nw), then finished by lane 0: the post expression, the
- * output, and res/res1/res2[sub] for the write pass. A macro, not a function: CLF_RED_POST may name the
- * kernel's arguments. Both kernels use it with lid, lane, sub, line, live, red, res* and oo in scope. */
+/* RED_TREE_AND_POST(b): a line's partial results b of its LPL lanes merged (below: by warp shuffles, or by a
+ * tree of fan-in 8 in red[]), then finished by lane 0 (LINE_FINISH). Macros, not functions: CLF_RED_POST may
+ * name the kernel's arguments. Both kernels use them with lid, lane, sub, line, live, red, res* and oo in
+ * scope. */
 #if CLF_HAS_OUT
 #define STO_OUT(p, v) STO(p, v)
 #else
 #define STO_OUT(p, v)
 #endif
+/* Lane 0 of a line, with the line's merged state fin: the post expression, the output, and res/res1/res2[sub]
+ * for the write pass. */
+#define LINE_FINISH(fin)                                                                                    \
+    {                                                                                                       \
+        CT rv, e1v, e2v;                                                                                    \
+        ST_FIN(fin, rv, e1v, e2v);                                                                          \
+        CT po = rv;                                                                                         \
+        { CLF_RED_POST }                                                                                    \
+        STO_OUT(oo + line, po);                                                                             \
+        res[sub] = po;                                                                                      \
+        res1[sub] = e1v;                                                                                    \
+        res2[sub] = e2v;                                                                                    \
+    }
 #if CLF_SHFL && !CLF_STRIDED && LPL >= 32 && !(CLF_OP == 3 && LPL > 128)
 /* On NVIDIA GPUs a line's lanes are whole warps (32 work-items): their states meet by butterfly shuffles
  * (inline PTX, no barrier), the warps' in red[] after one barrier, folded by lane 0. Not for lse over teams
@@ -258,16 +271,10 @@ static inline st_t shfl_st(const st_t a, const int o)
             const st_t t_ = red[(lid >> 5) + q];                                                            \
             fin = ST_COMB(fin, t_);                                                                         \
         }                                                                                                   \
-        CT rv, e1v, e2v;                                                                                    \
-        ST_FIN(fin, rv, e1v, e2v);                                                                          \
-        CT po = rv;                                                                                         \
-        { CLF_RED_POST }                                                                                    \
-        STO_OUT(oo + line, po);                                                                             \
-        res[sub] = po;                                                                                      \
-        res1[sub] = e1v;                                                                                    \
-        res2[sub] = e2v;                                                                                    \
+        LINE_FINISH(fin);                                                                                   \
     }
 #else
+/* The tree: 3 barriers for 256 lanes, not 8 (lanes below nw fold in lanes lane + q*nw). */
 #define RED_TREE_AND_POST(b)                                                                                \
     red[lid] = (b);                                                                                         \
     barrier(CLK_LOCAL_MEM_FENCE);                                                                           \
@@ -284,14 +291,7 @@ static inline st_t shfl_st(const st_t a, const int o)
     }                                                                                                       \
     if (lane == 0 && live) {                                                                                \
         const st_t fin = red[lid];                                                                          \
-        CT rv, e1v, e2v;                                                                                    \
-        ST_FIN(fin, rv, e1v, e2v);                                                                          \
-        CT po = rv;                                                                                         \
-        { CLF_RED_POST }                                                                                    \
-        STO_OUT(oo + line, po);                                                                             \
-        res[sub] = po;                                                                                      \
-        res1[sub] = e1v;                                                                                    \
-        res2[sub] = e2v;                                                                                    \
+        LINE_FINISH(fin);                                                                                   \
     }
 #endif
 
@@ -343,6 +343,20 @@ static inline st_t shfl_st(const st_t a, const int o)
 #endif
 /* Element j of the line starts vector k of this work-item at J0(k); vectors of a team are adjacent. */
 #define J0(k) (((idx_t)lane + (idx_t)((k) * LPL)) * (idx_t)VEC)
+/* The write pass's values of this work-item's vector k, all of it inside the line, into dst[0 .. VEC); j0
+ * (= J0(k)) in scope, which CLF_RED_ARGV's loads read. */
+#define WRITE_VALUES(k, dst)                                                                                \
+    {                                                                                                       \
+        CLF_RED_ARGV                                                                                        \
+        _Pragma("unroll") for (int c = 0; c < VEC; c++)                                                     \
+        {                                                                                                   \
+            const idx_t j = j0 + (idx_t)c;                                                                  \
+            const CT xv = xs[(k) * VEC + c];                                                                \
+            CT wv;                                                                                          \
+            { CLF_RED_WRITEV }                                                                              \
+            (dst)[c] = wv;                                                                                  \
+        }                                                                                                   \
+    }
 #endif
 
 #ifndef CLF_RED_PARAMS
@@ -479,15 +493,7 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
 #pragma unroll
                     for (int k = k0; k < k0 + CLF_WSPLIT && k < NV; k++) {
                         const idx_t j0 = J0(k);
-                        CLF_RED_ARGV
-#pragma unroll
-                        for (int c = 0; c < VEC; c++) {
-                            const idx_t j = j0 + (idx_t)c;
-                            const CT xv = xs[k * VEC + c];
-                            CT wv;
-                            { CLF_RED_WRITEV }
-                            xs[k * VEC + c] = wv;
-                        }
+                        WRITE_VALUES(k, xs + k * VEC);
                     }
 #pragma unroll
                     for (int k = k0; k < k0 + CLF_WSPLIT && k < NV; k++)
@@ -501,15 +507,7 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
 #if defined(STYV)
                 if (j0 + VEC <= len) {   /* a whole vector: computed element by element, stored at once */
                     CT w[VEC];
-                    CLF_RED_ARGV
-#pragma unroll
-                    for (int c = 0; c < VEC; c++) {
-                        const idx_t j = j0 + (idx_t)c;
-                        const CT xv = xs[k * VEC + c];
-                        CT wv;
-                        { CLF_RED_WRITEV }
-                        w[c] = wv;
-                    }
+                    WRITE_VALUES(k, w);
                     STYV(ELEM(yo, ldy, line, j0), PACK(w));
                     continue;
                 }
