@@ -17,7 +17,11 @@ static clf_status call_run(void *arg, cl_event *ev)
 {
     bench_run *b = arg;
     (void)ev;
-    return b->run(b->arg) ? CLF_SUCCESS : clf__fail(CLF_ERR_INTERNAL, "bench: a run failed");
+    if (b->run(b->arg))
+        return CLF_SUCCESS;
+    char why[512];   /* the library's own message, which clf__fail would overwrite */
+    snprintf(why, sizeof why, "%s", clf_last_error());
+    return clf__fail(CLF_ERR_INTERNAL, "bench: a run failed: %s", why);
 }
 
 double clf_bench_time(clf_context *ctx, int (*run)(void *arg), void *arg, int reps, int max_group)
