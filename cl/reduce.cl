@@ -36,6 +36,9 @@
 #ifndef CLF_HAS_Y
 #define CLF_HAS_Y 0
 #endif
+#ifndef CLF_LINEK
+#define CLF_LINEK 0   /* 1: the line kernel (CPUs): a work-item per contiguous line, vectors of LW along it (below) */
+#endif
 #ifndef CLF_ROWK
 #define CLF_ROWK 0   /* 1: the row kernel (contiguous lines with a write pass): each of a line's LPL work-items
                       * holds NV vectors of VEC elements of it in registers, read once, reduced, written once */
@@ -372,7 +375,161 @@ static inline st_t shfl_st(const st_t a, const int o)
 #define CLF_RED_ARGV   /* the write pass's vectors along the line: VEC elements each, as av<k>[VEC] */
 #endif
 
-#if CLF_ROWK
+#if CLF_LINEK
+/* The line kernel (CPUs): one work-item per contiguous line, no barriers, fp32 in and out. The line is swept
+ * in vectors of LW elements (the CPU's SIMD width), once per pass: the op's passes (max, then the sums of
+ * exp for lse; the sum, then the squares of the deviations for moments), then the write. The line stays in
+ * the core's cache between passes, and the expressions run on whole vectors (vector exp and the like; the
+ * other kernels leave a CPU one element a work-item and the barriers of a team's tree). The last, partial
+ * vector is loaded with zeros past the end, folded under a mask and stored element by element. */
+#define LW 8
+#define VT float8
+/* LDW_<storage>(p, i): the vector of p from element i, in fp32, with left elements of the line from there
+ * (zeros past them). f16 goes element by element (vload_half8 faulted on PoCL at addresses aligned to 2
+ * bytes only), bf16 by a vector of ushort widened by a shift. */
+#define LDW_32(p, i) (left >= LW ? vload8(0, (p) + (i)) : ld_part((p) + (i), (int)left))
+#define LDW_16(p, i) ld_part16((p) + (i), (int)min(left, (idx_t)LW))
+#define LDW_BF(p, i) \
+    (left >= LW ? as_float8(convert_uint8(vload8(0, (p) + (i))) << 16) : ld_part_bf((p) + (i), (int)left))
+static inline VT ld_part(__global const float *p, const int n)
+{
+    float t[LW];
+    for (int c = 0; c < LW; c++)
+        t[c] = c < n ? p[c] : 0.0f;
+    return vload8(0, t);
+}
+static inline VT ld_part16(__global const half *p, const int n)
+{
+    float t[LW];
+    for (int c = 0; c < LW; c++)
+        t[c] = c < n ? vload_half(c, p) : 0.0f;
+    return vload8(0, t);
+}
+static inline VT ld_part_bf(__global const ushort *p, const int n)
+{
+    float t[LW];
+    for (int c = 0; c < LW; c++)
+        t[c] = c < n ? bf16_to_f32(p[c]) : 0.0f;
+    return vload8(0, t);
+}
+#if CLF_XK == 0
+#define LDXW(i) LDW_32(x, i)
+#elif CLF_XK == 2
+#define LDXW(i) LDW_16(x, i)
+#else
+#define LDXW(i) LDW_BF(x, i)
+#endif
+/* The first n elements of v into y from element i, in y's storage type. */
+static inline void st_part(__global CLF_Y_T *p, const VT v, const int n)
+{
+    float t[LW];
+    vstore8(v, 0, t);
+    for (int c = 0; c < n; c++)
+        STY_ONE(p, c, t[c]);
+}
+/* The lanes of v that hold elements of the line (all but the last vector's tail). */
+#define MASKED(v, id) select((VT)(id), (v), (int8)(0, 1, 2, 3, 4, 5, 6, 7) < (int8)((int)min(left, (idx_t)LW)))
+/* The vectors of a line: from element j, left elements of the line from there. */
+#define FOR_LINE_VECTORS for (idx_t j = 0, left = len; j < len; j += LW, left = len - j)
+/* Each pass: for every vector of the line, xv (the elements) and pv (pre of them). */
+#define LINE_PASS(body)                                                                                     \
+    FOR_LINE_VECTORS {                                                                                      \
+        const VT xv = LDXW(base + j);                                                                       \
+        VT pv;                                                                                              \
+        { CLF_RED_PREW }                                                                                    \
+        body                                                                                                \
+    }
+#if CLF_OP == 1
+#define KEEP(acc, q) (((acc) > (q)) | isnan(acc))   /* max: the running value stays (NaN propagates) */
+#else
+#define KEEP(acc, q) (((acc) < (q)) | isnan(acc))
+#endif
+
+static inline CT hsum(const VT v) { const float4 a = v.lo + v.hi; const float2 b = a.lo + a.hi; return b.x + b.y; }
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, const idx_t lines, const idx_t len,
+                CLF_RED_PARAMS const int unused)
+{
+    const idx_t line = (idx_t)get_global_id(0);
+    const int sub = 0, live = line < lines;   /* no early return: rusticl (llvmpipe) then summed a long line wrong */
+    const CT lenv = (CT)len;
+    const idx_t base = xo + line * ldx;
+    CT res[1], res1[1], res2[1], shift = K(0);   /* res*: LINE_FINISH's results; shift: moments' (ST_FIN) */
+    st_t fin;
+    ST_INIT(fin);
+    /* The expressions on whole vectors */
+#include "simd_expr.cl"
+    if (live && len > 0) {
+#if CLF_OP == 0
+        VT acc = (VT)(0.0f);
+        LINE_PASS(acc += MASKED(pv, 0.0f);)
+        fin = hsum(acc);
+#elif CLF_OP <= 2
+        VT acc = (VT)(IDENT);
+        LINE_PASS(const VT q = MASKED(pv, IDENT); acc = select(q, acc, KEEP(acc, q));)
+        float t[LW];
+        vstore8(acc, 0, t);
+        for (int c = 0; c < LW; c++)
+            fin = COMBINE(fin, t[c]);
+#elif CLF_OP == 3
+        VT m = (VT)(-INFINITY), s = (VT)(0.0f);
+        LINE_PASS(const VT q = MASKED(pv, -INFINITY); m = select(m, q, q > m);)
+        float t[LW];
+        vstore8(m, 0, t);
+        for (int c = 0; c < LW; c++)
+            fin.m = t[c] > fin.m ? t[c] : fin.m;
+        const VT mx = (VT)(fin.m);
+        LINE_PASS(s += MASKED(select(exp(pv - mx), (VT)(1.0f), pv == mx), 0.0f);)
+        fin.s = hsum(s);
+#else
+        {   /* shift: pre of the line's first element */
+            const idx_t j = 0, left = 1;
+            const VT xv = (VT)(LDX(base));
+            VT pv;
+            { CLF_RED_PREW }
+            shift = pv.s0;
+        }
+        const VT sh = (VT)(shift);
+        VT t = (VT)(0.0f), q2 = (VT)(0.0f);
+        LINE_PASS(t += MASKED(pv - sh, 0.0f);)
+        fin.n = len;
+        fin.mean = hsum(t) / (CT)len;
+        const VT mu = (VT)(fin.mean);
+        LINE_PASS(const VT d = pv - sh - mu; q2 += MASKED(d * d, 0.0f);)
+        fin.m2 = hsum(q2);
+#endif
+    }
+#undef V   /* back to scalars: the post expression and the statistics */
+#undef B
+#undef K
+#undef SEL
+#define V CT
+#define B int
+#define K(x) ((CT)(x))
+#define SEL(c, t, e) ((c) ? (t) : (e))
+    if (live)
+        LINE_FINISH(fin);
+#if CLF_HAS_Y
+    const CT rv = res[0], e1v = res1[0], e2v = res2[0];
+#include "simd_expr.cl"
+    if (live) {
+        FOR_LINE_VECTORS {
+            const VT xv = LDXW(base + j);
+            VT wv;
+            { CLF_RED_WRITEW }
+#if CLF_YK == 0
+            if (left >= LW) {
+                vstore8(wv, 0, y + ELEM(yo, ldy, line, j));
+                continue;
+            }
+#endif
+            st_part(y + ELEM(yo, ldy, line, j), wv, (int)min(left, (idx_t)LW));
+        }
+    }
+#endif
+}
+#elif CLF_ROWK
 /* Elements of the line (len long) in this work-item's vectors: its count for the moments. */
 static inline int row_count(const idx_t len, const int lane, const int live)
 {

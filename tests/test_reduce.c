@@ -176,7 +176,8 @@ static void reduce_rows(clf_context *ctx, clf_reduce_op op, const char *post, co
     clReleaseMemObject(xb), clReleaseMemObject(ob);
 }
 
-/* Asserts whether the planner sends d to the row kernel (want 1 or 0; -1: not checked). */
+/* Asserts whether the planner sends d to a kernel that reads each line once: the line kernel (CPUs) or the row
+ * kernel (want 1 or 0; -1: not checked). */
 static void rowk_plan_check(clf_context *ctx, const clf_reduce_desc *d, const clf_map_arg *a, size_t na, int want)
 {
     red_plan pl;
@@ -184,8 +185,9 @@ static void rowk_plan_check(clf_context *ctx, const clf_reduce_desc *d, const cl
     clf__config cfg;
     clf__red_row rg;
     ck_assert(clf__config_resolve(ctx, &clf__family_reduce, CLF_F32, pl.bucket, &cfg, NULL) == CLF_SUCCESS);
-    int got = !strcmp(pl.bucket, "fused") && clf__red_row_geom(&pl, &cfg, &ctx->info, &rg);
-    ck_assert_msg(want < 0 || got == want, "%zu x %zu: row kernel %d, expected %d", d->m, d->n, got, want);
+    int got = clf__red_line_ok(&pl, &cfg, &ctx->info) ||
+              (!strcmp(pl.bucket, "fused") && clf__red_row_geom(&pl, &cfg, &ctx->info, &rg));
+    ck_assert_msg(want < 0 || got == want, "%zu x %zu: one-pass kernel %d, expected %d", d->m, d->n, got, want);
     clf__red_plan_free(&pl);
 }
 

@@ -221,8 +221,9 @@ static clf_status check_names(red_plan *pl)
     return CLF_SUCCESS;
 }
 
-/* vec: the row kernel's whole-vector write (CLF_RED_WRITEV), where a vector along the line is read from the
- * av<k> its CLF_RED_ARGV loaded, element c of the vector at j0. */
+/* vec: 1 the row kernel's whole-vector write (CLF_RED_WRITEV), where a vector along the line is read from the
+ * av<k> its CLF_RED_ARGV loaded, element c of the vector at j0; 2 the line kernel's vector forms (CLF_RED_PREW,
+ * CLF_RED_WRITEW), where it is loaded as a vector from j. */
 typedef struct load_ctx { const red_plan *pl; int part, vec; } load_ctx;
 
 static void red_load(void *user, int k, clf__sbuf *b)
@@ -234,6 +235,8 @@ static void red_load(void *user, int k, clf__sbuf *b)
     else if (w == -3) clf__sb_add(b, "lenv");
     else if (w <= -6) clf__sb_add(b, "e%dv", -5 - w);
     else if (lc->pl->arg[w].scalar) clf__sb_add(b, "K(s%d)", w);
+    else if (lc->vec == 2 && !lc->pl->arg[w].per_line)   /* the line kernel's vectors from j */
+        clf__sb_add(b, "LDW_%s(b%d, o%d + j)", clf__ex_dt_macro(lc->pl->arg[w].dt), w, w);
     else if (lc->vec && !lc->pl->arg[w].per_line) clf__sb_add(b, "av%d[c]", w);
     else clf__sb_add(b, "LD_%s(b%d, o%d + %s)", clf__ex_dt_macro(lc->pl->arg[w].dt), w, w,
                      lc->pl->arg[w].per_line ? "line" : "j");
@@ -298,15 +301,20 @@ static clf_status gen_source(red_plan *pl)
         clf__sb_add(&b, " __global %s *out, const idx_t oo,", clf__ex_dt_ctype(d->out_type));
     if (d->write)
         clf__sb_add(&b, " __global %s *y, const idx_t yo, const idx_t ldy,", clf__ex_dt_ctype(d->y_type));
+    const clf_dtype yt = d->write ? d->y_type : CLF_F32;
     clf__sb_add(&b, "\n#define STO(i, v) ST_%s(out, i, v)\n#define STY(i, v) ST_%s(y, i, v)\n",
-                clf__ex_dt_macro(d->out ? d->out_type : CLF_F32), clf__ex_dt_macro(d->write ? d->y_type : CLF_F32));
+                clf__ex_dt_macro(d->out ? d->out_type : CLF_F32), clf__ex_dt_macro(yt));
+    clf__sb_add(&b, "#define CLF_Y_T %s\n#define STY_ONE(p, i, v) ST_%s(p, i, v)\n", clf__ex_dt_ctype(yt),
+                clf__ex_dt_macro(yt));
     clf__sb_add(&b, "#define CLF_XK %d\n#define CLF_YK %d\n", storage_kind(d->x_type),
                 storage_kind(d->write ? d->y_type : CLF_F32));
     gen_part(&b, pl, RED_PRE, "CLF_RED_PRE", "pv = t%d;");
+    gen_part_as(&b, pl, RED_PRE, 2, "CLF_RED_PREW", "pv = t%d;");
     gen_part(&b, pl, RED_POST, "CLF_RED_POST", "po = t%d;");
     if (d->write) {   /* the row kernel's whole vectors take the value (wv) and store it with its neighbours */
         gen_part(&b, pl, RED_WRITE, "CLF_RED_WRITE", "STY(ELEM(yo, ldy, line, j), t%d);");
         gen_part_as(&b, pl, RED_WRITE, 1, "CLF_RED_WRITEV", "wv = t%d;");
+        gen_part_as(&b, pl, RED_WRITE, 2, "CLF_RED_WRITEW", "wv = t%d;");
         gen_argv(&b, pl);
     }
     clf__sb_add(&b, "%s", skeleton);
@@ -439,6 +447,28 @@ static int row_geom(const red_plan *pl, const clf__config *c, int wg_cap, clf__r
     }
 }
 
+/* The storage types the line kernel loads and stores along a line (f64 only computes in double, which it
+ * does not). */
+static int line_storage(clf_dtype t) { return t == CLF_F32 || t == CLF_F16 || t == CLF_BF16; }
+
+int clf__red_line_device(const clf_device_info *dev)
+{
+    return (dev->type & CL_DEVICE_TYPE_CPU) && !strstr(dev->platform, "rusticl") &&
+           strncmp(dev->name, "llvmpipe", 8) != 0;
+}
+
+int clf__red_line_ok(const red_plan *pl, const clf__config *cfg, const clf_device_info *dev)
+{
+    const clf_reduce_desc *d = &pl->d;
+    if (!clf__red_line_device(dev) || cfg->v[CLF__R_LPL] != 1 || pl->strided || pl->f64 ||
+        !line_storage(d->x_type) || (d->write && !line_storage(d->y_type)))
+        return 0;
+    for (int a = 0; a < pl->nargs; a++)
+        if (!pl->arg[a].scalar && !pl->arg[a].per_line && !line_storage(pl->arg[a].dt))
+            return 0;
+    return 1;
+}
+
 int clf__red_row_wg_max(const clf_device_info *dev)
 {
     return dev->max_work_group && dev->max_work_group < CLF__RED_ROW_WG_MAX ? (int)dev->max_work_group
@@ -456,20 +486,21 @@ int clf__red_row_geom(const red_plan *pl, const clf__config *c, const clf_device
  * meaning (the option does not assume finite math). The H200's one-call softmax of 8192 x 8192 went from 3057
  * to 3933 GB/s (torch.compile: 3555), -cl-denorms-are-zero and -cl-finite-math-only alone changed nothing
  * (bench/results/h200/2026-12-01/thin-staged/final.txt). Measured on NVIDIA only, so only there. */
-static clf_status build_options(const red_plan *pl, const clf__config *c, const clf__red_row *rg, int fast,
-                                int nv_gpu, char *opts, size_t cap)
+static clf_status build_options(const red_plan *pl, const clf__config *c, const clf__red_row *rg, int linek,
+                                int fast, int nv_gpu, char *opts, size_t cap)
 {
     clf_status s = clf__config_options(&clf__family_reduce, c, opts, cap);
     if (s != CLF_SUCCESS)
         return s;
     int cache = 0;   /* generic kernel with a write pass: lines of up to 32 elements per work-item stay in registers */
     size_t need = (pl->len + (size_t)c->v[CLF__R_LPL] - 1) / (size_t)c->v[CLF__R_LPL];
-    while (!rg && pl->d.write && need <= 32 && (size_t)cache < need)
+    while (!rg && !linek && pl->d.write && need <= 32 && (size_t)cache < need)
         cache = cache ? cache * 2 : 1;
     size_t len = strlen(opts);
     snprintf(opts + len, cap - len, " -DCLF_F64=%d -DCLF_STRIDED=%d -DCLF_OP=%d -DCLF_HAS_OUT=%d -DCLF_HAS_Y=%d "
-             "-DCLF_CACHE=%d -DCLF_IDX=%s -DCLF_ROWK=%d -DNV=%d", pl->f64, pl->strided, (int)pl->d.op,
-             pl->d.out != NULL, pl->d.write != NULL, cache, pl->idx64 ? "ulong" : "uint", rg != NULL, rg ? rg->nv : 1);
+             "-DCLF_CACHE=%d -DCLF_IDX=%s -DCLF_ROWK=%d -DNV=%d -DCLF_LINEK=%d", pl->f64, pl->strided,
+             (int)pl->d.op, pl->d.out != NULL, pl->d.write != NULL, cache, pl->idx64 ? "ulong" : "uint", rg != NULL,
+             rg ? rg->nv : 1, linek);
     if (fast && !pl->f64) {
         len = strlen(opts);
         snprintf(opts + len, cap - len, " -cl-unsafe-math-optimizations");
@@ -483,7 +514,8 @@ static clf_status build_options(const red_plan *pl, const clf__config *c, const 
 
 /* Builds with cfg, halving the work-group while the kernel cannot take it. *rowk: the row kernel is wanted;
  * cleared when halving leaves the line too long for it (the generic kernel then runs with c). */
-static clf_status red_build(clf_context *ctx, const red_plan *pl, int *rowk, clf__config *c, cl_kernel *k)
+static clf_status red_build(clf_context *ctx, const red_plan *pl, int linek, int *rowk, clf__config *c,
+                            cl_kernel *k)
 {
     int wg_cap = clf__red_row_wg_max(&ctx->info);   /* a work-group the device cannot take would not build */
     for (;;) {
@@ -496,8 +528,8 @@ static clf_status red_build(clf_context *ctx, const red_plan *pl, int *rowk, clf
             c->v[CLF__R_LPL] = team_width(pl, c), c->v[CLF__R_VEC] = 1;
         char opts[400] = "";
         const int nv = clf__device_is_nvidia(&ctx->info);
-        clf_status s = build_options(pl, c, *rowk ? &rg : NULL, nv, nv && (ctx->info.type & CL_DEVICE_TYPE_GPU),
-                                     opts, sizeof opts);
+        clf_status s = build_options(pl, c, *rowk ? &rg : NULL, linek, nv,
+                                     nv && (ctx->info.type & CL_DEVICE_TYPE_GPU), opts, sizeof opts);
         if (s != CLF_SUCCESS)
             return s;
         s = clf__kernel_take(ctx, pl->src, opts, "clf_reduce", k);
@@ -548,7 +580,10 @@ clf_status clf__red_plan_launch(clf_context *ctx, const red_plan *pl, const clf_
 {
     clf__config c = *cfg;
     cl_kernel k;
-    clf_status s = red_build(ctx, pl, &rowk, &c, &k);
+    const int linek = clf__red_line_ok(pl, cfg, &ctx->info);
+    if (linek)
+        rowk = 0;
+    clf_status s = red_build(ctx, pl, linek, &rowk, &c, &k);
     if (s != CLF_SUCCESS)
         return s;
     s = set_args(pl, k, pl->idx64);
@@ -577,8 +612,10 @@ clf_status clf_reduce(clf_context *ctx, const clf_reduce_desc *desc, const clf_m
         clf__red_row rg;
         clf_dtype dt = pl.f64 ? CLF_F64 : CLF_F32;
         s = clf__config_resolve(ctx, &clf__family_reduce, dt, pl.bucket, &cfg, NULL);
-        int rowk = s == CLF_SUCCESS && !strcmp(pl.bucket, "fused") && clf__red_row_geom(&pl, &cfg, &ctx->info, &rg);
-        if (s == CLF_SUCCESS && !rowk && strcmp(pl.bucket, pl.fallback))   /* too long for the row kernel */
+        int linek = s == CLF_SUCCESS && clf__red_line_ok(&pl, &cfg, &ctx->info);
+        int rowk = s == CLF_SUCCESS && !linek && !strcmp(pl.bucket, "fused") &&
+                   clf__red_row_geom(&pl, &cfg, &ctx->info, &rg);
+        if (s == CLF_SUCCESS && !rowk && !linek && strcmp(pl.bucket, pl.fallback))   /* too long for the row kernel */
             s = clf__config_resolve(ctx, &clf__family_reduce, dt, pl.fallback, &cfg, NULL);
         if (s == CLF_SUCCESS)
             s = clf__red_plan_launch(ctx, &pl, &cfg, rowk, done);

@@ -27,13 +27,18 @@ static void red_default(const clf_device_info *dev, clf_dtype dt, const char *bu
     /* Row kernel on GPUs: teams of 128 with no second line in flight were the best of a sweep of WG, LPL, VEC
      * and UNR on the H200 (one-call softmax over 8192 x 8192: 3059 GB/s against 2188 with 512 and UNR=2,
      * bench/results/h200/2026-12-01/release); longer lines widen the team (reduce.c). */
+    int cols = bucket && !strcmp(bucket, "cols");
     if (bucket && !strcmp(bucket, "fused") && gpu && (!dev->max_work_group || dev->max_work_group >= 128))
         out->v[CLF__R_WG] = out->v[CLF__R_LPL] = 128, out->v[CLF__R_UNR] = 1;
+    else if (clf__red_line_device(dev) && !cols && dt == CLF_F32)
+        /* CPUs: the line kernel (reduce.c), 16 lines a work-group. PoCL, 2-core EPYC, 2048 x 2048: one-call
+         * softmax 1.0-1.4 -> 9.9-10.6 GB/s, layer norm 2.3-2.8 -> 15-17, row sums 6-8 -> 36-63 */
+        out->v[CLF__R_WG] = 16, out->v[CLF__R_LPL] = 1, out->v[CLF__R_UNR] = 1;
     else if (bucket && !strcmp(bucket, "fused"))
         out->v[CLF__R_LPL] = wg, out->v[CLF__R_UNR] = 1;
     else if (bucket && !strcmp(bucket, "short"))
         out->v[CLF__R_LPL] = gpu ? 32 : 8, out->v[CLF__R_UNR] = 1;
-    else if (bucket && !strcmp(bucket, "cols"))
+    else if (cols)
         out->v[CLF__R_LPL] = gpu ? 16 : 4;   /* groups of 16 adjacent columns (64-byte runs): enough groups to fill a GPU */
     else
         out->v[CLF__R_LPL] = wg;
@@ -318,7 +323,7 @@ static double red_bench_work(void *state)
 const clf__family clf__family_reduce = {
     .name = "reduce",
     .nparams = 4,
-    .params = {{"WG", 6, {32, 64, 128, 256, 512, 1024}}, {"LPL", 11, {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}},
+    .params = {{"WG", 8, {8, 16, 32, 64, 128, 256, 512, 1024}}, {"LPL", 11, {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}},
                {"UNR", 4, {1, 2, 4, 8}}, {"VEC", 3, {1, 2, 4}, 1}},
     .nbuckets = 4,
     .buckets = {"rows", "short", "cols", "fused"},
