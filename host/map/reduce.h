@@ -61,8 +61,9 @@ typedef struct clf__red_row { int vec, lpl, nv, unr, wg; } clf__red_row;
 int clf__red_row_geom(const red_plan *pl, const clf__config *cfg, const clf_device_info *dev, clf__red_row *g);
 /* The widest work-group the row kernel widens to on dev: CLF__RED_ROW_WG_MAX, or less where dev takes less. */
 int clf__red_row_wg_max(const clf_device_info *dev);
-/* 1 for the CPUs that take the line kernel: not Mesa's llvmpipe (rusticl), which stops a loop after 65535
- * iterations (a row of 1000003 was summed up to element 2^19 only). */
+/* 1 for the CPUs that take the line kernel: not Mesa's llvmpipe (rusticl), where a row of 1000003 was summed
+ * only up to element 2^19, the 65536th vector (llvmpipe caps loops near there, as far as we can tell; a loop
+ * split into blocks of 4096 vectors stopped at the same element). */
 int clf__red_line_device(const clf_device_info *dev);
 /* 1 when the plan runs on the line kernel under cfg on dev: a CPU, cfg's LPL of 1, contiguous lines, fp32
  * compute, x, y and the vectors along the line stored in f32, f16 or bf16 (a work-item per line, SIMD vectors
