@@ -95,8 +95,8 @@ typedef CLF_IDX idx_t;
 
 /* The state of a line's reduction (st_t); a block of pre values v that a work-item holds in registers is
  * folded into a fresh state b by ST_P1(b, t, v) over the block, ST_N(b, count of the block), ST_MID(b, t),
- * ST_P2(b, v) over the block (t: a CT scratch), then merged into the running one; ST_COMB merges two states, ST_FIN(a, rv, e1v, e2v)
- * gives r and the op's two extra names. max and min propagate NaN (fmax/fmin would drop it); sum is IEEE
+ * ST_P2(b, v) over the block (t: a CT scratch), then merged into the running one; ST_COMB merges two states,
+ * ST_FIN(a, rv, e1v, e2v) gives r and the op's two extra names. max and min propagate NaN (fmax/fmin would drop it); sum is IEEE
  * addition. */
 #if CLF_OP <= 2
 #if CLF_OP == 0
@@ -376,7 +376,7 @@ static inline st_t shfl_st(const st_t a, const int o)
 #endif
 
 #if CLF_LINEK
-/* The line kernel (CPUs): one work-item per contiguous line, no barriers, fp32 in and out. The line is swept
+/* The line kernel (CPUs): one work-item per contiguous line, no barriers, computing in fp32. The line is swept
  * in vectors of LW elements (the CPU's SIMD width), once per pass: the op's passes (max, then the sums of
  * exp for lse; the sum, then the squares of the deviations for moments), then the write. The line stays in
  * the core's cache between passes, and the expressions run on whole vectors (vector exp and the like; the
@@ -452,7 +452,7 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
                 CLF_RED_PARAMS const int unused)
 {
     const idx_t line = (idx_t)get_global_id(0);
-    const int sub = 0, live = line < lines;   /* no early return: rusticl (llvmpipe) then summed a long line wrong */
+    const int sub = 0, live = line < lines;   /* sub: LINE_FINISH's index into res* */
     const CT lenv = (CT)len;
     const idx_t base = xo + line * ldx;
     CT res[1], res1[1], res2[1], shift = K(0);   /* res*: LINE_FINISH's results; shift: moments' (ST_FIN) */

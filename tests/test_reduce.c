@@ -626,8 +626,8 @@ static void check_rowk(clf_context *ctx, const rowk_case *c, uint64_t *rng)
 }
 
 /* Forced configurations of the fused bucket (and the default), lines of 1 to WG * 64 elements (64 floats per
- * work-item), 384 and 768 (the team halves), WG * 64 + 1 (the team and work-group widen), and one longer than 64 x clf__red_row_wg_max (the
- * generic kernel), aligned and not, every kind. */
+ * work-item), 384 and 768 (the team halves), WG * 64 + 1 (the team and work-group widen), and one longer than
+ * 64 x clf__red_row_wg_max (the generic kernel), aligned and not, every kind. */
 START_TEST(row_kernel)
 {
     static const char *cfgs[] = {"WG=64 LPL=64 VEC=4 UNR=2", "WG=32 LPL=8 VEC=2 UNR=4", "WG=128 LPL=128 VEC=1 UNR=1",

@@ -412,6 +412,14 @@ static int args_aligned(const red_plan *pl, size_t vec)
 /* The configuration's WG is a floor: a line too long for its team widens the team, and the work-group with
  * it, up to wg_cap work-items (the H200's best for 8192-long lines, 128, would otherwise send 16384-long ones
  * to the generic kernel). */
+/* The elements of lines a work-item of a team of lpl holds: its vectors of the line (at least one), twice
+ * that with the next line's (unr > 1). */
+static size_t row_held(size_t nvec, int lpl, int vec, int unr)
+{
+    size_t nv = nvec ? (nvec + (size_t)lpl - 1) / (size_t)lpl : 1;
+    return nv * (size_t)vec * (unr > 1 ? 2u : 1u);
+}
+
 static int row_geom(const red_plan *pl, const clf__config *c, int wg_cap, clf__red_row *g)
 {
     const clf_reduce_desc *d = &pl->d;
@@ -429,15 +437,13 @@ static int row_geom(const red_plan *pl, const clf__config *c, int wg_cap, clf__r
      * 128 work-items hold as 2 and 1 (half the team leaves the whole-line path), 64 as 3 each. H200, layer
      * norm of 65536 x 768: 3279 -> 4102 GB/s, softmax 4021 -> 4080; 16384 x 2304: 3723 -> 3910
      * (bench/results/h200/2026-12-02/reduce-shfl/run6.txt). */
-    if (lpl >= 64 && nvec % (size_t)lpl && nvec % (size_t)(lpl / 2) == 0 &&
-        nvec / (size_t)(lpl / 2) * (size_t)vec * (unr > 1 ? 2u : 1u) <= cap)
+    if (lpl >= 64 && nvec % (size_t)lpl && nvec % (size_t)(lpl / 2) == 0 && row_held(nvec, lpl / 2, vec, unr) <= cap)
         lpl /= 2;
-    for (;;) {   /* held: the line's elements per work-item, twice that with the next line's (UNR > 1) */
-        while (lpl < wg && (nvec + (size_t)lpl - 1) / (size_t)lpl * (size_t)vec * (unr > 1 ? 2u : 1u) > cap)
+    for (;;) {
+        while (lpl < wg && row_held(nvec, lpl, vec, unr) > cap)
             lpl *= 2;   /* a wider team before giving up: the line fits in registers when the group does */
-        size_t nv = nvec ? (nvec + (size_t)lpl - 1) / (size_t)lpl : 1;
-        if (nv * (size_t)vec * (unr > 1 ? 2u : 1u) <= cap) {
-            g->vec = vec, g->lpl = lpl, g->nv = (int)nv, g->unr = unr;
+        if (row_held(nvec, lpl, vec, unr) <= cap) {
+            g->vec = vec, g->lpl = lpl, g->nv = nvec ? (int)((nvec + (size_t)lpl - 1) / (size_t)lpl) : 1, g->unr = unr;
             g->wg = lpl > c->v[CLF__R_WG] ? lpl : c->v[CLF__R_WG];
             return 1;
         }

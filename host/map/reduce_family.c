@@ -32,7 +32,8 @@ static void red_default(const clf_device_info *dev, clf_dtype dt, const char *bu
         out->v[CLF__R_WG] = out->v[CLF__R_LPL] = 128, out->v[CLF__R_UNR] = 1;
     else if (clf__red_line_device(dev) && !cols && dt == CLF_F32)
         /* CPUs: the line kernel (reduce.c), 16 lines a work-group. PoCL, 2-core EPYC, 2048 x 2048: one-call
-         * softmax 1.0-1.4 -> 9.9-10.6 GB/s, layer norm 2.3-2.8 -> 15-17, row sums 6-8 -> 36-63 */
+         * softmax 1.2-1.4 -> 9.5 GB/s, layer norm 2.5-2.6 -> 14.6-14.9, row sums 5.9-8.6 -> 39-44
+         * (bench/results/pocl-epyc/2026-12-02/reduce-line-kernel.txt) */
         out->v[CLF__R_WG] = 16, out->v[CLF__R_LPL] = 1, out->v[CLF__R_UNR] = 1;
     else if (bucket && !strcmp(bucket, "fused"))
         out->v[CLF__R_LPL] = wg, out->v[CLF__R_UNR] = 1;
