@@ -487,6 +487,10 @@ INL void rows_out(real total, int line, int v, int L, int b, int s, int nsplit, 
         store_y(y + yb + v * yvs + (ulong)line * incy, total, alpha, beta, b, line, v CLF_EPI_PASS);
 }
 
+#ifndef TILE
+#define TILE 0
+#endif
+#if !TILE   /* a gemv_tile program builds only that kernel and gemv_reduce */
 __kernel __attribute__((reqd_work_group_size(TEAM * RPG, 1, 1)))
 void gemv_rows(const int L, const int W, const int chunk, const real alpha, const real beta,
                const __global astore *restrict A, const ulong a_off, const ulong lda,
@@ -554,6 +558,8 @@ void gemv_rows(const int L, const int W, const int chunk, const real alpha, cons
                      P CLF_EPI_PASS);
 #endif
 }
+
+#endif
 
 /* Vector k of this work-item's outputs in the line at p; past the line's end (left: outputs from the
  * work-item's first to the end of the line) zero. full: every vector is whole (a constant after inlining). */
@@ -656,6 +662,7 @@ INL void cols_out(realv sum, int w0, int W, int v, int b, int s, int nsplit, rea
     }
 }
 
+#if !TILE
 __kernel __attribute__((reqd_work_group_size(TX, TY, 1)))
 void gemv_cols(const int L, const int W, const int chunk, const real alpha, const real beta,
                const __global astore *restrict A, const ulong a_off, const ulong lda,
@@ -733,6 +740,227 @@ void gemv_cols(const int L, const int W, const int chunk, const real alpha, cons
             }
 #endif
 }
+
+#endif
+
+#if TILE
+/* gemv_tile: several vectors, A staged through local memory (TILE_COLS 0: the reduced dimension is A's
+ * contiguous one, as in gemv_rows; 1: the outputs are, as in gemv_cols). In gemv_rows each work-item reads the
+ * vectors' entries at its own columns, so a 16-vector product makes 16 local reads for each element of A. Here a
+ * work-group takes BL = TLN x TM outputs and, BK entries of the reduced dimension at a time, stages A's BK x BL
+ * block transposed (As[k][o]) and the vectors' BK x NV entries (Xs[k][v]). The TLN work-items of a row of the
+ * group (a warp on NVIDIA) hold TM outputs each, TLN apart, and share one k: each step they read TM entries of
+ * As, adjacent across them, and NV/4 4-vectors of Xs that they all read alike (one broadcast each), for TM x NV
+ * multiply-adds. TKG such rows split each block's k among them, and their sums meet in local memory at the end.
+ * The next block is fetched into registers while this one is multiplied. */
+#ifndef TILE_COLS
+#define TILE_COLS 0
+#endif
+#ifndef TM
+#define TM 4          /* outputs per work-item, TLN apart */
+#endif
+#ifndef BK
+#define BK 32         /* entries of the reduced dimension staged at a time (a multiple of VW and of TKG) */
+#endif
+#ifndef TWG
+#define TWG 256       /* work-items per work-group, a multiple of TLN */
+#endif
+#define TLN 32                 /* work-items along the outputs */
+#define TKG (TWG / TLN)        /* rows of work-items along the reduced dimension */
+#define BL (TLN * TM)          /* outputs per work-group */
+#define XNP ((NV + 3) / 4 * 4) /* a row of Xs: NV entries padded to whole 4-vectors (zero past NV) */
+#if TILE_COLS
+#define LDT (BL + VW)          /* As row: aligned for the vector stores of a line's outputs */
+#else
+#define LDT (BL + 1)           /* As row: odd, so that the transposing stores of a line's vectors spread over banks */
+#endif
+#define TAV ((BK * LDT + VW - 1) / VW)   /* As in vectors */
+#define NLD ((BL * BK / VW + TWG - 1) / TWG)   /* vectors of A a work-item fetches per block */
+#define NXL ((BK * NV + TWG - 1) / TWG)        /* entries of the vectors a work-item fetches per block */
+#define NVC (BK * LDT / (TKG * BL) < NV ? BK * LDT / (TKG * BL) : NV)   /* sums per output meeting at once */
+#if BK % VW || BK % TKG || TWG % TLN || NVC < 1
+#error "gemv_tile: BK must be a multiple of VW and of TWG / 32"
+#endif
+
+/* VW elements at p, those from `left` on zero (not read). */
+INL realv tile_load(const __global real *p, int left)
+{
+    if (left >= VW)
+        return LOAD_A(p);
+    real t[VW];
+    for (int e = 0; e < VW; e++)
+        t[e] = e < left ? p[e] : ZERO;
+#if VW == 1
+    return t[0];
+#else
+    return CAT(vload, VW)(0, t);
+#endif
+}
+
+/* Fetches block c (its first reduced index, relative to a) into registers: A's vectors, then the vectors'
+ * entries; nleft outputs and kleft reduced indexes remain from the block's corner. */
+INL void tile_fetch(realv ra[NLD], real rx[NXL], const __global real *a, ulong lda, const __global real *x, ulong xvs,
+                    ulong incx, int nleft, int kleft, int t)
+{
+#pragma unroll
+    for (int j = 0; j < NLD; j++) {
+        const int q = t + j * TWG;
+#if TILE_COLS
+        const int k = q / (BL / VW), o = q % (BL / VW) * VW;
+        const int left = k < kleft ? nleft - o : 0;
+        ra[j] = q < BL * BK / VW ? tile_load(a + (ulong)k * lda + o, left) : (realv)(ZERO);
+#else
+        const int o = q / (BK / VW), k = q % (BK / VW) * VW;
+        const int left = o < nleft ? kleft - k : 0;
+        ra[j] = q < BL * BK / VW ? tile_load(a + (ulong)o * lda + k, left) : (realv)(ZERO);
+#endif
+    }
+#pragma unroll
+    for (int j = 0; j < NXL; j++) {
+        const int q = t + j * TWG;
+#if X_VFAST
+        const int v = q % NV, k = q / NV;
+#else
+        const int k = q % BK, v = q / BK;
+#endif
+        rx[j] = q < BK * NV && k < kleft ? x[v * xvs + (ulong)k * incx] : ZERO;
+    }
+}
+
+/* The fetched block into As and Xs (between two barriers). */
+INL void tile_put(__local real *As, __local real *Xs, const realv ra[NLD], const real rx[NXL], int t)
+{
+#pragma unroll
+    for (int j = 0; j < NLD; j++) {
+        const int q = t + j * TWG;
+        if (q >= BL * BK / VW)   /* no `break` in a loop near barriers: PoCL (see gemv_rows) */
+            continue;
+#if TILE_COLS
+        const int k = q / (BL / VW), o = q % (BL / VW) * VW;
+        *(__local realv *)(As + k * LDT + o) = ra[j];
+#else
+        const int o = q / (BK / VW), k = q % (BK / VW) * VW;
+#if VW == 1
+        As[k * LDT + o] = ra[j];
+#else
+        real e[VW];
+        CAT(vstore, VW)(ra[j], 0, e);
+#pragma unroll
+        for (int u = 0; u < VW; u++)
+            As[(k + u) * LDT + o] = e[u];
+#endif
+#endif
+    }
+#pragma unroll
+    for (int j = 0; j < NXL; j++) {
+        const int q = t + j * TWG;
+#if X_VFAST
+        const int v = q % NV, k = q / NV;
+#else
+        const int k = q % BK, v = q / BK;
+#endif
+        if (q < BK * NV)
+            Xs[k * XNP + v] = rx[j];
+    }
+}
+
+__kernel __attribute__((reqd_work_group_size(TWG, 1, 1)))
+void gemv_tile(const int L, const int W, const int chunk, const real alpha, const real beta,
+               const __global real *restrict A, const ulong a_off, const ulong lda,
+               const __global real *restrict x, const ulong x_off, const ulong incx,
+               __global ystore *restrict y, const ulong y_off, const ulong incy, __global real *restrict P,
+               const ulong xvs, const ulong yvs, const ulong a_bs, const ulong x_bs, const ulong y_bs CLF_EPI_DECL)
+{
+    __local realv As_v[TAV];
+    __local real4 Xs_v[BK * XNP / 4];
+    __local real *As = (__local real *)As_v, *Xs = (__local real *)Xs_v;
+    const int t = (int)get_local_id(0), r = t % TLN, g = t / TLN;
+    const int s = (int)get_group_id(1), b = (int)get_group_id(2), nsplit = (int)get_num_groups(1);
+#if TILE_COLS
+    const int nout = W, len = L;
+#else
+    const int nout = L, len = W;
+#endif
+    const int o0 = (int)get_group_id(0) * BL, nleft = nout - o0, c0 = s * chunk, c1 = c0 + min(chunk, len - c0);
+#if TILE_COLS
+    const __global real *a = A + a_off + (ulong)b * a_bs + (ulong)c0 * lda + o0;
+#else
+    const __global real *a = A + a_off + (ulong)b * a_bs + (ulong)o0 * lda + c0;
+#endif
+    const __global real *xb = x + x_off + (ulong)b * x_bs + (ulong)c0 * incx;
+    for (int j = 0; j < (BK * XNP + TWG - 1) / TWG; j++)   /* the padding entries stay zero */
+        if (t + j * TWG < BK * XNP)
+            Xs[t + j * TWG] = ZERO;
+    real acc[TM][XNP];
+#pragma unroll
+    for (int i = 0; i < TM; i++)
+#pragma unroll
+        for (int v = 0; v < XNP; v++)
+            acc[i][v] = ZERO;
+    realv ra[NLD];
+    real rx[NXL];
+    tile_fetch(ra, rx, a, lda, xb, xvs, incx, nleft, c1 - c0, t);
+    for (int c = c0; c < c1; c += BK) {   /* the same trips for every work-item: barriers inside */
+        barrier(CLK_LOCAL_MEM_FENCE);
+        tile_put(As, Xs, ra, rx, t);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (c + BK < c1) {
+            const int k = c + BK - c0;
+#if TILE_COLS
+            tile_fetch(ra, rx, a + (ulong)k * lda, lda, xb + (ulong)k * incx, xvs, incx, nleft, c1 - c - BK, t);
+#else
+            tile_fetch(ra, rx, a + k, lda, xb + (ulong)k * incx, xvs, incx, nleft, c1 - c - BK, t);
+#endif
+        }
+#pragma unroll 2
+        for (int kk = 0; kk < BK / TKG; kk++) {
+            const int k = kk * TKG + g;
+            real av[TM];
+#pragma unroll
+            for (int i = 0; i < TM; i++)
+                av[i] = As[k * LDT + r + i * TLN];
+#pragma unroll
+            for (int q = 0; q < XNP / 4; q++) {
+                const real4 xv = Xs_v[k * (XNP / 4) + q];
+#pragma unroll
+                for (int i = 0; i < TM; i++) {
+                    acc[i][4 * q] = fma(av[i], xv.s0, acc[i][4 * q]);
+                    acc[i][4 * q + 1] = fma(av[i], xv.s1, acc[i][4 * q + 1]);
+                    acc[i][4 * q + 2] = fma(av[i], xv.s2, acc[i][4 * q + 2]);
+                    acc[i][4 * q + 3] = fma(av[i], xv.s3, acc[i][4 * q + 3]);
+                }
+            }
+        }
+    }
+    /* The TKG rows' sums of each output meet in As, NVC vectors at a time; then one work-item an (output,
+     * vector) adds them, neighbours on neighbouring outputs. */
+    const ulong yb = y_off + (ulong)b * y_bs;
+#pragma unroll
+    for (int v0 = 0; v0 < NV; v0 += NVC) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+        for (int u = 0; u < NVC; u++)
+            if (v0 + u < NV)
+#pragma unroll
+                for (int i = 0; i < TM; i++)
+                    As[(g * NVC + u) * BL + r + i * TLN] = acc[i][v0 + u];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int jj = 0; jj < (BL * NVC + TWG - 1) / TWG; jj++) {   /* the same trips everywhere (gemv_rows) */
+            const int q = t + jj * TWG, o = q % BL, v = v0 + q / BL;
+            if (q < BL * NVC && v < NV && o < nleft) {
+                real total = ZERO;
+                for (int h = 0; h < TKG; h++)
+                    total += As[(h * NVC + q / BL) * BL + o];
+                const int oi = o0 + o;
+                if (nsplit > 1)
+                    P[((ulong)(b * NV + v) * (ulong)nsplit + (ulong)s) * (ulong)nout + (ulong)oi] = total;
+                else
+                    store_y(y + yb + v * yvs + (ulong)oi * incy, total, alpha, beta, b, oi, v CLF_EPI_PASS);
+            }
+        }
+    }
+}
+#endif
 
 /* Second pass of a split call, or the whole of a call that reads no A (nsplit 0: y = beta*y). Dimension 1
  * of the grid: j = matrix * NV + vector. */

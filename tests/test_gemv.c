@@ -287,6 +287,9 @@ static const char *const thin_configs[] = {
     "THIN=16 XL=1 WG=32 VW=8 TEAM=8 TX=8 TINY=0", "THIN=16 XL=24 WG=64 VW=2 LU=3 TEAM=4 RPT=2 SPLIT=2 TINY=0",
     "THIN=16 XL=40 WG=16 VW=16 LU=8 TX=0 SPLIT=100 TINY=0", "THIN=16 XL=256 TINY=0",
     "THIN=16 XL=7 WG=64 VW=1 LU=1 CW=3 TEAM=2 TX=4 RPT=3 TINY=0",
+    /* gemv_tile: outputs a work-item, blocks, splits, vector widths, groups of one to eight rows of work-items */
+    "THIN=16 TM=1 TINY=0", "THIN=16 TM=2 BK=16 WG=64 SPLIT=3 TINY=0", "THIN=16 TM=4 BK=64 WG=128 TINY=0",
+    "THIN=16 TM=4 VW=1 SPLIT=2 TINY=0", "THIN=16 TM=2 VW=8 BK=16 WG=32 SPLIT=100 TINY=0", "THIN=16 TM=4 TINY=0",
 };
 
 typedef struct tcase {
@@ -471,6 +474,37 @@ START_TEST(thin_gemm)
                 failures - before);
     }
     clf_test_contexts_free(ctxs, nctx);
+    ck_assert_int_eq(failures, 0);
+}
+END_TEST
+
+/* gemv_tile under each of its configurations in thin_configs (those naming TM), on random thin products of
+ * 2 to 16 vectors in every layout, transposition, batch and offset. */
+START_TEST(thin_tile)
+{
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    ck_assert_int_gt(nctx, 0);
+    int failures = 0, nconf = (int)(sizeof thin_configs / sizeof thin_configs[0]), tiled = 0;
+    for (int d = 0; d < nctx; d++) {
+        uint64_t seed = (uint64_t)0x3c6ef372fe94f82b ^ (uint64_t)d;
+        int fp64 = clf_context_device(ctxs[d])->fp64, n = cases_for(ctxs[d]) / 40 + 1, before = failures;
+        for (int cf = 0; cf < nconf; cf++) {
+            if (!thin_configs[cf] || !strstr(thin_configs[cf], "TM="))
+                continue;
+            tiled++;
+            for (int t = 0; t < n && failures < 5; t++) {
+                tcase c;
+                make_thin(&seed, fp64 && t % 4 == 3, &c);
+                c.config = cf;
+                failures += thin_case(ctxs[d], &c, &seed);
+            }
+        }
+        fprintf(stderr, "thin tile: %d random cases a configuration on %s, %d failed\n", n,
+                clf_context_device(ctxs[d])->name, failures - before);
+    }
+    clf_test_contexts_free(ctxs, nctx);
+    ck_assert_int_gt(tiled, 0);
     ck_assert_int_eq(failures, 0);
 }
 END_TEST
@@ -989,6 +1023,9 @@ int main(void)
     tcase_add_test(tc, named_shapes);
     tcase_add_test(tc, thin_gemm);
     suite_add_tcase(s, tc);
+    TCase *tl = clf_test_tcase("tile");
+    tcase_add_test(tl, thin_tile);
+    suite_add_tcase(s, tl);
     TCase *ta = clf_test_tcase("arguments");
     tcase_add_test(ta, invalid_arguments);
     tcase_add_test(ta, params_and_plans);

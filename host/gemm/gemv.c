@@ -53,6 +53,9 @@ static clf_status params_check(const clf_device_info *dev, clf_dtype dt, const c
         p->xl < 0 || p->xl > 4096)
         return clf__fail(CLF_ERR_INVALID_ARG, "gemv: THIN=%d TINY=%d RPT=%d XL=%d: THIN in 0..%d, TINY in 0..64, RPT "
                          "in 0..8, XL in 0..4096", p->thin, p->tiny, p->rpt, p->xl, CLF__GEMV_NV_MAX);
+    if ((p->tm && (!pow2(p->tm) || p->tm > 8)) || (p->bk && p->bk != 16 && p->bk != 32 && p->bk != 64))
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemv: TM=%d BK=%d: TM 0, 1, 2, 4 or 8, BK 0, 16, 32 or 64", p->tm,
+                         p->bk);
     size_t local = clf__gemv_local_bytes(p->wg, p->vw, clf__dtype_size(dt));
     if (dev->local_mem && local > dev->local_mem)
         return clf__fail(CLF_ERR_INVALID_ARG, "gemv: WG=%d x VW=%d needs %zu bytes of local memory; the device has "
@@ -63,9 +66,9 @@ static clf_status params_check(const clf_device_info *dev, clf_dtype dt, const c
 static clf_status params_parse(const char *text, clf__gemv_params *p)
 {
     static const char *const names[] = {"WG", "VW", "LU", "GPB", "TEAM", "TX", "CW", "SPLIT", "THIN", "TINY", "RPT",
-                                        "XL"};
+                                        "XL", "TM", "BK"};
     int *fields[] = {&p->wg, &p->vw, &p->lu, &p->gpb, &p->team, &p->tx, &p->cw, &p->split, &p->thin, &p->tiny,
-                     &p->rpt, &p->xl};
+                     &p->rpt, &p->xl, &p->tm, &p->bk};
     const int count = (int)(sizeof names / sizeof names[0]);
     const char *s = text;
     while (*s) {
@@ -82,7 +85,7 @@ static clf_status params_parse(const char *text, clf__gemv_params *p)
             i++;
         if (i == count)
             return clf__fail(CLF_ERR_INVALID_ARG, "CLFORGE_GEMV_CONFIG: unknown parameter %s (WG, VW, LU, GPB, "
-                             "TEAM, TX, CW, SPLIT, THIN, TINY, RPT, XL)", name);
+                             "TEAM, TX, CW, SPLIT, THIN, TINY, RPT, XL, TM, BK)", name);
         *fields[i] = value;
         s += used;
     }
@@ -99,7 +102,8 @@ void clf__gemv_params_from_config(const clf_device_info *dev, const clf__config 
      * bench/results/h200/2026-12-01/percall-tiny.txt); CPUs keep 32^3 (docs/gemm.md). */
     *out = (clf__gemv_params){.wg = v[CLF__GV_WG], .vw = v[CLF__GV_VW], .lu = v[CLF__GV_LU], .gpb = v[CLF__GV_GPB],
                               .team = v[CLF__GV_TEAM], .tx = v[CLF__GV_TX], .cw = v[CLF__GV_CW], .rpt = v[CLF__GV_RPT],
-                              .xl = v[CLF__GV_XL], .thin = cpu ? 1 : 16, .tiny = cpu ? 32 : 24};
+                              .xl = v[CLF__GV_XL], .tm = v[CLF__GV_TM], .bk = v[CLF__GV_BK], .thin = cpu ? 1 : 16,
+                              .tiny = cpu ? 32 : 24};
 }
 
 /* $CLFORGE_GEMV_CONFIG on top of p (it names any subset, including the untuned SPLIT, THIN and TINY), then the
@@ -153,7 +157,7 @@ clf_status clf__gemv_params_for(clf_context *ctx, clf_dtype dt, const char *buck
 
 /* ---- planning ----------------------------------------------------------------------------- */
 
-enum { K_ROWS, K_COLS, K_SCALE };
+enum { K_ROWS, K_COLS, K_SCALE, K_TILE };
 
 /* One call as the kernels see it: L lines of W contiguous elements, lda apart (gemv.cl), for nv vectors of
  * each of batch matrices. */
@@ -168,6 +172,7 @@ typedef struct gemv_plan {
     int xl, x_vfast;             /* entries of the vectors staged in local memory at a time (0: none); with xl,
                                   * 1 when they are fetched vector-fastest (xvs < incx) */
     int lu;                      /* LU as built (-DLU): the parameter, lowered by unrolled_lu */
+    int tile_cols, tm, bk;       /* K_TILE: the outputs are A's contiguous dimension; outputs a work-item, block */
     size_t global[3], local[3];
 } gemv_plan;
 
@@ -304,6 +309,47 @@ static int staged_len(clf_context *ctx, const clf__gemv_params *p, const gemv_pl
     return 0;
 }
 
+/* gemv_tile for several vectors when p asks for it (TM > 0): TM lowered until a work-item holds at most
+ * 64 sums (TM x the vectors padded to 4), BK halved while A's block and the vectors' entries do not fit in the
+ * device's local memory (at most 48 KiB, what NVIDIA's driver gives a kernel). 0 when the configuration cannot
+ * run it (fewer than 32 work-items, BK not a multiple of VW and of WG / 32): the other kernels then run. */
+static int plan_tile(clf_context *ctx, const clf__gemv_params *p, const clf__gemv_desc *d, gemv_plan *pl)
+{
+    if (!p->tm || pl->nv < 2 || pl->tiny || d->a_store || d->x_store || p->wg < 32)
+        return 0;
+    size_t nvp = (pl->nv + 3) / 4 * 4, vw = (size_t)p->vw, tkg = (size_t)p->wg / 32;
+    int tm = p->tm;
+    while (tm > 1 && (size_t)tm * nvp > 64)
+        tm /= 2;
+    size_t bl = 32 * (size_t)tm, bk = p->bk ? (size_t)p->bk : 32;
+    size_t have = ctx->info.local_mem ? (size_t)ctx->info.local_mem : 32768;
+    if (have > 49152)
+        have = 49152;
+    for (;;) {
+        size_t ldt = pl->kind == K_COLS ? bl + vw : bl + 1;
+        size_t bytes = ((bk * ldt + vw - 1) / vw * vw + bk * nvp) * pl->esz;
+        if (bytes <= have)
+            break;
+        if (bk <= 8)
+            return 0;
+        bk /= 2;
+    }
+    if (bk % vw || bk % tkg)
+        return 0;
+    pl->tile_cols = pl->kind == K_COLS;
+    pl->kind = K_TILE;
+    pl->tm = tm, pl->bk = (int)bk;
+    size_t nout = pl->tile_cols ? pl->W : pl->L, len = pl->tile_cols ? pl->L : pl->W;
+    size_t blocks = (nout + bl - 1) / bl;
+    plan_split(ctx, p, blocks * pl->batch, len, 2 * bk, bk, pl);
+    pl->local[0] = (size_t)p->wg;
+    pl->global[0] = blocks * (size_t)p->wg;
+    pl->global[1] = pl->nsplit;
+    pl->nout = nout;
+    pl->x_vfast = d->x_vstride < d->incx;
+    return 1;
+}
+
 /* Lines of one element with lda 1 are one contiguous line: the other kernel streams it with vectors. */
 static int swaps_kernel(const clf__gemv_desc *d)
 {
@@ -351,6 +397,8 @@ static void plan_make(clf_context *ctx, const clf__gemv_params *p, clf_dtype dt,
     pl->global[2] = d->batch;
     double tiny = (double)p->tiny;
     pl->tiny = (double)d->rows * (double)d->cols * (double)d->nv <= tiny * tiny * tiny;
+    if (plan_tile(ctx, p, d, pl))
+        return;
     if (pl->kind == K_ROWS) {
         pl->x_unit = d->incx == 1;
         pl->nvw = d->nv % 16 == 0 ? 16 : d->nv % 8 == 0 ? 8 : d->nv % 4 == 0 ? 4 : 2;
@@ -374,6 +422,10 @@ static clf_status plan_kernels(clf_context *ctx, const clf__gemv_params *p, cons
     char opts[400];
     if (pl->kind == K_SCALE)
         snprintf(opts, sizeof opts, "-DPRECISION=%d -DNV=%zu -DRWG=%d -DY_STORE=%d", pl->prec, pl->nv, RWG, pl->y_store);
+    else if (pl->kind == K_TILE)
+        snprintf(opts, sizeof opts, "-DPRECISION=%d -DNV=%zu -DVW=%d -DTILE=1 -DTILE_COLS=%d -DTM=%d -DBK=%d -DTWG=%d "
+                 "-DALIGNED=%d -DX_VFAST=%d -DRWG=%d -DY_STORE=%d", pl->prec, pl->nv, p->vw, pl->tile_cols, pl->tm,
+                 pl->bk, p->wg, pl->aligned, pl->x_vfast, RWG, pl->y_store);
     else
         snprintf(opts, sizeof opts, "-DPRECISION=%d -DNV=%zu -DVW=%d -DLU=%d -DTEAM=%d -DRPG=%d -DRPT=%d -DTX=%d "
                  "-DTY=%d -DCW=%d -DALIGNED=%d -DX_UNIT=%d -DX_NVEC=%d -DNVW=%d -DRCH=%d -DRWG=%d -DXL=%d -DX_VFAST=%d "
@@ -403,7 +455,8 @@ static clf_status plan_kernels(clf_context *ctx, const clf__gemv_params *p, cons
             src = strcat(strcpy(all, pre), src);
     }
     if (s == CLF_SUCCESS && pl->kind != K_SCALE)
-        s = clf__kernel_take(ctx, src, opts, pl->kind == K_ROWS ? "gemv_rows" : "gemv_cols", main_k);
+        s = clf__kernel_take(ctx, src, opts,
+                             pl->kind == K_TILE ? "gemv_tile" : pl->kind == K_ROWS ? "gemv_rows" : "gemv_cols", main_k);
     if (s == CLF_SUCCESS && (pl->kind == K_SCALE || pl->nsplit > 1))
         s = clf__kernel_take(ctx, src, opts, "gemv_reduce", reduce_k);
     free(pre);
@@ -464,7 +517,7 @@ static clf_status enqueue_main(clf_context *ctx, const gemv_plan *pl, const scal
     if (s != CLF_SUCCESS)
         return s;
     double esz = (double)sc->esz, nv = (double)pl->nv, bat = (double)pl->batch, nout = (double)pl->nout * nv;
-    double lw = (double)pl->L * (double)pl->W, xlen = (pl->kind == K_ROWS ? (double)pl->W : (double)pl->L) * nv;
+    double lw = (double)pl->L * (double)pl->W, xlen = (pl->kind == K_ROWS || (pl->kind == K_TILE && !pl->tile_cols) ? (double)pl->W : (double)pl->L) * nv;
     /* bytes of A, x and what is written: the partial sums (fp32) when split, else y in its storage */
     double aesz = pl->a_store ? 2.0 : esz, xesz = pl->x_store ? 2.0 : esz, yesz = pl->y_store ? 2.0 : esz;
     double out = pl->nsplit > 1 ? esz * (double)pl->nsplit * nout : yesz * nout * (sc->db != 0.0 ? 2.0 : 1.0);

@@ -22,6 +22,9 @@ typedef struct clf__gemv_params {
     int rpt;     /* rows kernel: lines per work-item, 1..8, sharing its loads of x; 0: 4 for several vectors on GPUs */
     int xl;      /* several vectors: their entries for xl lines (cols) or columns (rows) at a time are staged in local
                   * memory, 0..4096; 0: read from global memory where they are used */
+    int tm;      /* several vectors on GPUs: 0 the kernels above, else gemv_tile with tm outputs per work-item (1, 2,
+                  * 4, 8; fewer when tm x the vectors exceed 64 sums) */
+    int bk;      /* gemv_tile: entries of the reduced dimension staged at a time (16, 32, 64; 0: 32) */
 } clf__gemv_params;
 
 #define CLF__GEMV_NV_MAX 32   /* right-hand vectors one launch keeps in registers */
@@ -30,7 +33,7 @@ typedef struct clf__gemv_params {
 /* The gemv family's parameters, in its order: the launch parameters above that the tuner searches. SPLIT
  * (shape-specific), THIN and TINY (which GEMMs come here, not how the kernels run) are not tuned. */
 enum { CLF__GV_WG, CLF__GV_VW, CLF__GV_LU, CLF__GV_GPB, CLF__GV_TEAM, CLF__GV_TX, CLF__GV_CW, CLF__GV_RPT,
-       CLF__GV_XL, CLF__GV_NPARAMS };
+       CLF__GV_XL, CLF__GV_TM, CLF__GV_BK, CLF__GV_NPARAMS };
 extern const clf__family clf__family_gemv;
 
 /* The family's bucket for a call: one vector ("rows": the contiguous dimension of A is reduced, y = A x with

@@ -309,6 +309,8 @@ const clf__family clf__family_gemv = {
         {"CW", 6, {1, 2, 3, 4, 6, 8}},
         {"RPT", 5, {0, 1, 2, 4, 8}},                           /* 0: 4 with several vectors on GPUs, else 1 */
         {"XL", 5, {0, 64, 128, 256, 1024}, 1},                 /* optional: entries stored before it stage nothing */
+        {"TM", 4, {0, 1, 2, 4}, 1},                            /* optional: 0, the rows and cols kernels */
+        {"BK", 4, {0, 16, 32, 64}, 1},                         /* optional: 0, gemv_tile's 32 */
     },
     .nbuckets = 6,
     .buckets = {"rows", "cols", "thin_rows", "thin_cols", "wide_rows", "wide_cols"},

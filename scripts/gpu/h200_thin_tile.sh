@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# h200_thin_tile.sh — on the GPU host: gemv_tile (the vectors' products staged through local memory) against the
+# shipped thin entries. PART=check: test_gemv's tile and random cases on the H200 (first device). PART=sweep:
+# bench_gemv over thin shapes in three orientations with CLFORGE_GEMV_CONFIG settings ($CONFIGS, "|"-separated;
+# "-" is the shipped entry), fp32 then fp64 ($F64 1). PART=all: both.
+. scripts/gpu/common.sh
+gpu_session thintile
+PART=${PART:-all}
+thin=${THIN_SHAPES:-"--shape 4096x16x4096 --shape 4096x12x4096 --shape 3000x11x6000 --shape 8192x16x2048 --shape 2048x10x8192 --shape 4096x8x4096 --shape 6144x13x5120 --shape 16x4096x4096 --shape 12x8192x2048 --shape 14x6000x3000 --shape 8x4096x4096 --shape 9x7000x5000"}
+if [ "$PART" = check ] || [ "$PART" = all ]; then
+  say "== test_gemv tile + random (H200)"
+  ( CLFORGE_TEST_DEVICES=0:0 CK_RUN_CASE=tile timeout 300 tests/test_gemv; CLFORGE_TEST_DEVICES=0:0 CK_RUN_CASE=random timeout 300 tests/test_gemv ) > $r/check.log 2>&1
+  grep -E "random cases|Checks|fail|case:" $r/check.log | head -20 | tee -a "$log"
+fi
+if [ "$PART" = sweep ] || [ "$PART" = all ]; then
+  IFS='|' read -ra confs <<< "${CONFIGS:--|TM=1|TM=2|TM=4|TM=2 WG=128|TM=4 WG=128|TM=4 BK=64|TM=4 GPB=2|TM=4 GPB=4|TM=2 GPB=4}"
+  for o in ${ORIENT:-"" "--trans-b" "--trans"}; do
+    for c in "${confs[@]}"; do
+      if [ "$c" = - ]; then unset CLFORGE_GEMV_CONFIG; else export CLFORGE_GEMV_CONFIG="$c"; fi
+      gemv_bench "f32 $o [$c]" $o
+    done
+  done
+  unset CLFORGE_GEMV_CONFIG
+  if [ "${F64:-0}" = 1 ]; then
+    for c in "${confs[@]}"; do
+      if [ "$c" = - ]; then unset CLFORGE_GEMV_CONFIG; else export CLFORGE_GEMV_CONFIG="$c"; fi
+      gemv_bench "f64 [$c]" --f64
+    done
+  fi
+fi
+date -u | tee -a "$log"
