@@ -778,6 +778,9 @@ void gemv_cols(const int L, const int W, const int chunk, const real alpha, cons
 #define NLD ((BL * BK / VW + TWG - 1) / TWG)   /* vectors of A a work-item fetches per block */
 #define NXL ((BK * NV + TWG - 1) / TWG)        /* entries of the vectors a work-item fetches per block */
 #define NVC (BK * LDT / (TKG * BL) < NV ? BK * LDT / (TKG * BL) : NV)   /* sums per output meeting at once */
+#ifndef TILE_LAST
+#define TILE_LAST 0   /* NVIDIA GPUs: a split call's last group of each block of outputs adds the slices' sums */
+#endif
 #if BK % VW || BK % TKG || TWG % TLN || NVC < 1
 #error "gemv_tile: BK must be a multiple of VW and of TWG / 32"
 #endif
@@ -869,10 +872,17 @@ void gemv_tile(const int L, const int W, const int chunk, const real alpha, cons
                const __global real *restrict A, const ulong a_off, const ulong lda,
                const __global real *restrict x, const ulong x_off, const ulong incx,
                __global ystore *restrict y, const ulong y_off, const ulong incy, __global real *restrict P,
-               const ulong xvs, const ulong yvs, const ulong a_bs, const ulong x_bs, const ulong y_bs CLF_EPI_DECL)
+               const ulong xvs, const ulong yvs, const ulong a_bs, const ulong x_bs, const ulong y_bs
+#if TILE_LAST
+               , volatile __global uint *restrict cnt
+#endif
+               CLF_EPI_DECL)
 {
     __local realv As_v[TAV];
     __local real4 Xs_v[BK * XNP / 4];
+#if TILE_LAST
+    __local int last;
+#endif
     __local real *As = (__local real *)As_v, *Xs = (__local real *)Xs_v;
     const int t = (int)get_local_id(0), r = t % TLN, g = t / TLN;
     const int s = (int)get_group_id(1), b = (int)get_group_id(2), nsplit = (int)get_num_groups(1);
@@ -959,6 +969,36 @@ void gemv_tile(const int L, const int W, const int chunk, const real alpha, cons
             }
         }
     }
+#if TILE_LAST
+    /* The group that arrives last at its block of outputs adds the slices' sums in slice order (the result does not
+     * depend on which group that is) and stores y: no second launch. Every work-item's sums are made visible
+     * device-wide (membar.gl) before one of them counts the arrival; the last group reads the sums past L1
+     * (volatile) and puts the counter back to zero for the next call (the host zeroes a new counter buffer). */
+    if (nsplit > 1) {
+        asm volatile("membar.gl;" ::: "memory");
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+        if (t == 0) {
+            const uint blk = (uint)b * (uint)get_num_groups(0) + (uint)get_group_id(0);
+            last = atomic_inc(cnt + blk) == (uint)(nsplit - 1);
+            if (last)
+                atomic_xchg(cnt + blk, 0u);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (last) {
+            asm volatile("membar.gl;" ::: "memory");
+            for (int jj = 0; jj < (BL * NV + TWG - 1) / TWG; jj++) {
+                const int q = t + jj * TWG, o = q % BL, v = q / BL;
+                if (q < BL * NV && o < nleft) {
+                    const volatile __global real *ps = P + (ulong)(b * NV + v) * (ulong)nsplit * (ulong)nout + o0 + o;
+                    real total = ZERO;
+                    for (int u = 0; u < nsplit; u++)
+                        total += ps[(ulong)u * (ulong)nout];
+                    store_y(y + yb + v * yvs + (ulong)(o0 + o) * incy, total, alpha, beta, b, o0 + o, v CLF_EPI_PASS);
+                }
+            }
+        }
+    }
+#endif
 }
 #endif
 
