@@ -769,6 +769,10 @@ void gemv_cols(const int L, const int W, const int chunk, const real alpha, cons
 #define TKG (TWG / TLN)        /* rows of work-items along the reduced dimension */
 #define BL (TLN * TM)          /* outputs per work-group */
 #define XNP ((NV + 3) / 4 * 4) /* a row of Xs: NV entries padded to whole 4-vectors (zero past NV) */
+/* Row k of Xs holds 4-vector q in slot XSLOT(q, k), rotated by row: when consecutive work-items store one vector's
+ * consecutive entries (X_VFAST 0), rows of 16 would put them in two banks; rotated, in eight. All readers of a row
+ * read the same 4-vector at once, so the rotation only moves where each is found. */
+#define XSLOT(q, k) (((q) + ((k) >> (XNP == 8 ? 2 : XNP == 16 ? 1 : 0))) % (XNP / 4))
 #if TILE_COLS
 #define LDT (BL + VW)          /* As row: aligned for the vector stores of a line's outputs */
 #else
@@ -778,9 +782,6 @@ void gemv_cols(const int L, const int W, const int chunk, const real alpha, cons
 #define NLD ((BL * BK / VW + TWG - 1) / TWG)   /* vectors of A a work-item fetches per block */
 #define NXL ((BK * NV + TWG - 1) / TWG)        /* entries of the vectors a work-item fetches per block */
 #define NVC (BK * LDT / (TKG * BL) < NV ? BK * LDT / (TKG * BL) : NV)   /* sums per output meeting at once */
-#ifndef TILE_LAST
-#define TILE_LAST 0   /* NVIDIA GPUs: a split call's last group of each block of outputs adds the slices' sums */
-#endif
 #if BK % VW || BK % TKG || TWG % TLN || NVC < 1
 #error "gemv_tile: BK must be a multiple of VW and of TWG / 32"
 #endif
@@ -863,7 +864,7 @@ INL void tile_put(__local real *As, __local real *Xs, const realv ra[NLD], const
         const int k = q % BK, v = q / BK;
 #endif
         if (q < BK * NV)
-            Xs[k * XNP + v] = rx[j];
+            Xs[k * XNP + XSLOT(v >> 2, k) * 4 + (v & 3)] = rx[j];
     }
 }
 
@@ -872,17 +873,10 @@ void gemv_tile(const int L, const int W, const int chunk, const real alpha, cons
                const __global real *restrict A, const ulong a_off, const ulong lda,
                const __global real *restrict x, const ulong x_off, const ulong incx,
                __global ystore *restrict y, const ulong y_off, const ulong incy, __global real *restrict P,
-               const ulong xvs, const ulong yvs, const ulong a_bs, const ulong x_bs, const ulong y_bs
-#if TILE_LAST
-               , volatile __global uint *restrict cnt
-#endif
-               CLF_EPI_DECL)
+               const ulong xvs, const ulong yvs, const ulong a_bs, const ulong x_bs, const ulong y_bs CLF_EPI_DECL)
 {
     __local realv As_v[TAV];
     __local real4 Xs_v[BK * XNP / 4];
-#if TILE_LAST
-    __local int last;
-#endif
     __local real *As = (__local real *)As_v, *Xs = (__local real *)Xs_v;
     const int t = (int)get_local_id(0), r = t % TLN, g = t / TLN;
     const int s = (int)get_group_id(1), b = (int)get_group_id(2), nsplit = (int)get_num_groups(1);
@@ -931,7 +925,7 @@ void gemv_tile(const int L, const int W, const int chunk, const real alpha, cons
                 av[i] = As[k * LDT + r + i * TLN];
 #pragma unroll
             for (int q = 0; q < XNP / 4; q++) {
-                const real4 xv = Xs_v[k * (XNP / 4) + q];
+                const real4 xv = Xs_v[k * (XNP / 4) + XSLOT(q, k)];
 #pragma unroll
                 for (int i = 0; i < TM; i++) {
                     acc[i][4 * q] = fma(av[i], xv.s0, acc[i][4 * q]);
@@ -969,36 +963,6 @@ void gemv_tile(const int L, const int W, const int chunk, const real alpha, cons
             }
         }
     }
-#if TILE_LAST
-    /* The group that arrives last at its block of outputs adds the slices' sums in slice order (the result does not
-     * depend on which group that is) and stores y: no second launch. Every work-item's sums are made visible
-     * device-wide (membar.gl) before one of them counts the arrival; the last group reads the sums past L1
-     * (volatile) and puts the counter back to zero for the next call (the host zeroes a new counter buffer). */
-    if (nsplit > 1) {
-        asm volatile("membar.gl;" ::: "memory");
-        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-        if (t == 0) {
-            const uint blk = (uint)b * (uint)get_num_groups(0) + (uint)get_group_id(0);
-            last = atomic_inc(cnt + blk) == (uint)(nsplit - 1);
-            if (last)
-                atomic_xchg(cnt + blk, 0u);
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (last) {
-            asm volatile("membar.gl;" ::: "memory");
-            for (int jj = 0; jj < (BL * NV + TWG - 1) / TWG; jj++) {
-                const int q = t + jj * TWG, o = q % BL, v = q / BL;
-                if (q < BL * NV && o < nleft) {
-                    const volatile __global real *ps = P + (ulong)(b * NV + v) * (ulong)nsplit * (ulong)nout + o0 + o;
-                    real total = ZERO;
-                    for (int u = 0; u < nsplit; u++)
-                        total += ps[(ulong)u * (ulong)nout];
-                    store_y(y + yb + v * yvs + (ulong)(o0 + o) * incy, total, alpha, beta, b, o0 + o, v CLF_EPI_PASS);
-                }
-            }
-        }
-    }
-#endif
 }
 #endif
 

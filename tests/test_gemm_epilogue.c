@@ -565,8 +565,11 @@ static void make_case(uint64_t *s, int mode, ecase *c)
     c->ta = pick(s, 2) ? CLF_TRANS : CLF_NO_TRANS;
     c->tb = pick(s, 2) ? CLF_TRANS : CLF_NO_TRANS;
     c->m = dim(s), c->n = dim(s), c->k = dim(s);
-    if (pick(s, 6) == 0)   /* one row or one column of C: the gemv kernels */
+    int few = (int)pick(s, 6);
+    if (few == 0)   /* one row or one column of C: the gemv kernels */
         *(pick(s, 2) ? &c->m : &c->n) = 1;
+    else if (few == 1)   /* 2 to 16: thin products, on GPUs the gemv kernels' several vectors (gemv_tile) */
+        *(pick(s, 2) ? &c->m : &c->n) = 2 + pick(s, 15);
     c->batch = pick(s, 4) == 0 ? 2 + pick(s, 3) : 1;
     c->alpha = clf_test_pick_scalar(s, 0);
     c->beta = clf_test_pick_scalar(s, 1);

@@ -173,7 +173,6 @@ typedef struct gemv_plan {
                                   * 1 when they are fetched vector-fastest (xvs < incx) */
     int lu;                      /* LU as built (-DLU): the parameter, lowered by unrolled_lu */
     int tile_cols, tm, bk;       /* K_TILE: the outputs are A's contiguous dimension; outputs a work-item, block */
-    int tile_last;               /* K_TILE split on NVIDIA: the last group of each block adds the slices (one launch) */
     size_t global[3], local[3];
 } gemv_plan;
 
@@ -348,9 +347,6 @@ static int plan_tile(clf_context *ctx, const clf__gemv_params *p, const clf__gem
     pl->global[1] = pl->nsplit;
     pl->nout = nout;
     pl->x_vfast = d->x_vstride < d->incx;
-    /* The slices' sums added by the last group to finish instead of gemv_reduce: on the H200 the second launch took
-     * 5-6 us of 4096x16x4096's 38. Needs device-wide fences, written as PTX, so NVIDIA only. */
-    pl->tile_last = pl->nsplit > 1 && clf__device_is_nvidia(&ctx->info) && (ctx->info.type & CL_DEVICE_TYPE_GPU);
     return 1;
 }
 
@@ -428,8 +424,8 @@ static clf_status plan_kernels(clf_context *ctx, const clf__gemv_params *p, cons
         snprintf(opts, sizeof opts, "-DPRECISION=%d -DNV=%zu -DRWG=%d -DY_STORE=%d", pl->prec, pl->nv, RWG, pl->y_store);
     else if (pl->kind == K_TILE)
         snprintf(opts, sizeof opts, "-DPRECISION=%d -DNV=%zu -DVW=%d -DTILE=1 -DTILE_COLS=%d -DTM=%d -DBK=%d -DTWG=%d "
-                 "-DALIGNED=%d -DX_VFAST=%d -DRWG=%d -DY_STORE=%d -DTILE_LAST=%d", pl->prec, pl->nv, p->vw,
-                 pl->tile_cols, pl->tm, pl->bk, p->wg, pl->aligned, pl->x_vfast, RWG, pl->y_store, pl->tile_last);
+                 "-DALIGNED=%d -DX_VFAST=%d -DRWG=%d -DY_STORE=%d", pl->prec, pl->nv, p->vw, pl->tile_cols, pl->tm,
+                 pl->bk, p->wg, pl->aligned, pl->x_vfast, RWG, pl->y_store);
     else
         snprintf(opts, sizeof opts, "-DPRECISION=%d -DNV=%zu -DVW=%d -DLU=%d -DTEAM=%d -DRPG=%d -DRPT=%d -DTX=%d "
                  "-DTY=%d -DCW=%d -DALIGNED=%d -DX_UNIT=%d -DX_NVEC=%d -DNVW=%d -DRCH=%d -DRWG=%d -DXL=%d -DX_VFAST=%d "
@@ -461,7 +457,7 @@ static clf_status plan_kernels(clf_context *ctx, const clf__gemv_params *p, cons
     if (s == CLF_SUCCESS && pl->kind != K_SCALE)
         s = clf__kernel_take(ctx, src, opts,
                              pl->kind == K_TILE ? "gemv_tile" : pl->kind == K_ROWS ? "gemv_rows" : "gemv_cols", main_k);
-    if (s == CLF_SUCCESS && (pl->kind == K_SCALE || (pl->nsplit > 1 && !pl->tile_last)))
+    if (s == CLF_SUCCESS && (pl->kind == K_SCALE || pl->nsplit > 1))
         s = clf__kernel_take(ctx, src, opts, "gemv_reduce", reduce_k);
     free(pre);
     free(all);
@@ -476,13 +472,6 @@ static clf_status set_args(cl_kernel k, const void *const *vals, const size_t *s
             return clf__fail_cl(e, "clSetKernelArg", "gemv argument %d", i);
     }
     return CLF_SUCCESS;
-}
-
-/* One cl_mem argument at index i. */
-static clf_status set_args_from(cl_kernel k, int i, const cl_mem *m)
-{
-    cl_int e = clSetKernelArg(k, (cl_uint)i, sizeof(cl_mem), m);
-    return e == CL_SUCCESS ? CLF_SUCCESS : clf__fail_cl(e, "clSetKernelArg", "gemv argument %d", i);
 }
 
 /* The scalars alpha and beta as the kernel's `real`. */
@@ -503,7 +492,7 @@ static void scalars_init(scalars *sc, clf_dtype dt, double alpha, double beta)
 
 typedef struct gemv_bufs {
     const clf__gemv_desc *d;
-    cl_mem partial, counters;    /* a split call's sums; gemv_tile's arrival counters (tile_last) */
+    cl_mem partial;
     const clf__epi *epi;         /* a GEMM's epilogue stores y (NULL: none); epi_rows: y runs along C's rows */
     int epi_rows;
     int build_only;              /* the tuner's builder threads: build the kernels, enqueue nothing */
@@ -523,11 +512,8 @@ static clf_status enqueue_main(clf_context *ctx, const gemv_plan *pl, const scal
     size_t z[] = {4, 4, 4, sc->esz, sc->esz, sizeof(cl_mem), 8, 8, sizeof(cl_mem), 8, 8, sizeof(cl_mem), 8, 8,
                   sizeof(cl_mem), 8, 8, 8, 8, 8};
     clf_status s = set_args(k, v, z, 20);
-    int next = 20;
-    if (s == CLF_SUCCESS && pl->tile_last)
-        s = set_args_from(k, next++, &b->counters);
     if (s == CLF_SUCCESS && b->epi)
-        s = clf__epi_args(k, (cl_uint)next, b->epi, 0, 0, 0);
+        s = clf__epi_args(k, 20, b->epi, 0, 0, 0);
     if (s != CLF_SUCCESS)
         return s;
     double esz = (double)sc->esz, nv = (double)pl->nv, bat = (double)pl->batch, nout = (double)pl->nout * nv;
@@ -574,26 +560,15 @@ static clf_status plan_run(clf_context *ctx, const clf__gemv_params *p, const ge
         clf__kernel_give(ctx, rk);
         return s;
     }
-    int second = (split && !pl->tile_last) || pl->kind == K_SCALE;   /* gemv_reduce runs */
-    b->launches = (pl->kind != K_SCALE) + second;
+    b->launches = (pl->kind != K_SCALE) + (split || pl->kind == K_SCALE);
     if (s == CLF_SUCCESS && split)
         s = clf__scratch_take(ctx, &ctx->partial, pl->nsplit * pl->nout * pl->nv * pl->batch * sc->esz,
                               &b->partial);
-    int counted = 0;
-    if (s == CLF_SUCCESS && split && pl->tile_last) {
-        s = clf__scratch_take_zeroed(ctx, &ctx->counters, pl->global[0] / pl->local[0] * pl->batch * sizeof(cl_uint),
-                                     &b->counters);
-        counted = s == CLF_SUCCESS;
-        if (!counted)
-            clf__scratch_give(&ctx->partial);
-    }
     if (s == CLF_SUCCESS) {
         if (pl->kind != K_SCALE)
-            s = enqueue_main(ctx, pl, sc, b, mk, second ? NULL : done);
-        if (s == CLF_SUCCESS && second)
+            s = enqueue_main(ctx, pl, sc, b, mk, split ? NULL : done);
+        if (s == CLF_SUCCESS && (split || pl->kind == K_SCALE))
             s = enqueue_reduce(ctx, pl, sc, b, rk, done);
-        if (counted)
-            clf__scratch_give(&ctx->counters);
         if (split)
             clf__scratch_give(&ctx->partial);
     }

@@ -96,7 +96,6 @@ static clf_status clf__context_finish_setup(clf_context *ctx, const clf_context_
     pthread_mutex_init(&ctx->pack.lock, NULL);
     pthread_mutex_init(&ctx->partial.lock, NULL);
     pthread_mutex_init(&ctx->convert.lock, NULL);
-    pthread_mutex_init(&ctx->counters.lock, NULL);
     pthread_mutex_init(&ctx->staging.lock, NULL);
     pthread_mutex_init(&ctx->pinned_lock, NULL);
     return CLF_SUCCESS;
@@ -172,11 +171,9 @@ clf_status clf_context_wrap(cl_context context, cl_device_id device, cl_command_
     return CLF_SUCCESS;
 }
 
-/* Locks sc and grows it to bytes; *grew: a new buffer (contents undefined) replaced the old. */
-static clf_status scratch_lock_grow(clf_context *ctx, clf__scratch *sc, size_t bytes, int *grew)
+clf_status clf__scratch_take(clf_context *ctx, clf__scratch *sc, size_t bytes, cl_mem *buf)
 {
     pthread_mutex_lock(&sc->lock);
-    *grew = 0;
     if (sc->bytes < bytes) {
         cl_int e;
         cl_mem grown = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, bytes, NULL, &e);
@@ -187,41 +184,12 @@ static clf_status scratch_lock_grow(clf_context *ctx, clf__scratch *sc, size_t b
         if (sc->buf) clReleaseMemObject(sc->buf);   /* freed by the driver once pending kernels are done */
         sc->buf = grown;
         sc->bytes = bytes;
-        *grew = 1;
     }
+    *buf = sc->buf;
     return CLF_SUCCESS;
 }
 
-clf_status clf__scratch_take(clf_context *ctx, clf__scratch *sc, size_t bytes, cl_mem *buf)
-{
-    int grew;
-    clf_status s = scratch_lock_grow(ctx, sc, bytes, &grew);
-    if (s == CLF_SUCCESS)
-        *buf = sc->buf;
-    return s;
-}
-
 void clf__scratch_give(clf__scratch *sc) { pthread_mutex_unlock(&sc->lock); }
-
-clf_status clf__scratch_take_zeroed(clf_context *ctx, clf__scratch *sc, size_t bytes, cl_mem *buf)
-{
-    int grew;
-    clf_status s = scratch_lock_grow(ctx, sc, bytes, &grew);
-    if (s != CLF_SUCCESS)
-        return s;
-    *buf = sc->buf;
-    if (!grew)
-        return CLF_SUCCESS;
-    const cl_uchar zero = 0;
-    cl_int e = clEnqueueFillBuffer(ctx->queue, sc->buf, &zero, 1, 0, sc->bytes, 0, NULL, NULL);
-    if (e == CL_SUCCESS)
-        return CLF_SUCCESS;
-    clReleaseMemObject(sc->buf);   /* its contents are unknown: the next call grows and fills a new one */
-    sc->buf = NULL;
-    sc->bytes = 0;
-    pthread_mutex_unlock(&sc->lock);
-    return clf__fail_cl(e, "clEnqueueFillBuffer", "zeroing a scratch of %zu bytes", bytes);
-}
 
 int clf__event_timing(const clf_context *ctx) { return ctx->event_timing; }
 void clf__set_event_timing(clf_context *ctx, int v) { ctx->event_timing = v; }
@@ -236,8 +204,8 @@ void clf__context_free(clf_context *ctx)
     clf__kernelpool_destroy(ctx->kernels);
     clf__progcache_destroy(ctx->progs);
     clf__staging_free(ctx);
-    clf__scratch *sc[] = {&ctx->pack, &ctx->partial, &ctx->convert, &ctx->counters};
-    for (int i = 0; i < 4; i++) {
+    clf__scratch *sc[] = {&ctx->pack, &ctx->partial, &ctx->convert};
+    for (int i = 0; i < 3; i++) {
         if (sc[i]->buf) clReleaseMemObject(sc[i]->buf);
         pthread_mutex_destroy(&sc[i]->lock);
     }

@@ -64,8 +64,6 @@ struct clf_context {
     clf__scratch pack;           /* GEMM: packed operands */
     clf__scratch partial;        /* GEMM: split-K partial products (taken before `pack` when both are) */
     clf__scratch convert;        /* GEMM: operands converted between storage types (taken first of the three) */
-    clf__scratch counters;       /* gemv_tile: arrival counters of split calls, zero between calls (taken after
-                                  * `partial`) */
     clf__staging staging;        /* transfers: pinned staging buffers */
     pthread_mutex_t pinned_lock; /* guards pinned */
     clf__pinned *pinned;         /* transfers: the user's pinned allocations */
@@ -86,8 +84,6 @@ void clf__set_event_timing(clf_context *ctx, int v);
 /* Locks sc and makes it at least `bytes` long; *buf gets the buffer. On failure sc is unlocked. */
 clf_status clf__scratch_take(clf_context *ctx, clf__scratch *sc, size_t bytes, cl_mem *buf);
 void clf__scratch_give(clf__scratch *sc);
-/* As clf__scratch_take, and a buffer it grows is zero-filled (enqueued before anything that then uses it). */
-clf_status clf__scratch_take_zeroed(clf_context *ctx, clf__scratch *sc, size_t bytes, cl_mem *buf);
 
 /* ---- transfers (transfer.c) ---------------------------------------------------------------- */
 /* Unmaps and releases the staging buffers and the pinned allocations left (context destruction, with the
