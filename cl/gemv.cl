@@ -769,10 +769,15 @@ void gemv_cols(const int L, const int W, const int chunk, const real alpha, cons
 #define TKG (TWG / TLN)        /* rows of work-items along the reduced dimension */
 #define BL (TLN * TM)          /* outputs per work-group */
 #define XNP ((NV + 3) / 4 * 4) /* a row of Xs: NV entries padded to whole 4-vectors (zero past NV) */
-/* Row k of Xs holds 4-vector q in slot XSLOT(q, k), rotated by row: when consecutive work-items store one vector's
- * consecutive entries (X_VFAST 0), rows of 16 would put them in two banks; rotated, in eight. All readers of a row
- * read the same 4-vector at once, so the rotation only moves where each is found. */
-#define XSLOT(q, k) (((q) + ((k) >> (XNP == 8 ? 2 : XNP == 16 ? 1 : 0))) % (XNP / 4))
+/* Xs's row stride: when consecutive work-items store one vector's consecutive entries (X_VFAST 0), a stride of 4
+ * times an even number puts a warp's stores in fewer than eight groups of banks (rows of 16: two), so it is padded
+ * to 4 times an odd one. (Rotating the 4-vectors by row instead cost the reads more than it saved: on the H200
+ * 4096x16x4096 A.B went from 34.5 to 40.5 us.) */
+#if X_VFAST || (XNP / 4) % 2
+#define XLD XNP
+#else
+#define XLD (XNP + 4)
+#endif
 #if TILE_COLS
 #define LDT (BL + VW)          /* As row: aligned for the vector stores of a line's outputs */
 #else
@@ -864,7 +869,7 @@ INL void tile_put(__local real *As, __local real *Xs, const realv ra[NLD], const
         const int k = q % BK, v = q / BK;
 #endif
         if (q < BK * NV)
-            Xs[k * XNP + XSLOT(v >> 2, k) * 4 + (v & 3)] = rx[j];
+            Xs[k * XLD + v] = rx[j];
     }
 }
 
@@ -876,7 +881,7 @@ void gemv_tile(const int L, const int W, const int chunk, const real alpha, cons
                const ulong xvs, const ulong yvs, const ulong a_bs, const ulong x_bs, const ulong y_bs CLF_EPI_DECL)
 {
     __local realv As_v[TAV];
-    __local real4 Xs_v[BK * XNP / 4];
+    __local real4 Xs_v[BK * XLD / 4];
     __local real *As = (__local real *)As_v, *Xs = (__local real *)Xs_v;
     const int t = (int)get_local_id(0), r = t % TLN, g = t / TLN;
     const int s = (int)get_group_id(1), b = (int)get_group_id(2), nsplit = (int)get_num_groups(1);
@@ -892,8 +897,8 @@ void gemv_tile(const int L, const int W, const int chunk, const real alpha, cons
     const __global real *a = A + a_off + (ulong)b * a_bs + (ulong)o0 * lda + c0;
 #endif
     const __global real *xb = x + x_off + (ulong)b * x_bs + (ulong)c0 * incx;
-    for (int j = 0; j < (BK * XNP + TWG - 1) / TWG; j++)   /* the padding entries stay zero */
-        if (t + j * TWG < BK * XNP)
+    for (int j = 0; j < (BK * XLD + TWG - 1) / TWG; j++)   /* the padding entries stay zero */
+        if (t + j * TWG < BK * XLD)
             Xs[t + j * TWG] = ZERO;
     real acc[TM][XNP];
 #pragma unroll
@@ -925,7 +930,7 @@ void gemv_tile(const int L, const int W, const int chunk, const real alpha, cons
                 av[i] = As[k * LDT + r + i * TLN];
 #pragma unroll
             for (int q = 0; q < XNP / 4; q++) {
-                const real4 xv = Xs_v[k * (XNP / 4) + XSLOT(q, k)];
+                const real4 xv = Xs_v[k * (XLD / 4) + q];
 #pragma unroll
                 for (int i = 0; i < TM; i++) {
                     acc[i][4 * q] = fma(av[i], xv.s0, acc[i][4 * q]);

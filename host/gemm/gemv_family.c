@@ -50,13 +50,13 @@ static void gv_default(const clf_device_info *dev, clf_dtype dt, const char *buc
     if (!cpu && bucket && !strcmp(bucket, "wide_rows"))
         v[CLF__GV_RPT] = 4;
     /* GPUs, several vectors in either layout: gemv_tile, two outputs a work-item, 128 work-items (so 64 outputs a
-     * group), the reduced dimension staged 32 at a time (16 when 9 or more vectors are output-contiguous). On the
-     * H200 it took 4096x16x4096 from 55 to 34-35 us, 6144x13x5120 88 -> 52, 16x4096x4096 A.B 46 -> 37 (BK=16),
-     * fp64 4096x16x4096 103 -> 67 (bench/results/h200/2026-12-02/thin-tile/). */
+     * group), the reduced dimension staged 32 at a time. On the H200 it took 4096x16x4096 from 55 to 34-35 us,
+     * 6144x13x5120 88 -> 52, 16x4096x4096 46 -> 44, fp64 4096x16x4096 103 -> 67; BK=16 helped the products of 13-16
+     * output-contiguous vectors and lost on those of 9-12, about as much in sum
+     * (bench/results/h200/2026-12-02/thin-tile/). */
     if (!cpu && bucket && (!strncmp(bucket, "thin_", 5) || !strncmp(bucket, "wide_", 5))) {
         v[CLF__GV_WG] = 128;
         v[CLF__GV_TM] = 2;
-        v[CLF__GV_BK] = !strcmp(bucket, "wide_cols") ? 16 : 0;
     }
     while (dev->max_work_group && (size_t)v[CLF__GV_WG] > dev->max_work_group && v[CLF__GV_WG] > 1)
         v[CLF__GV_WG] /= 2;
