@@ -290,6 +290,7 @@ static const char *const thin_configs[] = {
     /* gemv_tile: outputs a work-item, blocks, splits, vector widths, groups of one to eight rows of work-items */
     "THIN=16 TM=1 TINY=0", "THIN=16 TM=2 BK=16 WG=64 SPLIT=3 TINY=0", "THIN=16 TM=4 BK=64 WG=128 TINY=0",
     "THIN=16 TM=4 VW=1 SPLIT=2 TINY=0", "THIN=16 TM=2 VW=8 BK=16 WG=32 SPLIT=100 TINY=0", "THIN=16 TM=4 TINY=0",
+    "THIN=16 TM=8 WG=64 TINY=0",
 };
 
 typedef struct tcase {
@@ -717,6 +718,12 @@ START_TEST(params_and_plans)
     clf__family_gemv.default_config(&gpu, CLF_F32, "wide_rows", &wide_h);
     ck_assert_int_eq(thin_h.v[CLF__GV_RPT], 2);
     ck_assert_int_eq(wide_h.v[CLF__GV_RPT], 4);
+    /* Several vectors on GPUs run gemv_tile (TM 2, 128 work-items); one vector, and CPUs, the other kernels. */
+    clf__config one_h, cols_h, cpu_h;
+    clf__family_gemv.default_config(&gpu, CLF_F32, "rows", &one_h);
+    clf__family_gemv.default_config(&gpu, CLF_F64, "wide_cols", &cols_h);
+    ck_assert(thin_h.v[CLF__GV_TM] == 2 && thin_h.v[CLF__GV_WG] == 128 && cols_h.v[CLF__GV_TM] == 2);
+    ck_assert_int_eq(one_h.v[CLF__GV_TM], 0);
     setenv("CLFORGE_GEMV_CONFIG", "WG=128 VW=8 LU=2 CW=3 SPLIT=5", 1);
     ck_assert_int_eq(clf__gemv_params_get(&gpu, CLF_F32, &p), CLF_SUCCESS);
     ck_assert(p.wg == 128 && p.vw == 8 && p.lu == 2 && p.cw == 3 && p.split == 5);
@@ -724,6 +731,16 @@ START_TEST(params_and_plans)
     unsetenv("CLFORGE_GEMV_CONFIG");
     ck_assert_int_eq(clf__gemv_params_get(&cpu, CLF_F64, &p), CLF_SUCCESS);
     ck_assert(p.team == 1 && p.tx == 1 && p.vw == 4);
+    clf__family_gemv.default_config(&cpu, CLF_F32, "wide_rows", &cpu_h);
+    ck_assert_int_eq(cpu_h.v[CLF__GV_TM], 0);
+    const char *bad_tile[] = {"TM=3", "TM=16", "TM=-1", "BK=48", "BK=8", "BK=128"};
+    for (size_t i = 0; i < sizeof bad_tile / sizeof bad_tile[0]; i++) {
+        setenv("CLFORGE_GEMV_CONFIG", bad_tile[i], 1);
+        ck_assert_msg(clf__gemv_params_get(&gpu, CLF_F32, &p) == CLF_ERR_INVALID_ARG, "%s accepted", bad_tile[i]);
+    }
+    setenv("CLFORGE_GEMV_CONFIG", "TM=8 BK=64", 1);
+    ck_assert_int_eq(clf__gemv_params_get(&gpu, CLF_F32, &p), CLF_SUCCESS);
+    ck_assert(p.tm == 8 && p.bk == 64);
     setenv("CLFORGE_GEMV_CONFIG", "CW=65", 1);
     ck_assert_int_eq(clf__gemv_params_get(&gpu, CLF_F32, &p), CLF_ERR_INVALID_ARG);
     setenv("CLFORGE_GEMV_CONFIG", "WG=2048", 1);
