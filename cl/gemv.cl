@@ -791,6 +791,23 @@ void gemv_cols(const int L, const int W, const int chunk, const real alpha, cons
 #error "gemv_tile: BK must be a multiple of VW and of TWG / 32"
 #endif
 
+/* Where fetch q of a block lies: A's vector q at reduced index TILE_AK(q), output TILE_AO(q) of the block (along
+ * the contiguous dimension: neighbours fetch neighbours); the vectors' entry q at TILE_XK(q), vector TILE_XV(q). */
+#if TILE_COLS
+#define TILE_AK(q) ((q) / (BL / VW))
+#define TILE_AO(q) ((q) % (BL / VW) * VW)
+#else
+#define TILE_AO(q) ((q) / (BK / VW))
+#define TILE_AK(q) ((q) % (BK / VW) * VW)
+#endif
+#if X_VFAST
+#define TILE_XV(q) ((q) % NV)
+#define TILE_XK(q) ((q) / NV)
+#else
+#define TILE_XK(q) ((q) % BK)
+#define TILE_XV(q) ((q) / BK)
+#endif
+
 /* VW elements at p, those from `left` on zero (not read). */
 INL realv tile_load(const __global real *p, int left)
 {
@@ -813,26 +830,19 @@ INL void tile_fetch(realv ra[NLD], real rx[NXL], const __global real *a, ulong l
 {
 #pragma unroll
     for (int j = 0; j < NLD; j++) {
-        const int q = t + j * TWG;
+        const int q = t + j * TWG, k = TILE_AK(q), o = TILE_AO(q);
 #if TILE_COLS
-        const int k = q / (BL / VW), o = q % (BL / VW) * VW;
         const int left = k < kleft ? nleft - o : 0;
         ra[j] = q < BL * BK / VW ? tile_load(a + (ulong)k * lda + o, left) : (realv)(ZERO);
 #else
-        const int o = q / (BK / VW), k = q % (BK / VW) * VW;
         const int left = o < nleft ? kleft - k : 0;
         ra[j] = q < BL * BK / VW ? tile_load(a + (ulong)o * lda + k, left) : (realv)(ZERO);
 #endif
     }
 #pragma unroll
     for (int j = 0; j < NXL; j++) {
-        const int q = t + j * TWG;
-#if X_VFAST
-        const int v = q % NV, k = q / NV;
-#else
-        const int k = q % BK, v = q / BK;
-#endif
-        rx[j] = q < BK * NV && k < kleft ? x[v * xvs + (ulong)k * incx] : ZERO;
+        const int q = t + j * TWG, k = TILE_XK(q);
+        rx[j] = q < BK * NV && k < kleft ? x[TILE_XV(q) * xvs + (ulong)k * incx] : ZERO;
     }
 }
 
@@ -844,12 +854,10 @@ INL void tile_put(__local real *As, __local real *Xs, const realv ra[NLD], const
         const int q = t + j * TWG;
         if (q >= BL * BK / VW)   /* no `break` in a loop near barriers: PoCL (see gemv_rows) */
             continue;
+        const int k = TILE_AK(q), o = TILE_AO(q);
 #if TILE_COLS
-        const int k = q / (BL / VW), o = q % (BL / VW) * VW;
         *(__local realv *)(As + k * LDT + o) = ra[j];
-#else
-        const int o = q / (BK / VW), k = q % (BK / VW) * VW;
-#if VW == 1
+#elif VW == 1
         As[k * LDT + o] = ra[j];
 #else
         real e[VW];
@@ -858,18 +866,12 @@ INL void tile_put(__local real *As, __local real *Xs, const realv ra[NLD], const
         for (int u = 0; u < VW; u++)
             As[(k + u) * LDT + o] = e[u];
 #endif
-#endif
     }
 #pragma unroll
     for (int j = 0; j < NXL; j++) {
         const int q = t + j * TWG;
-#if X_VFAST
-        const int v = q % NV, k = q / NV;
-#else
-        const int k = q % BK, v = q / BK;
-#endif
         if (q < BK * NV)
-            Xs[k * XLD + v] = rx[j];
+            Xs[TILE_XK(q) * XLD + TILE_XV(q)] = rx[j];
     }
 }
 
