@@ -234,6 +234,20 @@ void gemm_cpu_pack(const int R, const int K, const __global real *restrict src, 
     src += s_off + (ulong)batch * s_stride;
     dst += d_off + (ulong)batch * d_stride + (long)p * PW * K;
     const int r0 = p * PW, rows = R - r0 < PW ? R - r0 : PW;
+#if PW % 4 == 0
+    if (rows == PW && rs == 1) {
+        /* Stored K-major (B of a row-major NN product): a panel's PW elements of one k are adjacent, so they are
+         * copied as vectors. Element by element, PoCL copied them at 5-8 GB/s, a quarter of a 1024^3 SGEMM's time. */
+        for (int k = k0; k < kend; k++) {
+            const __global real *s = src + r0 + (long)k * ks;
+            __global real *d = dst + (long)k * PW;
+#pragma unroll
+            for (int w = 0; w < PW; w += 4)
+                vstore4(vload4(0, s + w), 0, d + w);
+        }
+        return;
+    }
+#endif
     if (rows == PW) {
         for (int k = k0; k < kend; k++)
 #pragma unroll

@@ -489,7 +489,7 @@ START_TEST(thin_tile)
     int failures = 0, nconf = (int)(sizeof thin_configs / sizeof thin_configs[0]), tiled = 0;
     for (int d = 0; d < nctx; d++) {
         uint64_t seed = (uint64_t)0x3c6ef372fe94f82b ^ (uint64_t)d;
-        int fp64 = clf_context_device(ctxs[d])->fp64, n = cases_for(ctxs[d]) / 40 + 1, before = failures;
+        int fp64 = clf_context_device(ctxs[d])->fp64, n = cases_for(ctxs[d]) / 100 + 1, before = failures;
         for (int cf = 0; cf < nconf; cf++) {
             if (!thin_configs[cf] || !strstr(thin_configs[cf], "TM="))
                 continue;
