@@ -77,6 +77,15 @@ size_t clf__cpu_simd_bytes(const clf_device_info *dev)
     return simd;
 }
 
+/* C narrower than a micro-tile: fewer vectors a micro-tile row (NV), down to the fewest that still cover n, so that
+ * columns past n are neither packed nor multiplied. */
+static void fit_width(const clf__cpu_product *p, clf__config *c)
+{
+    size_t vw = (size_t)c->v[CLF__CPU_VW];
+    while (c->v[CLF__CPU_NV] > 1 && vw * (size_t)(c->v[CLF__CPU_NV] - 1) >= p->n)
+        c->v[CLF__CPU_NV]--;
+}
+
 /* Fewer micro-tiles per work-item, the larger of the two first, until every core gets a few blocks. */
 static void fill_cores(clf_context *ctx, const clf__cpu_product *p, clf__config *c)
 {
@@ -144,6 +153,7 @@ clf_status clf__gemm_cpu_plan(clf_context *ctx, clf__gemm_plan *plan, const clf_
                                            &plan->origin_cpu);
         if (s != CLF_SUCCESS)
             return s;
+        fit_width(p, &plan->cfg_cpu);
         fill_cores(ctx, p, &plan->cfg_cpu);
     }
     const int *v = plan->cfg_cpu.v;
