@@ -55,7 +55,10 @@ static void check_one(clf_context *ctx, clf_dtype dt, const prob *p, const clf__
     int planned = 0;
     ck_assert_msg(clf__gemm_cpu_plan(ctx, &plan, &cp, cfg, &planned) == CLF_SUCCESS, "%s", clf_last_error());
     /* Packs and the kernel, or the kernel alone on operands read in place (the planner's choice up to 2^25). */
-    int packed = !p->b_kmajor || p->pack == 1 || (p->pack < 0 && (double)p->m * (double)p->n * (double)p->k > 33554432.0);
+    /* The planner's rule (gemm_cpu.c use_packs): a K-major B is read in place up to 2^25 multiply-adds, or with
+     * at most 32 rows of C. */
+    int packed = !p->b_kmajor || p->pack == 1 ||
+                 (p->pack < 0 && p->m > 32 && (double)p->m * (double)p->n * (double)p->k > 33554432.0);
     ck_assert_int_eq(planned, 1);
     ck_assert_int_eq(plan.nsteps, packed ? 3 : 1);
     ck_assert_msg(clf__gemm_exec(ctx, &plan, 0, NULL, NULL) == CLF_SUCCESS, "%s", clf_last_error());

@@ -108,6 +108,7 @@ static void fill_cores(clf_context *ctx, const clf__cpu_product *p, clf__config 
 /* Products up to this much work (about 320^3) run unpacked: two pack launches cost more than strided reads
  * of operands that sit in L2 anyway. */
 #define UNPACKED_MAX_WORK 33554432.0
+#define UNPACKED_MAX_ROWS 32   /* and products of at most this many rows of C, whatever their size (use_packs) */
 
 static int use_packs(const clf__cpu_product *p)
 {
@@ -118,6 +119,12 @@ static int use_packs(const clf__cpu_product *p)
     const char *env = getenv("CLFORGE_GEMM_CPU_PACK");
     if (env && *env)
         return atoi(env) != 0;
+    /* A few rows of C: each element of B meets so few of them that packing B (a read and a write of all of it)
+     * costs more than reading it in place. PoCL, 2-core EPYC, fp32 GFLOP/s packed -> in place: 8x4096x4096
+     * 35 -> 75-86, 16x2048x2048 82-84 -> 98-117, 32x4096x2048 99-115 -> 152-154; 64x4096x1024 173-221 against
+     * 187-208 (bench/results/pocl-epyc/2026-12-02/cpu-narrow-c.txt). */
+    if (p->m <= UNPACKED_MAX_ROWS)
+        return 0;
     return (double)p->m * (double)p->n * (double)p->k > UNPACKED_MAX_WORK;
 }
 
