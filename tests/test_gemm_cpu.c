@@ -56,9 +56,11 @@ static void check_one(clf_context *ctx, clf_dtype dt, const prob *p, const clf__
     ck_assert_msg(clf__gemm_cpu_plan(ctx, &plan, &cp, cfg, &planned) == CLF_SUCCESS, "%s", clf_last_error());
     /* Packs and the kernel, or the kernel alone on operands read in place (the planner's choice up to 2^25). */
     /* The planner's rule (gemm_cpu.c use_packs): a K-major B is read in place up to 2^25 multiply-adds, or with
-     * at most 32 rows of C. */
+     * at most 32 rows of C, or at most 32 columns in whole vectors. */
+    size_t vw = (size_t)(cfg ? cfg : &plan.cfg_cpu)->v[CLF__CPU_VW];
+    int few = p->m <= 32 || (p->n <= 32 && p->n % vw == 0);
     int packed = !p->b_kmajor || p->pack == 1 ||
-                 (p->pack < 0 && p->m > 32 && (double)p->m * (double)p->n * (double)p->k > 33554432.0);
+                 (p->pack < 0 && !few && (double)p->m * (double)p->n * (double)p->k > 33554432.0);
     ck_assert_int_eq(planned, 1);
     ck_assert_int_eq(plan.nsteps, packed ? 3 : 1);
     ck_assert_msg(clf__gemm_exec(ctx, &plan, 0, NULL, NULL) == CLF_SUCCESS, "%s", clf_last_error());

@@ -108,9 +108,9 @@ static void fill_cores(clf_context *ctx, const clf__cpu_product *p, clf__config 
 /* Products up to this much work (about 320^3) run unpacked: two pack launches cost more than strided reads
  * of operands that sit in L2 anyway. */
 #define UNPACKED_MAX_WORK 33554432.0
-#define UNPACKED_MAX_ROWS 32   /* and products of at most this many rows of C, whatever their size (use_packs) */
+#define UNPACKED_MAX_ROWS 32   /* and products of at most this many rows (or whole-vector columns) of C (use_packs) */
 
-static int use_packs(const clf__cpu_product *p)
+static int use_packs(const clf__cpu_product *p, size_t vw)
 {
     if (!p->b_kmajor)
         return 1;   /* the kernel reads B's rows as vectors: an N-major B is packed */
@@ -124,6 +124,11 @@ static int use_packs(const clf__cpu_product *p)
      * 35 -> 75-86, 16x2048x2048 82-84 -> 98-117, 32x4096x2048 99-115 -> 152-154; 64x4096x1024 173-221 against
      * 187-208 (bench/results/pocl-epyc/2026-12-02/cpu-narrow-c.txt). */
     if (p->m <= UNPACKED_MAX_ROWS)
+        return 0;
+    /* Likewise a few columns, when they are whole vectors (the kernel then reads B's rows as vectors; a partial
+     * vector goes element by element): 2048x16x2048 77-89 -> 201-205, 3000x32x3000 77-120 -> 323-355, where
+     * 4096x12x2048 (vectors of 16) went 43-52 -> 41-42 and 2000x24x3000 80-94 -> 70-78. */
+    if (p->n <= UNPACKED_MAX_ROWS && vw && p->n % vw == 0)
         return 0;
     return (double)p->m * (double)p->n * (double)p->k > UNPACKED_MAX_WORK;
 }
@@ -168,7 +173,7 @@ clf_status clf__gemm_cpu_plan(clf_context *ctx, clf__gemm_plan *plan, const clf_
     size_t esz = clf__dtype_size(plan->dtype), lim = (size_t)INT_MAX / 2;
     if (p->m > lim || p->n > lim || p->k > lim || plan->nsteps + 3 > CLF__GEMM_MAX_STEPS)
         return CLF_SUCCESS;
-    if (!use_packs(p)) {
+    if (!use_packs(p, (size_t)v[CLF__CPU_VW])) {
         if (plan->nsteps >= CLF__GEMM_MAX_STEPS)
             return CLF_SUCCESS;
         clf__gemm_step *st = &plan->steps[plan->nsteps++];
