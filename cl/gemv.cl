@@ -5,7 +5,8 @@
  * The host describes A as L lines of W contiguous elements, lda apart: element (l, w) is
  * A[a_off + l*lda + w]. Vector v (< NV) of x starts xvs elements after vector 0, its entries incx apart; y
  * likewise with yvs and incy. Matrix b of a batch (dimension 2 of the grid) adds b*a_bs, b*x_bs and b*y_bs.
- * Two kernels, by which dimension is reduced:
+ * Three kernels; gemv_tile (several vectors, either layout: -DTILE=1, described where it is defined) and two by
+ * which dimension is reduced:
  *   gemv_rows  y[l] = sum_w A(l, w) x[w]  (the contiguous dimension is reduced): a team of TEAM
  *              work-items per line (RPG lines per work-group) strides along it with VW-wide loads, and
  *              the team's sums meet in local memory; a line whose start is not VW-aligned is read with

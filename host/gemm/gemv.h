@@ -48,7 +48,7 @@ size_t clf__gemv_local_bytes(int wg, int vw, size_t esz);
 void clf__gemv_params_from_config(const clf_device_info *dev, const clf__config *cfg, clf__gemv_params *out);
 
 /* The family's heuristic for dev and dt, then $CLFORGE_GEMV_CONFIG when set ("WG=256 VW=4 LU=4 GPB=8 TEAM=0 TX=0
- * CW=1 SPLIT=0 THIN=16 TINY=32 RPT=0 XL=0", any subset). GPUs: 256 work-items, 16-byte loads, neighbours on
+ * CW=1 SPLIT=0 THIN=16 TINY=32 RPT=0 XL=0 TM=0 BK=0", any subset). GPUs: 256 work-items, 16-byte loads, neighbours on
  * neighbouring vectors. CPUs (a work-group runs as a loop on one core): a work-item per line, 32-byte loads,
  * contiguous runs. An invalid override fails with CLF_ERR_INVALID_ARG. No tuning database is read: the GEMM
  * planner asks this for THIN and TINY only. */
