@@ -794,12 +794,15 @@ void gemv_cols(const int L, const int W, const int chunk, const real alpha, cons
 
 /* Where fetch q of a block lies: A's vector q at reduced index TILE_AK(q), output TILE_AO(q) of the block (along
  * the contiguous dimension: neighbours fetch neighbours); the vectors' entry q at TILE_XK(q), vector TILE_XV(q). */
+/* TILE_AT(o, k): where output o, reduced index k lies in A from a block's corner (lda: the caller's). */
 #if TILE_COLS
 #define TILE_AK(q) ((q) / (BL / VW))
 #define TILE_AO(q) ((q) % (BL / VW) * VW)
+#define TILE_AT(o, k) ((ulong)(k) * lda + (ulong)(o))
 #else
 #define TILE_AO(q) ((q) / (BK / VW))
 #define TILE_AK(q) ((q) % (BK / VW) * VW)
+#define TILE_AT(o, k) ((ulong)(o) * lda + (ulong)(k))
 #endif
 #if X_VFAST
 #define TILE_XV(q) ((q) % NV)
@@ -834,11 +837,10 @@ INL void tile_fetch(realv ra[NLD], real rx[NXL], const __global real *a, ulong l
         const int q = t + j * TWG, k = TILE_AK(q), o = TILE_AO(q);
 #if TILE_COLS
         const int left = k < kleft ? nleft - o : 0;
-        ra[j] = q < BL * BK / VW ? tile_load(a + (ulong)k * lda + o, left) : (realv)(ZERO);
 #else
         const int left = o < nleft ? kleft - k : 0;
-        ra[j] = q < BL * BK / VW ? tile_load(a + (ulong)o * lda + k, left) : (realv)(ZERO);
 #endif
+        ra[j] = q < BL * BK / VW ? tile_load(a + TILE_AT(o, k), left) : (realv)(ZERO);
     }
 #pragma unroll
     for (int j = 0; j < NXL; j++) {
@@ -894,11 +896,7 @@ void gemv_tile(const int L, const int W, const int chunk, const real alpha, cons
     const int nout = L, len = W;
 #endif
     const int o0 = (int)get_group_id(0) * BL, nleft = nout - o0, c0 = s * chunk, c1 = c0 + min(chunk, len - c0);
-#if TILE_COLS
-    const __global real *a = A + a_off + (ulong)b * a_bs + (ulong)c0 * lda + o0;
-#else
-    const __global real *a = A + a_off + (ulong)b * a_bs + (ulong)o0 * lda + c0;
-#endif
+    const __global real *a = A + a_off + (ulong)b * a_bs + TILE_AT(o0, c0);
     const __global real *xb = x + x_off + (ulong)b * x_bs + (ulong)c0 * incx;
     for (int j = 0; j < (BK * XLD + TWG - 1) / TWG; j++)   /* the padding entries stay zero */
         if (t + j * TWG < BK * XLD)
@@ -918,11 +916,7 @@ void gemv_tile(const int L, const int W, const int chunk, const real alpha, cons
         barrier(CLK_LOCAL_MEM_FENCE);
         if (c + BK < c1) {
             const int k = c + BK - c0;
-#if TILE_COLS
-            tile_fetch(ra, rx, a + (ulong)k * lda, lda, xb + (ulong)k * incx, xvs, incx, nleft, c1 - c - BK, t);
-#else
-            tile_fetch(ra, rx, a + k, lda, xb + (ulong)k * incx, xvs, incx, nleft, c1 - c - BK, t);
-#endif
+            tile_fetch(ra, rx, a + TILE_AT(0, k), lda, xb + (ulong)k * incx, xvs, incx, nleft, c1 - c - BK, t);
         }
 #pragma unroll 2
         for (int kk = 0; kk < BK / TKG; kk++) {
@@ -963,11 +957,7 @@ void gemv_tile(const int L, const int W, const int chunk, const real alpha, cons
                 real total = ZERO;
                 for (int h = 0; h < TKG; h++)
                     total += As[(h * NVC + q / BL) * BL + o];
-                const int oi = o0 + o;
-                if (nsplit > 1)
-                    P[((ulong)(b * NV + v) * (ulong)nsplit + (ulong)s) * (ulong)nout + (ulong)oi] = total;
-                else
-                    store_y(y + yb + v * yvs + (ulong)oi * incy, total, alpha, beta, b, oi, v CLF_EPI_PASS);
+                rows_out(total, o0 + o, v, nout, b, s, nsplit, alpha, beta, y, yb, incy, yvs, P CLF_EPI_PASS);
             }
         }
     }

@@ -54,10 +54,7 @@ void clf_map(CLF_MAP_PARAMS const idx_t n, const idx_t head, const idx_t nv)
     /* Scalar path: the unaligned head and the tail, one element per work-item. */
     if (gid < head + (n - tail0)) {
         const idx_t i = gid < head ? gid : tail0 + (gid - head);
-#define V CT
-#define B int
-#define K(x) ((CT)(x))
-#define SEL(c, t, e) ((c) ? (t) : (e))
+#include "scalar_expr.cl"
 #define LD32(p, o) ((CT)(p)[(o) + i])
 #define LD64(p, o) ((CT)(p)[(o) + i])
 #define LD16(p, o) ((CT)vload_half((o) + i, p))
@@ -89,10 +86,7 @@ void clf_map(CLF_MAP_PARAMS const idx_t n, const idx_t head, const idx_t nv)
             break;
 #if VW == 1
         const idx_t i = head + v;
-#define V CT
-#define B int
-#define K(x) ((CT)(x))
-#define SEL(c, t, e) ((c) ? (t) : (e))
+#include "scalar_expr.cl"
 #define LD32(p, o) ((CT)(p)[(o) + i])
 #define LD64(p, o) ((CT)(p)[(o) + i])
 #define LD16(p, o) ((CT)vload_half((o) + i, p))

@@ -80,10 +80,7 @@ typedef CLF_IDX idx_t;
 #include "bf16.cl"
 #include "half_io.cl"
 
-#define V CT
-#define B int
-#define K(x) ((CT)(x))
-#define SEL(c, t, e) ((c) ? (t) : (e))
+#include "scalar_expr.cl"
 #define LD_32(p, i) ((CT)(p)[i])
 #define LD_64(p, i) ((CT)(p)[i])
 #define LD_16(p, i) ((CT)vload_half((i), (p)))
@@ -500,14 +497,8 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
         fin.m2 = hsum(q2);
 #endif
     }
-#undef V   /* back to scalars: the post expression and the statistics */
-#undef B
-#undef K
-#undef SEL
-#define V CT
-#define B int
-#define K(x) ((CT)(x))
-#define SEL(c, t, e) ((c) ? (t) : (e))
+    /* back to scalars: the post expression and the statistics */
+#include "scalar_expr.cl"
     if (live)
         LINE_FINISH(fin);
 #if CLF_HAS_Y

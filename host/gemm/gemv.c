@@ -517,7 +517,9 @@ static clf_status enqueue_main(clf_context *ctx, const gemv_plan *pl, const scal
     if (s != CLF_SUCCESS)
         return s;
     double esz = (double)sc->esz, nv = (double)pl->nv, bat = (double)pl->batch, nout = (double)pl->nout * nv;
-    double lw = (double)pl->L * (double)pl->W, xlen = (pl->kind == K_ROWS || (pl->kind == K_TILE && !pl->tile_cols) ? (double)pl->W : (double)pl->L) * nv;
+    /* the vectors are as long as the reduced dimension: W when A's contiguous one is reduced */
+    int reduces_w = pl->kind == K_ROWS || (pl->kind == K_TILE && !pl->tile_cols);
+    double lw = (double)pl->L * (double)pl->W, xlen = (double)(reduces_w ? pl->W : pl->L) * nv;
     /* bytes of A, x and what is written: the partial sums (fp32) when split, else y in its storage */
     double aesz = pl->a_store ? 2.0 : esz, xesz = pl->x_store ? 2.0 : esz, yesz = pl->y_store ? 2.0 : esz;
     double out = pl->nsplit > 1 ? esz * (double)pl->nsplit * nout : yesz * nout * (sc->db != 0.0 ? 2.0 : 1.0);

@@ -409,16 +409,18 @@ static int args_aligned(const red_plan *pl, size_t vec)
     return 1;
 }
 
+/* The vectors of a line of nvec that a work-item of a team of lpl holds: at least one. */
+static size_t row_vecs(size_t nvec, int lpl) { return nvec ? (nvec + (size_t)lpl - 1) / (size_t)lpl : 1; }
+
+/* The elements of lines it holds: its vectors', twice that with the next line's (unr > 1). */
+static size_t row_held(size_t nvec, int lpl, int vec, int unr)
+{
+    return row_vecs(nvec, lpl) * (size_t)vec * (unr > 1 ? 2u : 1u);
+}
+
 /* The configuration's WG is a floor: a line too long for its team widens the team, and the work-group with
  * it, up to wg_cap work-items (the H200's best for 8192-long lines, 128, would otherwise send 16384-long ones
  * to the generic kernel). */
-/* The elements of lines a work-item of a team of lpl holds: its vectors of the line (at least one), twice
- * that with the next line's (unr > 1). */
-static size_t row_held(size_t nvec, int lpl, int vec, int unr)
-{
-    size_t nv = nvec ? (nvec + (size_t)lpl - 1) / (size_t)lpl : 1;
-    return nv * (size_t)vec * (unr > 1 ? 2u : 1u);
-}
 
 static int row_geom(const red_plan *pl, const clf__config *c, int wg_cap, clf__red_row *g)
 {
@@ -443,7 +445,7 @@ static int row_geom(const red_plan *pl, const clf__config *c, int wg_cap, clf__r
         while (lpl < wg && row_held(nvec, lpl, vec, unr) > cap)
             lpl *= 2;   /* a wider team before giving up: the line fits in registers when the group does */
         if (row_held(nvec, lpl, vec, unr) <= cap) {
-            g->vec = vec, g->lpl = lpl, g->nv = nvec ? (int)((nvec + (size_t)lpl - 1) / (size_t)lpl) : 1, g->unr = unr;
+            g->vec = vec, g->lpl = lpl, g->nv = (int)row_vecs(nvec, lpl), g->unr = unr;
             g->wg = lpl > c->v[CLF__R_WG] ? lpl : c->v[CLF__R_WG];
             return 1;
         }
