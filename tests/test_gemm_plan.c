@@ -550,6 +550,89 @@ START_TEST(transposed_b_packed_only_for_tall_products)
 }
 END_TEST
 
+/* On a GPU (pretended) a thin product keeps the thin bucket's 128 x 128 tiles only when C covers most of their area
+ * and, split along K, they reach every compute unit; otherwise the medium or large bucket's tiles (which the
+ * wave-fill rule may narrow) run it. A forced configuration stays. */
+START_TEST(poorly_covered_thin_products_leave_the_thin_bucket)
+{
+    clf_device_info saved;
+    clf_context *ctx = pretend_gpu("unthin", &saved);
+    store_config(ctx, "thin", THIN_CFG);
+    store_config(ctx, "medium", MEDIUM_CFG);
+    store_config(ctx, "skinny", SKINNY_CFG);
+    const struct { size_t m, n, k; const char *bucket; } cases[] = {
+        {256, 4096, 4096, "thin"},     /* 64 tiles in 4 slices, all covered */
+        {384, 8192, 3000, "thin"},
+        {900, 500, 3000, "skinny"},    /* 32 tiles in 2 slices: too few; medium's 60 tiles then narrow */
+        {200, 5000, 3000, "skinny"},   /* C covers 78% of the tiles */
+        {6159, 188, 3555, "medium"},   /* 73% */
+    };
+    for (int i = 0; i < 5; i++) {
+        ck_assert_str_eq(clf__gemm_bucket(&ctx->info, cases[i].m, cases[i].n, cases[i].k), "thin");
+        clf__gemm_call call = nn_call(cases[i].m, cases[i].n, cases[i].k);
+        clf__gemm_plan plan;
+        ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS, "%s",
+                      clf_last_error());
+        ck_assert_msg(strcmp(plan.bucket, cases[i].bucket) == 0, "case %d: bucket %s, want %s", i, plan.bucket,
+                      cases[i].bucket);
+    }
+    setenv("CLFORGE_GEMM_CONFIG", "KWI=8", 1);   /* an override is the caller's choice: kept */
+    clf__gemm_call call = nn_call(900, 500, 3000);
+    clf__gemm_plan plan;
+    ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS, "%s", clf_last_error());
+    ck_assert_str_eq(plan.bucket, "thin");
+    unsetenv("CLFORGE_GEMM_CONFIG");
+    pretend_end(ctx, &saved);
+}
+END_TEST
+
+#define BATCHED_CFG "MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=8 VWM=4 VWN=2 KWI=8 PADA=4 PADB=0 DBUF=1"
+
+/* On a GPU (pretended) an fp32 batch of A B (NN) that the packing pass would pad runs the direct kernel with the
+ * batch bucket's configuration, reading the matrices in place; aligned batches, batches with B stored N x K and
+ * fp64 batches keep the packed kernel. */
+START_TEST(padded_nn_batches_read_in_place)
+{
+    clf_device_info saved;
+    clf_context *ctx = pretend_gpu("batchinplace", &saved);
+    store_config(ctx, "batched", BATCHED_CFG);
+    clf__config want;
+    ck_assert_int_eq(clf__config_parse(&clf__family_gemm, BATCHED_CFG, &want), CLF_SUCCESS);
+    const struct { size_t m, n, k, batch; int tb; clf_dtype dt; int direct; } cases[] = {
+        {308, 103, 430, 152, 0, CLF_F32, 1}, {298, 423, 47, 360, 0, CLF_F32, 1}, {256, 256, 256, 64, 0, CLF_F32, 0},
+        {308, 103, 430, 152, 1, CLF_F32, 0}, {308, 103, 430, 152, 0, CLF_F64, 0},
+    };
+    for (int i = 0; i < 5; i++) {
+        size_t m = cases[i].m, n = cases[i].n, k = cases[i].k;
+        clf__gemm_call call = {.dtype = cases[i].dt, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS,
+                               .tb = cases[i].tb ? CLF_TRANS : CLF_NO_TRANS, .m = m, .n = n, .k = k, .alpha = 1.0,
+                               .lda = k, .ldb = cases[i].tb ? k : n, .ldc = n, .stride_a = m * k, .stride_b = n * k,
+                               .stride_c = m * n, .batch = cases[i].batch};
+        clf__gemm_plan plan;
+        ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS, "%s",
+                      clf_last_error());
+        ck_assert_str_eq(plan.bucket, "batched");
+        int packs = 0, direct = 0, mains = 0;
+        for (int j = 0; j < plan.nsteps; j++) {
+            packs += plan.steps[j].kind == CLF__STEP_PACK;
+            if (plan.steps[j].kind == CLF__STEP_MAIN) {
+                mains++;
+                direct += plan.steps[j].u.main.direct;
+                if (cases[i].dt == CLF_F32)
+                    ck_assert_msg(memcmp(plan.steps[j].u.main.cfg, &want, sizeof want) == 0,
+                                  "case %d: step %d runs another configuration", i, j);
+            }
+        }
+        ck_assert_int_eq(mains, 1);
+        ck_assert_msg(direct == cases[i].direct && (cases[i].direct ? packs == 0 : 1),
+                      "case %d: direct %d, packs %d (path %s)", i, direct, packs, plan.path);
+        if (cases[i].direct)
+            ck_assert_str_eq(plan.path, "direct");
+    }
+    pretend_end(ctx, &saved);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gemm_plan");
@@ -564,5 +647,7 @@ int main(void)
     CLF_TEST_ALONE(s, wgmma_tiles_narrow_for_small_products);
     CLF_TEST_ALONE(s, poorly_filled_products_take_smaller_tiles);
     CLF_TEST_ALONE(s, transposed_b_packed_only_for_tall_products);
+    CLF_TEST_ALONE(s, poorly_covered_thin_products_leave_the_thin_bucket);
+    CLF_TEST_ALONE(s, padded_nn_batches_read_in_place);
     return clf_test_run(s);
 }

@@ -22,6 +22,9 @@ enum {
  * when min(m, n) < 512 and k >= 2048, else "medium" when m*n <= 2^21 or, on a GPU, m*n < 1.75 * 128^2
  * * compute units, else "large". dev NULL: the GPU rules without the compute-unit term. Static strings. */
 const char *clf__gemm_bucket(const clf_device_info *dev, size_t m, size_t n, size_t k);
+/* The last two of those rules: "medium" or "large" by m*n alone (the planner's bucket for a thin product whose
+ * tiles would fill the device poorly). */
+const char *clf__gemm_bucket_wide(const clf_device_info *dev, size_t m, size_t n);
 /* The bucket of a batch of such products: "batched" when each is "small" but all together exceed the small
  * bucket's work (a launch over batch x tiles on the packed kernel), else clf__gemm_bucket's. */
 const char *clf__gemm_bucket_for(const clf_device_info *dev, size_t m, size_t n, size_t k, size_t batch);

@@ -26,9 +26,15 @@ const char *clf__gemm_bucket(const clf_device_info *dev, size_t m, size_t n, siz
      * 36.5). Shorter K was not measured and stays with the rules below. */
     if (!cpu && mn_min < 512 && k >= 2048)
         return "thin";
+    return clf__gemm_bucket_wide(dev, m, n);
+}
+
+const char *clf__gemm_bucket_wide(const clf_device_info *dev, size_t m, size_t n)
+{
     /* Medium: up to 2^21 outputs (~1448^2), or on a GPU fewer 128x128 tiles than 1.75 per compute
      * unit: H200, 1000x3000x700 in 192 such tiles ran at 29.1 TFLOP/s against 35.2 in 64x128 tiles,
      * 1536^2 at 26.3 against 30.7, while 2048^2 (256 tiles) ran 46.8 against 41.0. */
+    int cpu = dev && (dev->type & CL_DEVICE_TYPE_CPU);
     double mn = (double)m * (double)n;
     if (mn <= 2097152.0 || (!cpu && dev && mn < 1.75 * 16384.0 * (double)dev->compute_units))
         return "medium";

@@ -234,20 +234,24 @@ static int nt_pack(void)
     return -1;
 }
 
-/* Packs A and/or B where they cannot be read in place; returns 0 when the scratch would not fit or the
- * device cannot run the pack kernel's 32x8 work-groups (the caller then runs the direct kernel). */
-static int plan_packs(planner *pl, product *p, const clf__config *cfg, size_t *ea, size_t *eb, clf_status *s)
+static int env_rule_on(const char *var, const char *word, const char *key);
+
+/* $CLFORGE_GEMM_PACK=off: no packing pass; products whose operands would be packed run the direct kernel with
+ * the bucket's configuration instead (bounds-checked scalar loads). For measurements. */
+static int pack_rule_on(void) { return env_rule_on("CLFORGE_GEMM_PACK", "off", "gemm-pack-env"); }
+
+/* Whether A and B would be packed for cfg's fast kernel (*pack_a, *pack_b). */
+static void packs_needed(const planner *pl, const product *p, const clf__config *cfg, int *pack_a, int *pack_b)
 {
-    clf_context *ctx = pl->ctx;
     size_t mwg = param(cfg, CLF__GEMM_MWG), nwg = param(cfg, CLF__GEMM_NWG), kwg = param(cfg, CLF__GEMM_KWG);
     size_t vwm = param(cfg, CLF__GEMM_VWM), vwn = param(cfg, CLF__GEMM_VWN);
-    size_t M = p->m, N = p->n, K = p->k, Kp = round_up(K, kwg), Mp = round_up(M, mwg), Np = round_up(N, nwg);
+    size_t M = p->m, N = p->n, K = p->k;
     /* An aligned operand is read in place either way round (the kernel transposes on the fly when its
      * vectors run along K); anything else is packed K-major and zero-padded. */
-    int pack_a = !(M % mwg == 0 && K % kwg == 0 && p->a.ld % vwm == 0 && p->a.off % vwm == 0 &&
-                   (p->batch == 1 || p->a.stride % vwm == 0) && (p->a_kmajor || kwg % vwm == 0));
-    int pack_b = !(N % nwg == 0 && K % kwg == 0 && p->b.ld % vwn == 0 && p->b.off % vwn == 0 &&
-                   (p->batch == 1 || p->b.stride % vwn == 0) && (p->b_kmajor || kwg % vwn == 0));
+    *pack_a = !(M % mwg == 0 && K % kwg == 0 && p->a.ld % vwm == 0 && p->a.off % vwm == 0 &&
+                (p->batch == 1 || p->a.stride % vwm == 0) && (p->a_kmajor || kwg % vwm == 0));
+    *pack_b = !(N % nwg == 0 && K % kwg == 0 && p->b.ld % vwn == 0 && p->b.off % vwn == 0 &&
+                (p->batch == 1 || p->b.stride % vwn == 0) && (p->b_kmajor || kwg % vwn == 0));
     /* On GPUs a B stored N x K (A B^T) is packed K-major even when it could be read in place, when C has
      * NT_PACK_MIN_M rows or more: the fast kernel's on-the-fly transpose of B costs about 15% (H200, A B^T
      * 4096^3: 40.5 in place, 47.3 TFLOP/s packed; 1024^3: 33.0 and 34.7), while the pack's pass over B is
@@ -256,7 +260,18 @@ static int plan_packs(planner *pl, product *p, const clf__config *cfg, size_t *e
      * even; bench/results/h200/2026-12-01/batched-nt.txt). CPUs were not measured and keep reading it. */
     int nt = nt_pack();
     if (!p->b_kmajor && (nt == 1 || (nt < 0 && !is_cpu(pl->ctx) && M >= NT_PACK_MIN_M)))
-        pack_b = 1;
+        *pack_b = 1;
+}
+
+/* Packs A and/or B where they cannot be read in place; returns 0 when the scratch would not fit or the
+ * device cannot run the pack kernel's 32x8 work-groups (the caller then runs the direct kernel). */
+static int plan_packs(planner *pl, product *p, const clf__config *cfg, size_t *ea, size_t *eb, clf_status *s)
+{
+    clf_context *ctx = pl->ctx;
+    size_t mwg = param(cfg, CLF__GEMM_MWG), nwg = param(cfg, CLF__GEMM_NWG), kwg = param(cfg, CLF__GEMM_KWG);
+    size_t M = p->m, N = p->n, K = p->k, Kp = round_up(K, kwg), Mp = round_up(M, mwg), Np = round_up(N, nwg);
+    int pack_a, pack_b;
+    packs_needed(pl, p, cfg, &pack_a, &pack_b);
     size_t sa = 0, sb = 0, total = 0, bytes = 0;
     int ok = (!pack_a || (clf__mul(Kp, Mp, &sa) && clf__mul(sa, p->batch, &sa))) &&
              (!pack_b || (clf__mul(Kp, Np, &sb) && clf__mul(sb, p->batch, &sb))) && clf__add(sa, sb, &total) &&
@@ -333,6 +348,10 @@ static clf_status plan_packed(planner *pl, const product *p, const clf__config *
  * packs do not fit). may_split: the edge strips may split along K (not inside a split product). */
 static clf_status plan_product(planner *pl, const product *p, const clf__config *cfg, int direct, int may_split)
 {
+    if (!direct && !pack_rule_on()) {   /* measurement: the bucket's configuration reads the operands in place */
+        pl->plan->path = "direct";
+        return add_direct(pl, p, cfg);
+    }
     if (!direct) {
         int fell_back = 0;
         clf_status s = plan_packed(pl, p, cfg, may_split, &fell_back);
@@ -523,6 +542,31 @@ static clf_status refill(planner *pl, const product *p)
     return CLF_SUCCESS;
 }
 
+#define THIN_MIN_USE 0.85   /* the share of the thin configuration's tiles' area that C covers, at least */
+
+/* A product of the thin bucket (128..511 rows or columns, long K) runs the medium or large bucket's tiles instead,
+ * which the wave-fill rule may narrow further, when the thin configuration's tiles would be mostly padding or,
+ * split along K as far as slices may go, still fewer than the compute units: the thin rule was drawn from
+ * products like 256x4096x4096 (64 tiles of 128 x 128 in 4 slices). H200 fp32 (scripts/gpu/h200_underfilled.sh,
+ * bench/results/h200/2026-12-02/underfilled/): 900x500x3000 (32 tiles in 2 slices) ran 12.4 TFLOP/s against
+ * 22.5 in 64 x 64 tiles; 200x5000x3000 (C covers 78% of the tiles) 16.8 against 20.1; 6159x188x3555 (73%) 16.3
+ * against 18.8 in the medium bucket's 64 x 128. */
+static clf_status unthin(planner *pl, const product *p)
+{
+    clf__gemm_plan *plan = pl->plan;
+    if (is_cpu(pl->ctx) || strcmp(plan->bucket, "thin") != 0 || strcmp(plan->origin_main, "override") == 0)
+        return CLF_SUCCESS;
+    const clf__config *cfg = &plan->cfg_main;
+    double groups = tile_count(cfg, p->m, p->n) * (double)split_k_parts(pl->ctx, cfg, p->m, p->n, p->k);
+    double use = (double)p->m * (double)p->n /
+                 ((double)round_up(p->m, param(cfg, CLF__GEMM_MWG)) * (double)round_up(p->n, param(cfg, CLF__GEMM_NWG)));
+    if (groups >= (double)cus(pl->ctx) && use >= THIN_MIN_USE)
+        return CLF_SUCCESS;
+    plan->bucket = clf__gemm_bucket_wide(&pl->ctx->info, p->m, p->n);
+    return clf__config_resolve(pl->ctx, &clf__family_gemm, plan->dtype, plan->bucket, &plan->cfg_main,
+                               &plan->origin_main);
+}
+
 /* The bucket and its configuration, or the caller's. */
 static clf_status choose_config(planner *pl, const product *p, clf__gemm_path path, int scale_only, int *direct)
 {
@@ -543,6 +587,8 @@ static clf_status choose_config(planner *pl, const product *p, clf__gemm_path pa
     }
     clf_status s = clf__config_resolve(pl->ctx, &clf__family_gemm, plan->dtype, bucket, &plan->cfg_main,
                                        &plan->origin_main);
+    if (s == CLF_SUCCESS && !*direct && path == CLF__GEMM_AUTO && p->batch == 1)
+        s = unthin(pl, p);
     if (s == CLF_SUCCESS && !*direct && path == CLF__GEMM_AUTO)
         s = refill(pl, p);
     if (s != CLF_SUCCESS || *direct || path != CLF__GEMM_AUTO || !underfilled(pl->ctx, &plan->cfg_main, p))
@@ -570,6 +616,23 @@ static int plan_cpu(planner *pl, const product *p, clf__gemm_path path, clf_stat
     return *s != CLF_SUCCESS || planned;
 }
 
+/* 1 when a batch of row-major A times B stored K x N (NN) that the packing pass would have to pad is better read
+ * in place by the direct kernel with the batch bucket's tiles: the pass over every matrix cost more than the
+ * bounds-checked loads. H200 fp32, packed -> in place (scripts/gpu/h200_underfilled.sh PART=pack,
+ * bench/results/h200/2026-12-02/underfilled/): 152 x 308x103x430 16.5 -> 20.3 TFLOP/s, 56 x 314x478x233 21.3 ->
+ * 22.8, 360 x 298x423x47 11.6 -> 14.0, 128 x 200x300x150 15.9 -> 18.0. With B stored N x K the direct kernel's
+ * transposed scalar loads lost on two of the four (-5%, -12%), and single products of these sizes lost 5-10% on
+ * the direct kernel (the pass is paid for by more work per matrix). fp64 was not measured. */
+static int batch_in_place(const planner *pl, const product *p, const clf__config *cfg)
+{
+    if (is_cpu(pl->ctx) || pl->plan->dtype != CLF_F32 || p->batch < 2 || strcmp(pl->plan->bucket, "batched") != 0 || p->a_kmajor ||
+        !p->b_kmajor || strcmp(pl->plan->origin_main, "override") == 0 || !pack_rule_on())
+        return 0;
+    int pack_a, pack_b;
+    packs_needed(pl, p, cfg, &pack_a, &pack_b);
+    return pack_a || pack_b;
+}
+
 /* A real (fp32 or fp64) product in the call's precision: the bucket's configuration on the direct, packed or
  * split-K path. */
 static clf_status plan_real(planner *pl, product p, clf__gemm_path path, int no_split)
@@ -588,6 +651,10 @@ static clf_status plan_real(planner *pl, product p, clf__gemm_path path, int no_
     if (s != CLF_SUCCESS)
         return s;
     const clf__config *main_cfg = &plan->cfg_main;
+    if (!direct && batch_in_place(pl, &p, main_cfg)) {
+        plan->path = "direct";
+        return add_direct(pl, &p, main_cfg);
+    }
     size_t parts = p.batch == 1 && !scale_only && !no_split ? split_k_parts(pl->ctx, main_cfg, p.m, p.n, p.k) : 1;
     plan->path = parts > 1 ? "split-k" : direct ? "direct" : "packed";
     if (parts > 1)
