@@ -611,7 +611,6 @@ START_TEST(padded_nn_batches_read_in_place)
         clf__gemm_plan plan;
         ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS, "%s",
                       clf_last_error());
-        ck_assert_str_eq(plan.bucket, "batched");
         int packs = 0, direct = 0, mains = 0;
         for (int j = 0; j < plan.nsteps; j++) {
             packs += plan.steps[j].kind == CLF__STEP_PACK;
@@ -623,6 +622,11 @@ START_TEST(padded_nn_batches_read_in_place)
                                   "case %d: step %d runs another configuration", i, j);
             }
         }
+        if (cases[i].dt == CLF_F64) {   /* on NVIDIA devices with DMMA the matrix units take it */
+            ck_assert_int_eq(direct, 0);
+            continue;
+        }
+        ck_assert_str_eq(plan.bucket, "batched");
         ck_assert_int_eq(mains, 1);
         ck_assert_msg(direct == cases[i].direct && (cases[i].direct ? packs == 0 : 1),
                       "case %d: direct %d, packs %d (path %s)", i, direct, packs, plan.path);
