@@ -2,7 +2,7 @@
 # h200_underfilled.sh — on the GPU host: fp32 products whose tiles do not fill the device (odd medium sizes,
 # skinny products of 17-200 rows or columns, batches of small matrices) under forced split-K values and forced
 # configurations, with cuBLAS (torch.matmul) in the same script: the measurements the split and tile rules are
-# drawn from. PART=split|batched|pack|profile|all (all: split and batched); SHAPES and BSHAPES ("BATCH:MxNxK ...") override the lists; SPLITS.
+# drawn from. PART=split|batched|pack|ab|profile|all (all: split and batched); SHAPES and BSHAPES ("BATCH:MxNxK ...") override the lists; SPLITS.
 . scripts/gpu/common.sh
 gpu_session underfilled
 PART=${PART:-all}
@@ -66,6 +66,28 @@ if [ "$PART" = pack ]; then   # the packing pass against reading in place (the d
         [ $round = 1 ] && say "== batch $b $s ${lay:-NN}: $(timeout 60 python3 ../bench/torch_gemm.py --dtype f32 $lay --batch $b --shape $s 2>&1 | grep -E 'cuBLAS|rror')"
         bench "packed b$b ${lay:-NN} r$round" $lay --batch $b --shape $s
         CLFORGE_GEMM_PACK=off bench "inplace b$b ${lay:-NN} r$round" $lay --batch $b --shape $s
+      done
+    done
+  done
+fi
+if [ "$PART" = ab ]; then   # this build against the one in .old (a worktree of the commit before), alternating:
+  # the GEMM suites on the H200 first, then SHAPES and BSHAPES (NN) through both, ROUNDS rounds, cuBLAS once
+  say "== $(date -u) test_gemm, test_gemm_plan (H200)"
+  for t in test_gemm test_gemm_plan; do
+    CLFORGE_SOURCE_DIR=.. CLFORGE_TEST_DEVICES=0:0 timeout 240 tests/$t > $r/$t.log 2>&1; say "$t rc=$? $(grep -E 'Checks|random cases' $r/$t.log | tr '\n' ' ')"
+  done
+  ( cd ../.old && cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build-gpu -j16 --target bench_gemm_mixed > $r/old-build.log 2>&1 ) || say "old build failed"
+  say "== cuBLAS"
+  timeout 120 python3 ../bench/torch_gemm.py --dtype f32 $sh --json $r/cublas-ab.json 2>&1 | grep -E "cuBLAS|rror" | tee -a "$log"
+  for bs in $BSHAPES; do
+    say "== batch ${bs%%:*} ${bs#*:}: $(timeout 60 python3 ../bench/torch_gemm.py --dtype f32 --batch ${bs%%:*} --shape ${bs#*:} 2>&1 | grep -E 'cuBLAS|rror')"
+  done
+  for round in $(seq ${ROUNDS:-2}); do
+    for v in old new; do
+      b=$B; [ $v = old ] && b=../.old/build-gpu/bench/bench_gemm_mixed
+      B=$b CLFORGE_CACHE_DIR=/tmp/clf-cache-ab-$v bench "$v r$round" $sh --json $r/ab-$v-$round.json
+      for bs in $BSHAPES; do
+        B=$b CLFORGE_CACHE_DIR=/tmp/clf-cache-ab-$v bench "$v b${bs%%:*} r$round" --batch ${bs%%:*} --shape ${bs#*:}
       done
     done
   done
