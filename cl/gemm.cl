@@ -73,6 +73,17 @@
 #ifndef DIRECT
 #define DIRECT 0
 #endif
+/* Fast path only: 1 when A (EDGE_A) or B (EDGE_B) is read in place although its tiles overrun the matrix (M, N
+ * or K is not a multiple of the tile; the vector dimension and the leading dimension still are multiples of
+ * the vector width). Rows and columns past the matrix are clamped to its last (their products land in C's
+ * rows or columns past M or N, which are never stored) and K past its end reads zeros. 0: the operand covers
+ * whole tiles (packed, or aligned). Set by the host per call, not tuned. */
+#ifndef EDGE_A
+#define EDGE_A 0
+#endif
+#ifndef EDGE_B
+#define EDGE_B 0
+#endif
 /* Storage of A: 1 for A[kk*lda + i] (K-major), 0 for A[i*lda + kk]. Set by the host per call. */
 #ifndef A_KMAJOR
 #define A_KMAJOR 1
@@ -211,7 +222,7 @@ CLF_INLINE void scatter_n(__local real *p, const int st, const realN v)
  * Fast path: a K-major operand is loaded as vectors along M (N) and stored as they are; one stored
  * the other way round (A[i*lda + kk]) is loaded as vectors along K and scattered transposed into
  * local memory, which saves the host a transposing pre-pass for the common row-major NN case.
- * M, N, K are read by the DIRECT path only. ld is in units of loadA_t / loadB_t. */
+ * M, N, K are read by the DIRECT path and by EDGE_A / EDGE_B only. ld is in units of loadA_t / loadB_t. */
 
 /* ra[0 .. A_LOADS) = this work-item's part of A's tile at (k0, m0). */
 CLF_INLINE void load_a(__private loadA_t *ra, const __global loadA_t *A, const idx_t ld, const int k0,
@@ -225,8 +236,16 @@ CLF_INLINE void load_a(__private loadA_t *ra, const __global loadA_t *A, const i
         const int c = A_KMAJOR ? q % MWG : q / KWG;
         const int gk = k0 + r, gi = m0 + c;
         ra[l] = (gk < K && gi < M) ? A[A_KMAJOR ? (idx_t)gk * ld + gi : (idx_t)gi * ld + gk] : ZERO;
+#elif A_KMAJOR && EDGE_A
+        const int gk = k0 + q / (MWG / VWM);
+        const loadA_t v = A[(idx_t)min(gk, K - 1) * ld + min(m0 / VWM + q % (MWG / VWM), M / VWM - 1)];
+        ra[l] = gk < K ? v : (loadA_t)ZERO;
 #elif A_KMAJOR
         ra[l] = A[(idx_t)(k0 + q / (MWG / VWM)) * ld + m0 / VWM + q % (MWG / VWM)];
+#elif EDGE_A
+        const int kv = k0 / VWM + q % (KWG / VWM);
+        const loadA_t v = A[(idx_t)min(m0 + q / (KWG / VWM), M - 1) * ld + min(kv, K / VWM - 1)];
+        ra[l] = kv < K / VWM ? v : (loadA_t)ZERO;
 #else
         ra[l] = A[(idx_t)(m0 + q / (KWG / VWM)) * ld + k0 / VWM + q % (KWG / VWM)];
 #endif
@@ -245,8 +264,16 @@ CLF_INLINE void load_b(__private loadB_t *rb, const __global loadB_t *B, const i
         const int c = B_KMAJOR ? q % NWG : q / KWG;
         const int gk = k0 + r, gj = n0 + c;
         rb[l] = (gk < K && gj < N) ? B[B_KMAJOR ? (idx_t)gk * ld + gj : (idx_t)gj * ld + gk] : ZERO;
+#elif B_KMAJOR && EDGE_B
+        const int gk = k0 + q / (NWG / VWN);
+        const loadB_t v = B[(idx_t)min(gk, K - 1) * ld + min(n0 / VWN + q % (NWG / VWN), N / VWN - 1)];
+        rb[l] = gk < K ? v : (loadB_t)ZERO;
 #elif B_KMAJOR
         rb[l] = B[(idx_t)(k0 + q / (NWG / VWN)) * ld + n0 / VWN + q % (NWG / VWN)];
+#elif EDGE_B
+        const int kv = k0 / VWN + q % (KWG / VWN);
+        const loadB_t v = B[(idx_t)min(n0 + q / (KWG / VWN), N - 1) * ld + min(kv, K / VWN - 1)];
+        rb[l] = kv < K / VWN ? v : (loadB_t)ZERO;
 #else
         rb[l] = B[(idx_t)(n0 + q / (KWG / VWN)) * ld + k0 / VWN + q % (KWG / VWN)];
 #endif

@@ -76,8 +76,12 @@ typedef struct gcase {
     int nan_c;
 } gcase;
 
-/* min_k > 0: K from min_k to 2*min_k, with m and n shrunk instead (split-K cases). */
-static void make_case(uint64_t *s, int f64, size_t min_k, gcase *g)
+static size_t round8(size_t x) { return (x + 7) / 8 * 8; }
+
+/* min_k > 0: K from min_k to 2*min_k, with m and n shrunk instead (split-K cases). vec8: sizes, leading
+ * dimensions, offsets and strides are multiples of 8, so that every operand fits any vector width and the fast
+ * kernel reads it in place with edge checks (sizes are rarely multiples of a tile). */
+static void make_case(uint64_t *s, int f64, size_t min_k, int vec8, gcase *g)
 {
     memset(g, 0, sizeof *g);
     clf__gemm_call *c = &g->call;
@@ -110,6 +114,11 @@ static void make_case(uint64_t *s, int f64, size_t min_k, gcase *g)
         while (c->batch * c->m * c->n * (c->k + 1) > 3000000)
             c->m = c->m / 2 + 1;
     }
+    if (vec8) {
+        c->m = round8(c->m);
+        c->n = round8(c->n);
+        c->k = round8(c->k);
+    }
     c->alpha = clf_test_pick_scalar(s, 0);
     c->beta = clf_test_pick_scalar(s, 1);
     g->nan_c = c->beta == 0.0 && clf_test_rand_u64(s) % 2;
@@ -117,18 +126,24 @@ static void make_case(uint64_t *s, int f64, size_t min_k, gcase *g)
     size_t ia = (c->ta == CLF_NO_TRANS) == row ? c->k : c->m, oa = (c->ta == CLF_NO_TRANS) == row ? c->m : c->k;
     size_t ib = (c->tb == CLF_NO_TRANS) == row ? c->n : c->k, ob = (c->tb == CLF_NO_TRANS) == row ? c->k : c->n;
     size_t ic = row ? c->n : c->m, oc = row ? c->m : c->n;
-    c->lda = (ia ? ia : 1) + (clf_test_rand_u64(s) % 3 == 0 ? clf_test_rand_u64(s) % 7 : 0);
-    c->ldb = (ib ? ib : 1) + (clf_test_rand_u64(s) % 3 == 0 ? clf_test_rand_u64(s) % 7 : 0);
-    c->ldc = (ic ? ic : 1) + (clf_test_rand_u64(s) % 3 == 0 ? clf_test_rand_u64(s) % 7 : 0);
-    c->a_off = clf_test_rand_u64(s) % 3 == 0 ? clf_test_rand_u64(s) % 17 : 0;
-    c->b_off = clf_test_rand_u64(s) % 3 == 0 ? clf_test_rand_u64(s) % 17 : 0;
-    c->c_off = clf_test_rand_u64(s) % 3 == 0 ? clf_test_rand_u64(s) % 17 : 0;
+    size_t step = vec8 ? 8 : 1;   /* padding and offsets in units of this */
+    c->lda = (ia ? ia : step) + step * (clf_test_rand_u64(s) % 3 == 0 ? clf_test_rand_u64(s) % 7 : 0);
+    c->ldb = (ib ? ib : step) + step * (clf_test_rand_u64(s) % 3 == 0 ? clf_test_rand_u64(s) % 7 : 0);
+    c->ldc = (ic ? ic : step) + step * (clf_test_rand_u64(s) % 3 == 0 ? clf_test_rand_u64(s) % 7 : 0);
+    c->a_off = step * (clf_test_rand_u64(s) % 3 == 0 ? clf_test_rand_u64(s) % 17 : 0);
+    c->b_off = step * (clf_test_rand_u64(s) % 3 == 0 ? clf_test_rand_u64(s) % 17 : 0);
+    c->c_off = step * (clf_test_rand_u64(s) % 3 == 0 ? clf_test_rand_u64(s) % 17 : 0);
     size_t ea = oa ? (oa - 1) * c->lda + ia : 0, eb = ob ? (ob - 1) * c->ldb + ib : 0;
     size_t ec = (oc - 1) * c->ldc + ic;
     if (g->batched) {
-        c->stride_a = clf_test_rand_u64(s) % 4 == 0 ? 0 : ea + clf_test_rand_u64(s) % 5;   /* 0: every batch shares A */
-        c->stride_b = eb + clf_test_rand_u64(s) % 5;
-        c->stride_c = ec + clf_test_rand_u64(s) % 5;
+        c->stride_a = clf_test_rand_u64(s) % 4 == 0 ? 0 : ea + step * (clf_test_rand_u64(s) % 5);   /* 0: shared A */
+        c->stride_b = eb + step * (clf_test_rand_u64(s) % 5);
+        c->stride_c = ec + step * (clf_test_rand_u64(s) % 5);
+        if (vec8) {
+            c->stride_a = round8(c->stride_a);
+            c->stride_b = round8(c->stride_b);
+            c->stride_c = round8(c->stride_c);
+        }
     }
     unsigned p = (unsigned)(clf_test_rand_u64(s) % 10);
     g->path = p < 4 ? CLF__GEMM_AUTO : p < 6 ? CLF__GEMM_DIRECT : CLF__GEMM_FAST;
@@ -283,7 +298,7 @@ START_TEST(random_cases)
         int n = cases_for(ctxs[d]);
         for (int t = 0; t < n && failures < 5; t++) {
             gcase g;
-            make_case(&seed, fp64 && t % 4 == 3, 0, &g);
+            make_case(&seed, fp64 && t % 4 == 3, 0, 0, &g);
             failures += run_case(&p, &g, &seed);
             total++;
         }
@@ -512,7 +527,7 @@ START_TEST(split_k_cases)
         int n = cases_for(ctxs[d]) / 10;
         for (int t = 0; t < n && failures < 5; t++) {
             gcase g;
-            make_case(&seed, fp64 && t % 4 == 3, 512, &g);
+            make_case(&seed, fp64 && t % 4 == 3, 512, 0, &g);
             char parts[8];
             snprintf(parts, sizeof parts, "%d", 2 + t % 4);
             setenv("CLFORGE_GEMM_SPLIT_K", parts, 1);
@@ -521,6 +536,41 @@ START_TEST(split_k_cases)
         unsetenv("CLFORGE_GEMM_SPLIT_K");
         pool_free(&p);
     }
+    clf_test_contexts_free(ctxs, nctx);
+    ck_assert_int_eq(failures, 0);
+}
+END_TEST
+
+/* The fast kernel reading operands in place past their last whole tile (edge checks; on GPUs the rule, forced on
+ * every device here with CLFORGE_GEMM_PACK=edges): sizes, leading dimensions and offsets in multiples of 8, every
+ * layout, transpose and path, the fixed configurations (vector widths 1 to 8) and the device's own. */
+START_TEST(edge_cases)
+{
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    ck_assert_int_gt(nctx, 0);
+    int failures = 0;
+    setenv("CLFORGE_GEMM_PACK", "edges", 1);
+    for (int d = 0; d < nctx; d++) {
+        pool p;
+        pool_init(&p, ctxs[d]);
+        uint64_t seed = UINT64_C(0xa4093822299f31d0) ^ (uint64_t)d;
+        int fp64 = clf_context_device(ctxs[d])->fp64;
+        int n = cases_for(ctxs[d]) / 4;
+        for (int t = 0; t < n && failures < 5; t++) {
+            gcase g;
+            make_case(&seed, fp64 && t % 4 == 3, t % 5 == 4 ? 512 : 0, 1, &g);
+            if (g.path == CLF__GEMM_DIRECT)
+                g.path = CLF__GEMM_FAST;   /* the direct kernel never packs: nothing to check there */
+            if (t % 5 == 4)
+                setenv("CLFORGE_GEMM_SPLIT_K", "3", 1);   /* slices with edges, and a remainder */
+            failures += run_case(&p, &g, &seed);
+            unsetenv("CLFORGE_GEMM_SPLIT_K");
+        }
+        fprintf(stderr, "gemm: %d edge cases on %s, %d failed\n", n, clf_context_device(ctxs[d])->name, failures);
+        pool_free(&p);
+    }
+    unsetenv("CLFORGE_GEMM_PACK");
     clf_test_contexts_free(ctxs, nctx);
     ck_assert_int_eq(failures, 0);
 }
@@ -611,6 +661,7 @@ int main(void)
     TCase *tc = clf_test_tcase("random");
     tcase_add_test(tc, random_cases);
     tcase_add_test(tc, split_k_cases);
+    tcase_add_test(tc, edge_cases);
     tcase_add_test(tc, threads_share_scratch);
     suite_add_tcase(s, tc);
     TCase *ta = clf_test_tcase("arguments");

@@ -637,6 +637,48 @@ START_TEST(padded_nn_batches_read_in_place)
 }
 END_TEST
 
+/* On a GPU (pretended) operands that fit the vector width are read in place with edge checks instead of packed
+ * when their sizes are not tile multiples; one that does not fit is packed; CLFORGE_GEMM_PACK=always packs both. */
+START_TEST(vector_aligned_operands_read_in_place_with_edges)
+{
+    clf_device_info saved;
+    clf_context *ctx = pretend_gpu("edges", &saved);
+    store_config(ctx, "medium", MEDIUM_CFG);
+    store_config(ctx, "large", THIN_CFG);
+    const struct { size_t m, n, k; const char *env; int packs, edge_a, edge_b; } cases[] = {
+        {1000, 3000, 1000, NULL, 0, 1, 1},     /* K = 1000 is no multiple of KWG; every size fits the vectors */
+        {1000, 3000, 999, NULL, 1, 0, 1},      /* A's rows (along K) of 999 do not fit: packed */
+        {1000, 3001, 999, NULL, 2, 0, 0},
+        {1000, 3000, 1000, "always", 2, 0, 0},
+        {1024, 3072, 1024, NULL, 0, 0, 0},     /* whole tiles: in place without checks */
+    };
+    for (int i = 0; i < 5; i++) {
+        if (cases[i].env)
+            setenv("CLFORGE_GEMM_PACK", cases[i].env, 1);
+        clf__gemm_call call = nn_call(cases[i].m, cases[i].n, cases[i].k);
+        clf__gemm_plan plan;
+        ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_FAST, &plan) == CLF_SUCCESS, "%s",
+                      clf_last_error());
+        unsetenv("CLFORGE_GEMM_PACK");
+        int packs = 0, mains = 0;
+        for (int j = 0; j < plan.nsteps; j++) {
+            packs += plan.steps[j].kind == CLF__STEP_PACK;
+            if (plan.steps[j].kind != CLF__STEP_MAIN || plan.steps[j].u.main.direct)
+                continue;
+            mains++;
+            const clf__main_step *m = &plan.steps[j].u.main;
+            ck_assert_msg(m->edge_a == cases[i].edge_a && m->edge_b == cases[i].edge_b, "case %d: edges %d %d", i,
+                          m->edge_a, m->edge_b);
+            /* with edge checks the kernel takes the true K; packed operands are padded to whole K tiles */
+            ck_assert_uint_eq(m->k, m->edge_a || m->edge_b ? cases[i].k : (cases[i].k + 15) / 16 * 16);
+        }
+        ck_assert_int_ge(mains, 1);
+        ck_assert_msg(packs == cases[i].packs, "case %d: %d packs, want %d", i, packs, cases[i].packs);
+    }
+    pretend_end(ctx, &saved);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gemm_plan");
@@ -653,5 +695,6 @@ int main(void)
     CLF_TEST_ALONE(s, transposed_b_packed_only_for_tall_products);
     CLF_TEST_ALONE(s, poorly_covered_thin_products_leave_the_thin_bucket);
     CLF_TEST_ALONE(s, padded_nn_batches_read_in_place);
+    CLF_TEST_ALONE(s, vector_aligned_operands_read_in_place_with_edges);
     return clf_test_run(s);
 }

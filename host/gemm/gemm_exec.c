@@ -80,6 +80,9 @@ static clf_status step_options(const clf__gemm_plan *plan, const clf__gemm_step 
         size_t len = strlen(opts);
         snprintf(opts + len, cap - len, " -DPRECISION=%d -DDIRECT=%d -DA_KMAJOR=%d -DB_KMAJOR=%d -DLONG_INDEX=%d",
                  prec, m->direct, m->a_kmajor, m->b_kmajor, m->long_index);
+        len = strlen(opts);
+        if (m->edge_a || m->edge_b)   /* otherwise the options (and the program cache's key) are as before */
+            snprintf(opts + len, cap - len, " -DEDGE_A=%d -DEDGE_B=%d", m->edge_a, m->edge_b);
         return CLF_SUCCESS;
     }
     }

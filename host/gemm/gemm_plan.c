@@ -33,6 +33,7 @@ typedef struct product {
     clf__gemm_operand a, b, c;
     int epi;                      /* C is stored through the epilogue; r0, c0: where this C starts in the whole */
     size_t r0, c0;
+    int edge_a, edge_b;           /* read in place past the last whole tile (operand_reads) */
 } product;
 
 typedef struct planner {
@@ -151,7 +152,8 @@ static clf_status add_main(planner *pl, const product *p, const clf__config *cfg
                                   .long_index = !(fits_int(ea) && fits_int(eb) && fits_int(ec)),
                                   .c_vec = c_aligned(&p->c, cfg, p->batch), .m = p->m, .n = p->n, .k = k_loop,
                                   .k_flops = p->k, .batch = p->batch, .alpha = p->alpha, .beta = p->beta,
-                                  .a = p->a, .b = p->b, .c = p->c, .epi = p->epi, .r0 = p->r0, .c0 = p->c0};
+                                  .a = p->a, .b = p->b, .c = p->c, .epi = p->epi, .r0 = p->r0, .c0 = p->c0,
+                                  .edge_a = !direct && p->edge_a, .edge_b = !direct && p->edge_b};
     return CLF_SUCCESS;
 }
 
@@ -234,33 +236,67 @@ static int nt_pack(void)
     return -1;
 }
 
-static int env_rule_on(const char *var, const char *word, const char *key);
+/* $CLFORGE_GEMM_PACK, for measurements: "off" sends every product whose operands would be packed to the direct
+ * kernel with its bucket's configuration (bounds-checked scalar loads); "edges" reads every operand that fits
+ * the vector width in place with edge checks, on any device; "always" packs whatever does not cover whole tiles
+ * (the behaviour before edge checks). Unset: the rules below. Another value warns once and counts as unset. */
+enum { PACK_RULE, PACK_OFF, PACK_EDGES, PACK_ALWAYS };
+static int pack_mode(void)
+{
+    const char *env = getenv("CLFORGE_GEMM_PACK");
+    if (!env || !*env)
+        return PACK_RULE;
+    if (strcmp(env, "off") == 0)
+        return PACK_OFF;
+    if (strcmp(env, "edges") == 0)
+        return PACK_EDGES;
+    if (strcmp(env, "always") == 0)
+        return PACK_ALWAYS;
+    clf__warn_once("gemm-pack-env", "CLFORGE_GEMM_PACK=%s is none of off, edges, always: ignored", env);
+    return PACK_RULE;
+}
 
-/* $CLFORGE_GEMM_PACK=off: no packing pass; products whose operands would be packed run the direct kernel with
- * the bucket's configuration instead (bounds-checked scalar loads). For measurements. */
-static int pack_rule_on(void) { return env_rule_on("CLFORGE_GEMM_PACK", "off", "gemm-pack-env"); }
+/* On GPUs a B stored N x K (A B^T) is packed K-major even when it could be read in place, when C has
+ * NT_PACK_MIN_M rows or more: the fast kernel's on-the-fly transpose of B costs about 15% (H200, A B^T
+ * 4096^3: 40.5 in place, 47.3 TFLOP/s packed; 1024^3: 33.0 and 34.7), while the pack's pass over B is
+ * paid for by C's rows, so with few rows it costs more than it saves (batched 512 x 128x128x64: 27.0 in
+ * place, 21.2 packed; 256 x 256x256x64: 28.8 and 26.6; 64 x 256^3: 35.8 and 33.2; 128 x 512x512x64:
+ * even; bench/results/h200/2026-12-01/batched-nt.txt). CPUs were not measured and keep reading it. */
+static int nt_packs(const planner *pl, const product *p)
+{
+    int nt = nt_pack();
+    return !p->b_kmajor && (nt == 1 || (nt < 0 && !is_cpu(pl->ctx) && p->m >= NT_PACK_MIN_M));
+}
 
-/* Whether A and B would be packed for cfg's fast kernel (*pack_a, *pack_b). */
-static void packs_needed(const planner *pl, const product *p, const clf__config *cfg, int *pack_a, int *pack_b)
+/* 1 when operand o (mn x k, K-major or not, vectors of vw along its contiguous dimension) can be read in place
+ * by the fast kernel with edge checks: the contiguous dimension, the leading dimension, the offset and the batch
+ * stride are multiples of vw (a vector never straddles a row's end), and K-contiguous vectors fit a K tile. */
+static int edge_fits(const clf__gemm_operand *o, int kmajor, size_t mn, size_t k, size_t vw, size_t kwg, size_t batch)
+{
+    return (kmajor ? mn : k) % vw == 0 && o->ld % vw == 0 && o->off % vw == 0 && (batch == 1 || o->stride % vw == 0) &&
+           (kmajor || kwg % vw == 0);
+}
+
+/* How A and B are read by cfg's fast kernel: *pack_a / *pack_b when packed first, *edge_a / *edge_b when read in
+ * place past their last whole tile (GPUs, or everywhere with CLFORGE_GEMM_PACK=edges; not a B that the rule above
+ * packs anyway), neither when they cover whole tiles. */
+static void operand_reads(const planner *pl, const product *p, const clf__config *cfg, int *pack_a, int *pack_b,
+                          int *edge_a, int *edge_b)
 {
     size_t mwg = param(cfg, CLF__GEMM_MWG), nwg = param(cfg, CLF__GEMM_NWG), kwg = param(cfg, CLF__GEMM_KWG);
     size_t vwm = param(cfg, CLF__GEMM_VWM), vwn = param(cfg, CLF__GEMM_VWN);
     size_t M = p->m, N = p->n, K = p->k;
+    int fit_a = edge_fits(&p->a, p->a_kmajor, M, K, vwm, kwg, p->batch);
+    int fit_b = edge_fits(&p->b, p->b_kmajor, N, K, vwn, kwg, p->batch);
     /* An aligned operand is read in place either way round (the kernel transposes on the fly when its
-     * vectors run along K); anything else is packed K-major and zero-padded. */
-    *pack_a = !(M % mwg == 0 && K % kwg == 0 && p->a.ld % vwm == 0 && p->a.off % vwm == 0 &&
-                (p->batch == 1 || p->a.stride % vwm == 0) && (p->a_kmajor || kwg % vwm == 0));
-    *pack_b = !(N % nwg == 0 && K % kwg == 0 && p->b.ld % vwn == 0 && p->b.off % vwn == 0 &&
-                (p->batch == 1 || p->b.stride % vwn == 0) && (p->b_kmajor || kwg % vwn == 0));
-    /* On GPUs a B stored N x K (A B^T) is packed K-major even when it could be read in place, when C has
-     * NT_PACK_MIN_M rows or more: the fast kernel's on-the-fly transpose of B costs about 15% (H200, A B^T
-     * 4096^3: 40.5 in place, 47.3 TFLOP/s packed; 1024^3: 33.0 and 34.7), while the pack's pass over B is
-     * paid for by C's rows, so with few rows it costs more than it saves (batched 512 x 128x128x64: 27.0 in
-     * place, 21.2 packed; 256 x 256x256x64: 28.8 and 26.6; 64 x 256^3: 35.8 and 33.2; 128 x 512x512x64:
-     * even; bench/results/h200/2026-12-01/batched-nt.txt). CPUs were not measured and keep reading it. */
-    int nt = nt_pack();
-    if (!p->b_kmajor && (nt == 1 || (nt < 0 && !is_cpu(pl->ctx) && M >= NT_PACK_MIN_M)))
-        *pack_b = 1;
+     * vectors run along K); anything else is packed K-major and zero-padded, or read with edge checks. */
+    *pack_a = !(fit_a && M % mwg == 0 && K % kwg == 0);
+    *pack_b = !(fit_b && N % nwg == 0 && K % kwg == 0) || nt_packs(pl, p);
+    int mode = pack_mode(), edges = mode == PACK_EDGES || (mode == PACK_RULE && !is_cpu(pl->ctx));
+    *edge_a = edges && *pack_a && fit_a;
+    *edge_b = edges && *pack_b && fit_b && !nt_packs(pl, p);
+    *pack_a &= !*edge_a;
+    *pack_b &= !*edge_b;
 }
 
 /* Packs A and/or B where they cannot be read in place; returns 0 when the scratch would not fit or the
@@ -271,7 +307,7 @@ static int plan_packs(planner *pl, product *p, const clf__config *cfg, size_t *e
     size_t mwg = param(cfg, CLF__GEMM_MWG), nwg = param(cfg, CLF__GEMM_NWG), kwg = param(cfg, CLF__GEMM_KWG);
     size_t M = p->m, N = p->n, K = p->k, Kp = round_up(K, kwg), Mp = round_up(M, mwg), Np = round_up(N, nwg);
     int pack_a, pack_b;
-    packs_needed(pl, p, cfg, &pack_a, &pack_b);
+    operand_reads(pl, p, cfg, &pack_a, &pack_b, &p->edge_a, &p->edge_b);
     size_t sa = 0, sb = 0, total = 0, bytes = 0;
     int ok = (!pack_a || (clf__mul(Kp, Mp, &sa) && clf__mul(sa, p->batch, &sa))) &&
              (!pack_b || (clf__mul(Kp, Np, &sb) && clf__mul(sb, p->batch, &sb))) && clf__add(sa, sb, &total) &&
@@ -322,8 +358,9 @@ static clf_status plan_packed(planner *pl, const product *p, const clf__config *
     /* The packs cover the whole operands; the main kernel reads the bulk of them. */
     bulk.m = Mb;
     bulk.n = Nb;
+    /* With edge checks the kernel takes the true K and reads zeros past it; packed operands are zero-padded. */
     if (s == CLF_SUCCESS)
-        s = add_main(pl, &bulk, cfg, 0, round_up(p->k, kwg), ea, eb);
+        s = add_main(pl, &bulk, cfg, 0, bulk.edge_a || bulk.edge_b ? p->k : round_up(p->k, kwg), ea, eb);
     if (s == CLF_SUCCESS && Mb < M) {   /* rows Mb..M-1, every column */
         product strip = *p;
         strip.m = M - Mb;
@@ -348,7 +385,7 @@ static clf_status plan_packed(planner *pl, const product *p, const clf__config *
  * packs do not fit). may_split: the edge strips may split along K (not inside a split product). */
 static clf_status plan_product(planner *pl, const product *p, const clf__config *cfg, int direct, int may_split)
 {
-    if (!direct && !pack_rule_on()) {   /* measurement: the bucket's configuration reads the operands in place */
+    if (!direct && pack_mode() == PACK_OFF) {   /* measurement: the bucket's configuration reads the operands in place */
         pl->plan->path = "direct";
         return add_direct(pl, p, cfg);
     }
@@ -626,11 +663,11 @@ static int plan_cpu(planner *pl, const product *p, clf__gemm_path path, clf_stat
 static int batch_in_place(const planner *pl, const product *p, const clf__config *cfg)
 {
     if (is_cpu(pl->ctx) || pl->plan->dtype != CLF_F32 || p->batch < 2 || strcmp(pl->plan->bucket, "batched") != 0 || p->a_kmajor ||
-        !p->b_kmajor || strcmp(pl->plan->origin_main, "override") == 0 || !pack_rule_on())
+        !p->b_kmajor || strcmp(pl->plan->origin_main, "override") == 0 || pack_mode() != PACK_RULE)
         return 0;
-    int pack_a, pack_b;
-    packs_needed(pl, p, cfg, &pack_a, &pack_b);
-    return pack_a || pack_b;
+    int pack_a, pack_b, edge_a, edge_b;
+    operand_reads(pl, p, cfg, &pack_a, &pack_b, &edge_a, &edge_b);
+    return pack_a || pack_b;   /* what edge checks cannot read in place */
 }
 
 /* A real (fp32 or fp64) product in the call's precision: the bucket's configuration on the direct, packed or

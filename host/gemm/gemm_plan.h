@@ -44,6 +44,7 @@ typedef struct clf__main_step {
     clf__gemm_operand a, b, c;
     int epi;                     /* stores C through the plan's epilogue; r0, c0: where this C starts in the whole */
     size_t r0, c0;
+    int edge_a, edge_b;          /* fast kernel: the operand is read in place past its last whole tile (EDGE_A/B) */
 } clf__main_step;
 
 /* gemm_reduce: C = alpha * (sum of `planes` partial planes of m x n) + beta * C. The planes are in the plan's

@@ -2,7 +2,7 @@
 # h200_underfilled.sh — on the GPU host: fp32 products whose tiles do not fill the device (odd medium sizes,
 # skinny products of 17-200 rows or columns, batches of small matrices) under forced split-K values and forced
 # configurations, with cuBLAS (torch.matmul) in the same script: the measurements the split and tile rules are
-# drawn from. PART=split|batched|pack|ab|profile|all (all: split and batched); SHAPES and BSHAPES ("BATCH:MxNxK ...") override the lists; SPLITS.
+# drawn from. PART=split|batched|pack|ab|edges|profile|all (all: split and batched); SHAPES and BSHAPES ("BATCH:MxNxK ...") override the lists; SPLITS.
 . scripts/gpu/common.sh
 gpu_session underfilled
 PART=${PART:-all}
@@ -91,6 +91,23 @@ if [ "$PART" = ab ]; then   # this build against the one in .old (a worktree of 
       done
     done
   done
+fi
+if [ "$PART" = edges ]; then   # edge-checked in-place reads (the rule) against packing (CLFORGE_GEMM_PACK=always):
+  # test_gemm's random, split and edge cases on the H200, then SHAPES (NN), BTSHAPES (B stored N x K) and
+  # BSHAPES (NN batches), alternating, ROUNDS rounds
+  say "== $(date -u) test_gemm random tcase (H200)"
+  CLFORGE_GEMM_TEST_CASES=${CASES:-300} CK_RUN_CASE=random CLFORGE_TEST_DEVICES=0:0 timeout 200 tests/test_gemm > $r/test_gemm.log 2>&1
+  say "rc=$? $(grep -E 'cases on|Checks' $r/test_gemm.log | tr '\n' ' ')"
+  bt=""; for s in ${BTSHAPES:-}; do bt="$bt --shape $s"; done
+  for round in $(seq ${ROUNDS:-2}); do
+    for v in always rule; do
+      if [ $v = always ]; then export CLFORGE_GEMM_PACK=always; else unset CLFORGE_GEMM_PACK; fi
+      bench "$v r$round" $sh --json $r/edges-$v-$round.json
+      [ -n "$bt" ] && bench "$v bt r$round" --bt $bt --json $r/edges-bt-$v-$round.json
+      for bs in $BSHAPES; do bench "$v b${bs%%:*} r$round" --batch ${bs%%:*} --shape ${bs#*:}; done
+    done
+  done
+  unset CLFORGE_GEMM_PACK
 fi
 if [ "$PART" = profile ]; then   # per-kernel times (CLFORGE_PROFILE=1), one shape a process: PSHAPES "BATCH:MxNxK[:bt|nn[:MODE]]"
   PSHAPES=${PSHAPES:-"1:404x580x1488 1:1141x793x1240 1:777x1555x999 1:92x2990x4725 152:308x103x430 56:314x478x233 64:256x256x256:bt"}
