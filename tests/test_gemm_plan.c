@@ -637,25 +637,33 @@ START_TEST(padded_nn_batches_read_in_place)
 }
 END_TEST
 
-/* On a GPU (pretended) operands that fit the vector width are read in place with edge checks instead of packed
- * when their sizes are not tile multiples; one that does not fit is packed; CLFORGE_GEMM_PACK=always packs both. */
+/* On a GPU (pretended) operands of a batch that fit the vector width are read in place with edge checks instead
+ * of packed when their sizes are not tile multiples; one that does not fit is packed. Single products are packed,
+ * unless CLFORGE_GEMM_PACK=edges; CLFORGE_GEMM_PACK=always packs batches too. */
 START_TEST(vector_aligned_operands_read_in_place_with_edges)
 {
     clf_device_info saved;
     clf_context *ctx = pretend_gpu("edges", &saved);
+    store_config(ctx, "batched", BATCHED_CFG);
     store_config(ctx, "medium", MEDIUM_CFG);
-    store_config(ctx, "large", THIN_CFG);
-    const struct { size_t m, n, k; const char *env; int packs, edge_a, edge_b; } cases[] = {
-        {1000, 3000, 1000, NULL, 0, 1, 1},     /* K = 1000 is no multiple of KWG; every size fits the vectors */
-        {1000, 3000, 999, NULL, 1, 0, 1},      /* A's rows (along K) of 999 do not fit: packed */
-        {1000, 3001, 999, NULL, 2, 0, 0},
-        {1000, 3000, 1000, "always", 2, 0, 0},
-        {1024, 3072, 1024, NULL, 0, 0, 0},     /* whole tiles: in place without checks */
+    const struct { size_t m, n, k, batch; const char *env; int packs, edge_a, edge_b; } cases[] = {
+        {200, 104, 96, 200, NULL, 0, 1, 1},    /* no size a tile multiple; every size fits the vectors */
+        {200, 104, 95, 200, NULL, 1, 0, 1},    /* A's rows (along K) of 95 do not fit: packed */
+        {200, 105, 95, 200, NULL, 2, 0, 0},
+        {200, 104, 96, 200, "always", 2, 0, 0},
+        {1000, 1000, 1000, 1, NULL, 2, 0, 0},  /* a single product: packed */
+        {1000, 1000, 1000, 1, "edges", 0, 1, 1},
+        {256, 256, 256, 64, NULL, 0, 0, 0},    /* whole tiles: in place without checks */
     };
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 7; i++) {
         if (cases[i].env)
             setenv("CLFORGE_GEMM_PACK", cases[i].env, 1);
-        clf__gemm_call call = nn_call(cases[i].m, cases[i].n, cases[i].k);
+        size_t m = cases[i].m, n = cases[i].n, k = cases[i].k;
+        clf__gemm_call call = nn_call(m, n, k);
+        call.batch = cases[i].batch;
+        call.stride_a = m * k;
+        call.stride_b = k * n;
+        call.stride_c = m * n;
         clf__gemm_plan plan;
         ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_FAST, &plan) == CLF_SUCCESS, "%s",
                       clf_last_error());
@@ -666,11 +674,12 @@ START_TEST(vector_aligned_operands_read_in_place_with_edges)
             if (plan.steps[j].kind != CLF__STEP_MAIN || plan.steps[j].u.main.direct)
                 continue;
             mains++;
-            const clf__main_step *m = &plan.steps[j].u.main;
-            ck_assert_msg(m->edge_a == cases[i].edge_a && m->edge_b == cases[i].edge_b, "case %d: edges %d %d", i,
-                          m->edge_a, m->edge_b);
+            const clf__main_step *ms = &plan.steps[j].u.main;
+            ck_assert_msg(ms->edge_a == cases[i].edge_a && ms->edge_b == cases[i].edge_b, "case %d: edges %d %d", i,
+                          ms->edge_a, ms->edge_b);
             /* with edge checks the kernel takes the true K; packed operands are padded to whole K tiles */
-            ck_assert_uint_eq(m->k, m->edge_a || m->edge_b ? cases[i].k : (cases[i].k + 15) / 16 * 16);
+            size_t kwg = (size_t)ms->cfg->v[CLF__GEMM_KWG];
+            ck_assert_uint_eq(ms->k, ms->edge_a || ms->edge_b ? k : (k + kwg - 1) / kwg * kwg);
         }
         ck_assert_int_ge(mains, 1);
         ck_assert_msg(packs == cases[i].packs, "case %d: %d packs, want %d", i, packs, cases[i].packs);

@@ -278,8 +278,8 @@ static int edge_fits(const clf__gemm_operand *o, int kmajor, size_t mn, size_t k
 }
 
 /* How A and B are read by cfg's fast kernel: *pack_a / *pack_b when packed first, *edge_a / *edge_b when read in
- * place past their last whole tile (GPUs, or everywhere with CLFORGE_GEMM_PACK=edges; not a B that the rule above
- * packs anyway), neither when they cover whole tiles. */
+ * place past their last whole tile (batches on GPUs, or everything with CLFORGE_GEMM_PACK=edges; not a B that the
+ * rule above packs anyway), neither when they cover whole tiles. */
 static void operand_reads(const planner *pl, const product *p, const clf__config *cfg, int *pack_a, int *pack_b,
                           int *edge_a, int *edge_b)
 {
@@ -292,7 +292,14 @@ static void operand_reads(const planner *pl, const product *p, const clf__config
      * vectors run along K); anything else is packed K-major and zero-padded, or read with edge checks. */
     *pack_a = !(fit_a && M % mwg == 0 && K % kwg == 0);
     *pack_b = !(fit_b && N % nwg == 0 && K % kwg == 0) || nt_packs(pl, p);
-    int mode = pack_mode(), edges = mode == PACK_EDGES || (mode == PACK_RULE && !is_cpu(pl->ctx));
+    /* The rule: edge checks in batches on GPUs, where the pass over every small matrix costs more than the kernel
+     * loses; single products are packed. H200 fp32, packed -> edges (scripts/gpu/h200_underfilled.sh PART=edges,
+     * bench/results/h200/2026-12-02/underfilled/run5-edges.txt, run6-edges-kmajor.txt): batches 200 x 200x104x96
+     * 10.8 -> 14.8 TFLOP/s, 40 x 500x300x400 24.6 -> 26.5, 16 x 1000x1000x200 32.0 -> 32.6; single products lost
+     * up to 11% (4000^3 42.0 -> 37.2, 1000^3 30.6 -> 28.6, A B^T 3000x5000x2000 37.1 -> 33.5) and, with only a
+     * K-major B read so, still 4-13% (4000^3 42.1 -> 40.2, 1000^3 31.1 -> 27.2): the in-place rows are not
+     * aligned as the packed ones are. 1000x3000x1000 gained 4-8% either way and 1500x700x904 6% with both. */
+    int mode = pack_mode(), edges = mode == PACK_EDGES || (mode == PACK_RULE && !is_cpu(pl->ctx) && p->batch > 1);
     *edge_a = edges && *pack_a && fit_a;
     *edge_b = edges && *pack_b && fit_b && !nt_packs(pl, p);
     *pack_a &= !*edge_a;
@@ -688,7 +695,7 @@ static clf_status plan_real(planner *pl, product p, clf__gemm_path path, int no_
     if (s != CLF_SUCCESS)
         return s;
     const clf__config *main_cfg = &plan->cfg_main;
-    if (!direct && batch_in_place(pl, &p, main_cfg)) {
+    if (!direct && path == CLF__GEMM_AUTO && batch_in_place(pl, &p, main_cfg)) {
         plan->path = "direct";
         return add_direct(pl, &p, main_cfg);
     }
