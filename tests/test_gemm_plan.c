@@ -60,6 +60,15 @@ static void pretend_end(clf_context *ctx, const clf_device_info *saved)
     clf_context_destroy(ctx);
 }
 
+/* Steps of the given kind in a plan. */
+static int steps_of(const clf__gemm_plan *plan, clf__step_kind kind)
+{
+    int n = 0;
+    for (int j = 0; j < plan->nsteps; j++)
+        n += plan->steps[j].kind == kind;
+    return n;
+}
+
 static clf__gemm_call nn_call(size_t m, size_t n, size_t k)
 {
     return (clf__gemm_call){.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_NO_TRANS,
@@ -521,9 +530,7 @@ START_TEST(transposed_b_packed_only_for_tall_products)
         clf__gemm_plan plan;
         ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_FAST, &plan) == CLF_SUCCESS, "%s",
                       clf_last_error());
-        int packs = 0;
-        for (int j = 0; j < plan.nsteps; j++)
-            packs += plan.steps[j].kind == CLF__STEP_PACK;
+        int packs = steps_of(&plan, CLF__STEP_PACK);
         ck_assert_msg(packs == cases[i].packs, "case %d (%zux%zux%zu x %zu): %d packs, want %d", i, m, n, k,
                       cases[i].batch, packs, cases[i].packs);
         unsetenv("CLFORGE_GEMM_NT_PACK");
@@ -541,9 +548,7 @@ START_TEST(transposed_b_packed_only_for_tall_products)
     unsetenv("CLFORGE_GEMM_NT_PACK");
     char *said = clf_test_capture_end(saved_err, log);
     ck_assert_msg(bs == CLF_SUCCESS, "%s", clf_last_error());
-    int packs = 0;
-    for (int j = 0; j < plan.nsteps; j++)
-        packs += plan.steps[j].kind == CLF__STEP_PACK;
+    int packs = steps_of(&plan, CLF__STEP_PACK);
     ck_assert_int_eq(packs, 0);
     ck_assert_msg(strstr(said, "CLFORGE_GEMM_NT_PACK=yes"), "no warning: %s", said);
     pretend_end(ctx, &saved);
@@ -611,9 +616,8 @@ START_TEST(padded_nn_batches_read_in_place)
         clf__gemm_plan plan;
         ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS, "%s",
                       clf_last_error());
-        int packs = 0, direct = 0, mains = 0;
+        int packs = steps_of(&plan, CLF__STEP_PACK), direct = 0, mains = 0;
         for (int j = 0; j < plan.nsteps; j++) {
-            packs += plan.steps[j].kind == CLF__STEP_PACK;
             if (plan.steps[j].kind == CLF__STEP_MAIN) {
                 mains++;
                 direct += plan.steps[j].u.main.direct;
@@ -668,9 +672,8 @@ START_TEST(vector_aligned_operands_read_in_place_with_edges)
         ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_FAST, &plan) == CLF_SUCCESS, "%s",
                       clf_last_error());
         unsetenv("CLFORGE_GEMM_PACK");
-        int packs = 0, mains = 0;
+        int packs = steps_of(&plan, CLF__STEP_PACK), mains = 0;
         for (int j = 0; j < plan.nsteps; j++) {
-            packs += plan.steps[j].kind == CLF__STEP_PACK;
             if (plan.steps[j].kind != CLF__STEP_MAIN || plan.steps[j].u.main.direct)
                 continue;
             mains++;
