@@ -556,7 +556,7 @@ START_TEST(edge_cases)
         pool_init(&p, ctxs[d]);
         uint64_t seed = UINT64_C(0xa4093822299f31d0) ^ (uint64_t)d;
         int fp64 = clf_context_device(ctxs[d])->fp64;
-        int n = cases_for(ctxs[d]) / 4;
+        int n = cases_for(ctxs[d]) / 8;
         for (int t = 0; t < n && failures < 5; t++) {
             gcase g;
             make_case(&seed, fp64 && t % 4 == 3, t % 5 == 4 ? 512 : 0, 1, &g);

@@ -48,6 +48,8 @@ static void usage(FILE *f)
             "  CLFORGE_GEMM_SPLIT_K=N    split GEMM's K into N slices (1: never)\n"
             "  CLFORGE_GEMM_FILL=off     keep a GEMM bucket's tiles however poorly they fill the compute units\n"
             "  CLFORGE_GEMM_NT_PACK=0|1  A B^T: 0 reads B in place where aligned, 1 packs it first (default: GPUs pack)\n"
+            "  CLFORGE_GEMM_PACK=off|edges|always  operands off the tile grid: direct kernel, in place with edge\n"
+            "                            checks, or packed (default: GPUs read batches with edge checks)\n"
             "  CLFORGE_EPILOGUE_STORE=staged|unrolled  GEMM epilogues: through local memory (default) or unrolled\n"
             "  CLFORGE_EPILOGUE_UNROLL=N units (VWN elements each) per step of the staged epilogue's loop (1 to 16)\n"
             "  CLFORGE_GEMM_WG_PER_CU=N  GEMM work-groups resident per compute unit (else measured by the tuner)\n"
