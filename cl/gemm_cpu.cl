@@ -220,11 +220,32 @@ void gemm_cpu(const int M, const int N, const int K, const real alpha, const rea
     }
 }
 
+/* gemm_cpu_pack's source: 0 in the kernel's precision; 1 IEEE half, 2 bfloat16 (16-bit storage, fp32 kernels only),
+ * widened while packing, which spares the portable mixed-precision path a conversion pass over the operand. */
+#ifndef SRC16
+#define SRC16 0
+#endif
+#if SRC16
+typedef ushort src_t;
+#else
+typedef real src_t;
+#endif
+#if SRC16 == 1
+#define SRC_AT(p, i) vload_half((i), (const __global half *)(p))
+#define SRC_V4(p) vload_half4(0, (const __global half *)(p))
+#elif SRC16 == 2
+#define SRC_AT(p, i) as_float((uint)(p)[i] << 16)
+#define SRC_V4(p) as_float4(convert_uint4(vload4(0, (p))) << 16)
+#else
+#define SRC_AT(p, i) (p)[i]
+#define SRC_V4(p) vload4(0, (p))
+#endif
+
 /* Packs one operand into panels of PW rows of R (M for A, N for B): element (r, k) of the source, at
  * src[r*rs + k*ks] (the strides say which way it is stored), goes to panel r/PW at k*PW + r%PW, and rows
  * past R are zero. Grid: (K runs of PACK_K, panels, batch); one work-item per group. */
 __kernel __attribute__((reqd_work_group_size(1, 1, 1)))
-void gemm_cpu_pack(const int R, const int K, const __global real *restrict src, const ulong s_off, const long rs,
+void gemm_cpu_pack(const int R, const int K, const __global src_t *restrict src, const ulong s_off, const long rs,
                    const long ks, const ulong s_stride, __global real *restrict dst, const ulong d_off,
                    const ulong d_stride)
 {
@@ -239,11 +260,11 @@ void gemm_cpu_pack(const int R, const int K, const __global real *restrict src, 
         /* Stored K-major (B of a row-major NN product): a panel's PW elements of one k are adjacent, so they are
          * copied as vectors. Element by element, PoCL copied them at 5-8 GB/s, a quarter of a 1024^3 SGEMM's time. */
         for (int k = k0; k < kend; k++) {
-            const __global real *s = src + r0 + (long)k * ks;
+            const __global src_t *s = src + r0 + (long)k * ks;
             __global real *d = dst + (long)k * PW;
 #pragma unroll
             for (int w = 0; w < PW; w += 4)
-                vstore4(vload4(0, s + w), 0, d + w);
+                vstore4(SRC_V4(s + w), 0, d + w);
         }
         return;
     }
@@ -252,10 +273,10 @@ void gemm_cpu_pack(const int R, const int K, const __global real *restrict src, 
         for (int k = k0; k < kend; k++)
 #pragma unroll
             for (int w = 0; w < PW; w++)
-                dst[(long)k * PW + w] = src[(long)(r0 + w) * rs + (long)k * ks];
+                dst[(long)k * PW + w] = SRC_AT(src, (long)(r0 + w) * rs + (long)k * ks);
     } else {
         for (int k = k0; k < kend; k++)
             for (int w = 0; w < PW; w++)
-                dst[(long)k * PW + w] = w < rows ? src[(long)(r0 + w) * rs + (long)k * ks] : ZERO;
+                dst[(long)k * PW + w] = w < rows ? SRC_AT(src, (long)(r0 + w) * rs + (long)k * ks) : ZERO;
     }
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gemm_cpu.h"
+#include "gemm_plan.h"
 #include "testutil.h"
 
 typedef struct prob {
@@ -51,7 +52,7 @@ static void check_one(clf_context *ctx, clf_dtype dt, const prob *p, const clf__
     plan.dtype = dt;
     clf__cpu_product cp = {p->m, p->n, p->k, p->batch, p->a_kmajor, p->b_kmajor, p->alpha, p->beta,
                            {CLF__BUF_USER, a, p->offa, p->lda, sa}, {CLF__BUF_USER, b, p->offb, p->ldb, sb},
-                           {CLF__BUF_USER, c, p->offc, p->ldc, sc}, p->pack, 0, 0, 0};
+                           {CLF__BUF_USER, c, p->offc, p->ldc, sc}, p->pack, 0, 0, 0, dt, dt};
     int planned = 0;
     ck_assert_msg(clf__gemm_cpu_plan(ctx, &plan, &cp, cfg, &planned) == CLF_SUCCESS, "%s", clf_last_error());
     /* Packs and the kernel, or the kernel alone on operands read in place (the planner's choice up to 2^25). */
@@ -254,11 +255,50 @@ START_TEST(defaults_valid_and_bad_config_refused)
         memset(&plan, 0, sizeof plan);
         plan.dtype = CLF_F32;
         clf__cpu_product cp = {8, 8, 8, 1, 0, 1, 1.0, 0.0, {CLF__BUF_USER, NULL, 0, 8, 0},
-                               {CLF__BUF_USER, NULL, 0, 8, 0}, {CLF__BUF_USER, NULL, 0, 8, 0}, -1, 0, 0, 0};
+                               {CLF__BUF_USER, NULL, 0, 8, 0}, {CLF__BUF_USER, NULL, 0, 8, 0}, -1, 0, 0, 0,
+                               CLF_F32, CLF_F32};
         int planned = 1;
         ck_assert_int_eq(clf__gemm_cpu_plan(ctxs[d], &plan, &cp, &bad, &planned), CLF_ERR_INVALID_ARG);
         ck_assert(!planned && plan.nsteps == 0);
         ck_assert_ptr_nonnull(strstr(clf_last_error(), "gemm_cpu"));
+    }
+    clf_test_contexts_free(ctxs, nctx);
+}
+END_TEST
+
+/* The portable mixed-precision path on the CPU kernel: f16 and bf16 operands are widened by the packs (no
+ * conversion step), and a product too small for the CPU kernel converts them first. Results are checked by
+ * test_gemm_mixed; this checks the plans. */
+START_TEST(typed_operands_widened_by_the_packs)
+{
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    for (int d = 0; d < nctx; d++) {
+        clf_context *ctx = ctxs[d];
+        cl_mem buf = clf_test_buffer(ctx, 300 * 300 * 4, NULL);
+        const struct { size_t m, n, k; int converts, packs16; } cases[] = {{300, 260, 200, 0, 2}, {40, 40, 40, 2, 0}};
+        for (int i = 0; i < 2; i++) {
+            size_t m = cases[i].m, n = cases[i].n, k = cases[i].k;
+            clf__gemm_call call = {.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_TRANS,
+                                   .m = m, .n = n, .k = k, .alpha = 1, .lda = k, .ldb = k, .ldc = n, .batch = 1,
+                                   .a = buf, .b = buf, .c = buf, .typed = 1, .a_type = CLF_F16, .b_type = CLF_BF16,
+                                   .c_type = CLF_F32, .compute = CLF_COMPUTE_EXACT};
+            clf__gemm_plan plan;
+            ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS, "%s",
+                          clf_last_error());
+            if (strcmp(plan.path, "cpu") != 0 && cases[i].packs16)
+                continue;   /* not the CPU kernel on this device */
+            int converts = 0, src16 = 0;
+            for (int j = 0; j < plan.nsteps; j++) {
+                converts += plan.steps[j].kind == CLF__STEP_CONVERT;
+                if (plan.steps[j].kind == CLF__STEP_CPU_PACK)
+                    src16 |= 1 << plan.steps[j].u.cpu_pack.src16;
+            }
+            ck_assert_msg(converts == cases[i].converts, "case %d: %d conversion steps", i, converts);
+            if (cases[i].packs16)
+                ck_assert_msg(src16 == (1 << 1 | 1 << 2), "case %d: the packs widen %x", i, src16);
+        }
+        clReleaseMemObject(buf);
     }
     clf_test_contexts_free(ctxs, nctx);
 }
@@ -271,5 +311,6 @@ int main(void)
     CLF_TEST_ALONE(s, long_k_and_edges);
     CLF_TEST_ALONE(s, public_api_on_cpu_path);
     CLF_TEST_ALONE(s, defaults_valid_and_bad_config_refused);
+    CLF_TEST_ALONE(s, typed_operands_widened_by_the_packs);
     return clf_test_run(s);
 }

@@ -110,8 +110,13 @@ static void fill_cores(clf_context *ctx, const clf__cpu_product *p, clf__config 
 #define UNPACKED_MAX_WORK 33554432.0
 #define UNPACKED_MAX_ROWS 32   /* and products of at most this many rows (or whole-vector columns) of C (use_packs) */
 
+/* The gemm_cpu_pack source code of a storage type: 1 IEEE half, 2 bfloat16, 0 the plan's precision. */
+static int src16(clf_dtype t) { return t == CLF_F16 ? 1 : t == CLF_BF16 ? 2 : 0; }
+
 static int use_packs(const clf__cpu_product *p, size_t vw)
 {
+    if (src16(p->a_type) || src16(p->b_type))
+        return 1;   /* 16-bit operands are widened by the packs */
     if (!p->b_kmajor)
         return 1;   /* the kernel reads B's rows as vectors: an N-major B is packed */
     if (p->pack >= 0)
@@ -139,7 +144,7 @@ static clf_status too_many_steps(void)
 }
 
 static clf_status add_pack(clf__gemm_plan *plan, int width, size_t rows, size_t k, size_t batch, int kmajor,
-                           clf__gemm_operand src, size_t at, size_t elems)
+                           clf__gemm_operand src, clf_dtype type, size_t at, size_t elems)
 {
     if (plan->nsteps >= CLF__GEMM_MAX_STEPS)
         return too_many_steps();
@@ -147,7 +152,7 @@ static clf_status add_pack(clf__gemm_plan *plan, int width, size_t rows, size_t 
     st->kind = CLF__STEP_CPU_PACK;
     /* Element (r, k): at r*ld + k when stored r-major, at k*ld + r when K-major. */
     st->u.cpu_pack = (clf__cpu_pack_step){width, rows, k, batch, kmajor ? 1 : src.ld, kmajor ? src.ld : 1, src,
-                                          {CLF__BUF_PACK, NULL, at, 0, elems}};
+                                          {CLF__BUF_PACK, NULL, at, 0, elems}, src16(type)};
     return CLF_SUCCESS;
 }
 
@@ -193,9 +198,9 @@ clf_status clf__gemm_cpu_plan(clf_context *ctx, clf__gemm_plan *plan, const clf_
         bytes > ctx->info.max_alloc)
         return CLF_SUCCESS;
     b_at = round_up(b_at, 16);
-    clf_status s = add_pack(plan, (int)mr, p->m, p->k, p->batch, p->a_kmajor, p->a, a_at, a_one);
+    clf_status s = add_pack(plan, (int)mr, p->m, p->k, p->batch, p->a_kmajor, p->a, p->a_type, a_at, a_one);
     if (s == CLF_SUCCESS)
-        s = add_pack(plan, (int)nr, p->n, p->k, p->batch, p->b_kmajor, p->b, b_at, b_one);
+        s = add_pack(plan, (int)nr, p->n, p->k, p->batch, p->b_kmajor, p->b, p->b_type, b_at, b_one);
     if (s != CLF_SUCCESS)
         return s;
     clf__gemm_step *st = &plan->steps[plan->nsteps++];
@@ -217,7 +222,9 @@ clf_status clf__gemm_cpu_options(clf_dtype dt, const clf__gemm_step *st, char *o
     *file = "gemm_cpu.cl";
     if (st->kind == CLF__STEP_CPU_PACK) {
         *name = "gemm_cpu_pack";
-        snprintf(opts, cap, "-DPRECISION=%d -DPW=%d", prec, st->u.cpu_pack.width);
+        int n = snprintf(opts, cap, "-DPRECISION=%d -DPW=%d", prec, st->u.cpu_pack.width);
+        if (st->u.cpu_pack.src16 && n >= 0 && (size_t)n < cap)   /* else the options, and the cache key, as before */
+            snprintf(opts + n, cap - (size_t)n, " -DSRC16=%d", st->u.cpu_pack.src16);
         return CLF_SUCCESS;
     }
     *name = "gemm_cpu";
@@ -257,7 +264,8 @@ static clf_status enqueue_pack(clf_context *ctx, clf_dtype dt, const clf__cpu_pa
             break;
         size_t global[3] = {cdiv(p->k, PACK_K), cdiv(p->rows, (size_t)p->width), nb}, local[3] = {1, 1, 1};
         clf__work w = {dt == CLF_F64 ? "dgemm_cpu_pack" : "sgemm_cpu_pack", 0.0,
-                       (double)nb * (double)(p->rows + round_up(p->rows, (size_t)p->width)) * (double)p->k * (double)esz};
+                       (double)nb * (double)p->k *
+                           ((double)p->rows * (double)(p->src16 ? 2 : esz) + (double)round_up(p->rows, (size_t)p->width) * (double)esz)};
         s = clf__enqueue(ctx, k, 3, global, local, &w, b0 + nb >= p->batch ? done : NULL);
     }
     return s;

@@ -24,6 +24,8 @@ typedef struct clf__cpu_product {
                                   * decides (in place for small products, $CLFORGE_GEMM_CPU_PACK=0/1 forces) */
     int epi;                     /* store C through the plan's epilogue; r0, c0: this C's origin in the whole */
     size_t r0, c0;
+    clf_dtype a_type, b_type;    /* CLF_F16 or CLF_BF16: A or B stored so, widened by the packs (which then always
+                                  * run); any other value: stored in the plan's precision */
 } clf__cpu_product;
 
 /* 1 when products on ctx's device run on gemm_cpu by default: a CPU device whose driver asks for explicit

@@ -165,7 +165,7 @@ static clf_status bench_plan(bench_state *st, const clf__config *cfg, clf__gemm_
     plan->dtype = st->dt;
     size_t n = st->n;
     clf__cpu_product p = {n, n, n, 1, 0, 1, 1.0, 0.0, {CLF__BUF_USER, st->a, 0, n, 0},
-                          {CLF__BUF_USER, st->b, 0, n, 0}, {CLF__BUF_USER, st->c, 0, n, 0}, 1, 0, 0, 0};
+                          {CLF__BUF_USER, st->b, 0, n, 0}, {CLF__BUF_USER, st->c, 0, n, 0}, 1, 0, 0, 0, st->dt, st->dt};
     int planned = 0;
     clf_status s = clf__gemm_cpu_plan(st->ctx, plan, &p, cfg, &planned);
     if (s == CLF_SUCCESS && !planned)

@@ -654,7 +654,7 @@ static int plan_cpu(planner *pl, const product *p, clf__gemm_path path, clf_stat
         !clf__gemm_cpu_wanted(pl->ctx))
         return 0;
     clf__cpu_product cp = {p->m, p->n, p->k, p->batch, p->a_kmajor, p->b_kmajor, p->alpha, p->beta, p->a, p->b, p->c,
-                           -1, p->epi, p->r0, p->c0};
+                           -1, p->epi, p->r0, p->c0, p->a_type, p->b_type};
     int planned = 0;
     *s = clf__gemm_cpu_plan(pl->ctx, pl->plan, &cp, NULL, &planned);
     return *s != CLF_SUCCESS || planned;
@@ -677,6 +677,8 @@ static int batch_in_place(const planner *pl, const product *p, const clf__config
     return pack_a || pack_b;   /* what edge checks cannot read in place */
 }
 
+static clf_status to_f32(planner *pl, clf_dtype type, size_t outer, size_t inner, size_t batch, clf__gemm_operand *o);
+
 /* A real (fp32 or fp64) product in the call's precision: the bucket's configuration on the direct, packed or
  * split-K path. */
 static clf_status plan_real(planner *pl, product p, clf__gemm_path path, int no_split)
@@ -686,6 +688,16 @@ static clf_status plan_real(planner *pl, product p, clf__gemm_path path, int no_
     if (plan_cpu(pl, &p, path, &cs))
         return cs;
     int scale_only = p.alpha == 0.0 || p.k == 0;   /* C = beta*C: A and B are not referenced */
+    /* 16-bit operands (the portable mixed-precision path) that the CPU kernel's packs did not take are widened
+     * into fp32 copies first. */
+    cs = CLF_SUCCESS;
+    if (!scale_only && p.a_type != plan->dtype)
+        cs = to_f32(pl, p.a_type, p.a_kmajor ? p.k : p.m, p.a_kmajor ? p.m : p.k, p.batch, &p.a);
+    if (cs == CLF_SUCCESS && !scale_only && p.b_type != plan->dtype)
+        cs = to_f32(pl, p.b_type, p.b_kmajor ? p.k : p.n, p.b_kmajor ? p.n : p.k, p.batch, &p.b);
+    if (cs != CLF_SUCCESS)
+        return cs;
+    p.a_type = p.b_type = plan->dtype;
     if (scale_only) {
         p.k = 0;
         p.a = p.b = p.c;   /* any valid buffer will do for the unread operands */
@@ -1139,12 +1151,8 @@ static clf_status plan_portable(planner *pl, const clf__gemm_call *call, product
 {
     if (thin_typed(pl, call, &p, path))
         return plan_thin(pl, call, p);
+    /* A and B stay in their storage types: plan_real widens them, in the CPU kernel's packs or in fp32 copies. */
     clf_status s = CLF_SUCCESS;
-    if (p.alpha != 0.0 && p.k > 0) {
-        s = to_f32(pl, p.a_type, p.a_kmajor ? p.k : p.m, p.a_kmajor ? p.m : p.k, p.batch, &p.a);
-        if (s == CLF_SUCCESS)
-            s = to_f32(pl, p.b_type, p.b_kmajor ? p.k : p.n, p.b_kmajor ? p.n : p.k, p.batch, &p.b);
-    }
     clf_dtype ct = clf__gemm_c_type(call);
     clf__gemm_operand c_user = p.c;
     if (s == CLF_SUCCESS && ct != CLF_F32)

@@ -106,6 +106,7 @@ typedef struct clf__cpu_pack_step {
     size_t rows, k, batch;
     size_t rs, ks;
     clf__gemm_operand src, dst;
+    int src16;                   /* 0: src in the plan's precision; 1 IEEE half, 2 bfloat16, widened while packed */
 } clf__cpu_pack_step;
 
 /* gemm_cpu (gemm_cpu.c): row-major C (m x n) = alpha * A B + beta * C over A and B packed in panels, or (packed
