@@ -1,6 +1,9 @@
 /* bf16.cl — bfloat16 conversion shared by gemm_convert.cl and gemm_mma.cl (taken with `#include "bf16.cl"`,
  * expanded by host/runtime/sources.c). bfloat16 is the high 16 bits of a float; no extension is needed. */
 
+/* bfloat16 bits -> float: the high half of the float, exactly. */
+static inline float bf16_to_f32(ushort h) { return as_float((uint)h << 16); }
+
 /* float -> bfloat16 bits, rounded to nearest even; a NaN stays a (quiet) NaN. */
 static inline ushort to_bf16(float f)
 {

@@ -230,11 +230,12 @@ typedef ushort src_t;
 #else
 typedef real src_t;
 #endif
+#include "bf16.cl"
 #if SRC16 == 1
 #define SRC_AT(p, i) vload_half((i), (const __global half *)(p))
 #define SRC_V4(p) vload_half4(0, (const __global half *)(p))
 #elif SRC16 == 2
-#define SRC_AT(p, i) as_float((uint)(p)[i] << 16)
+#define SRC_AT(p, i) bf16_to_f32((p)[i])
 #define SRC_V4(p) as_float4(convert_uint4(vload4(0, (p))) << 16)
 #else
 #define SRC_AT(p, i) (p)[i]

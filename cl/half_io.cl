@@ -4,8 +4,6 @@
  * Expects bf16.cl before it (includes are one level deep), CLF_F64 (compute in double) and, for the vector
  * forms, VW > 1, as map.cl defines them. */
 
-static inline float bf16_to_f32(ushort h) { return as_float((uint)h << 16); }
-
 #if CLF_F64
 /* double -> bfloat16 in one rounding: truncate to float and set the last bit when inexact (round to odd,
  * which keeps the sticky information), then round that float to nearest even. Rounding through a plain

@@ -284,29 +284,67 @@ static int cases_for(clf_context *ctx)
                                strstr(clf_context_device(ctx)->platform, "Portable") ? 2000 : 500);
 }
 
-START_TEST(random_cases)
+/* Which random cases a test draws (draw_case). */
+typedef enum { RANDOM_CASES, SPLIT_K_CASES, EDGE_CASES } case_kind;
+
+/* Case t of the kind into *g, with the environment it runs under. */
+static void draw_case(case_kind kind, uint64_t *seed, int fp64, int t, gcase *g)
+{
+    unsetenv("CLFORGE_GEMM_SPLIT_K");
+    switch (kind) {
+    case RANDOM_CASES:
+        make_case(seed, fp64 && t % 4 == 3, 0, 0, g);
+        break;
+    case SPLIT_K_CASES: {
+        make_case(seed, fp64 && t % 4 == 3, 512, 0, g);
+        char parts[8];
+        snprintf(parts, sizeof parts, "%d", 2 + t % 4);
+        setenv("CLFORGE_GEMM_SPLIT_K", parts, 1);
+        break;
+    }
+    case EDGE_CASES:
+        make_case(seed, fp64 && t % 4 == 3, t % 5 == 4 ? 512 : 0, 1, g);
+        if (g->path == CLF__GEMM_DIRECT)
+            g->path = CLF__GEMM_FAST;   /* the direct kernel never packs: nothing to check there */
+        if (t % 5 == 4)
+            setenv("CLFORGE_GEMM_SPLIT_K", "3", 1);   /* slices with edges, and a remainder */
+        break;
+    }
+}
+
+/* cases_for(device) / per cases of the kind on every test device, from seed0 (per device), stopping at five
+ * failures on a device; the failures. *total gets the number of cases run. */
+static int run_cases(case_kind kind, uint64_t seed0, int per, const char *label, int *total)
 {
     clf_context **ctxs;
     int nctx = clf_test_contexts(&ctxs);
     ck_assert_int_gt(nctx, 0);
-    int failures = 0, total = 0;
+    int failures = 0;
+    *total = 0;
     for (int d = 0; d < nctx; d++) {
         pool p;
         pool_init(&p, ctxs[d]);
-        uint64_t seed = UINT64_C(0x243f6a8885a308d3) ^ (uint64_t)d;
+        uint64_t seed = seed0 ^ (uint64_t)d;
         int fp64 = clf_context_device(ctxs[d])->fp64;
-        int n = cases_for(ctxs[d]);
+        int n = cases_for(ctxs[d]) / per;
         for (int t = 0; t < n && failures < 5; t++) {
             gcase g;
-            make_case(&seed, fp64 && t % 4 == 3, 0, 0, &g);
+            draw_case(kind, &seed, fp64, t, &g);
             failures += run_case(&p, &g, &seed);
-            total++;
+            ++*total;
         }
-        fprintf(stderr, "gemm: %d random cases on %s, %d failed\n", n, clf_context_device(ctxs[d])->name, failures);
+        unsetenv("CLFORGE_GEMM_SPLIT_K");
+        fprintf(stderr, "gemm: %d %s cases on %s, %d failed\n", n, label, clf_context_device(ctxs[d])->name, failures);
         pool_free(&p);
     }
     clf_test_contexts_free(ctxs, nctx);
-    ck_assert_int_eq(failures, 0);
+    return failures;
+}
+
+START_TEST(random_cases)
+{
+    int total;
+    ck_assert_int_eq(run_cases(RANDOM_CASES, UINT64_C(0x243f6a8885a308d3), 1, "random", &total), 0);
     ck_assert_int_gt(total, 0);
 }
 END_TEST
@@ -515,29 +553,8 @@ END_TEST
  * 512 to 1024, so that there are whole slices and a remainder, over every layout, path and scalar. */
 START_TEST(split_k_cases)
 {
-    clf_context **ctxs;
-    int nctx = clf_test_contexts(&ctxs);
-    ck_assert_int_gt(nctx, 0);
-    int failures = 0;
-    for (int d = 0; d < nctx; d++) {
-        pool p;
-        pool_init(&p, ctxs[d]);
-        uint64_t seed = UINT64_C(0x13198a2e03707344) ^ (uint64_t)d;
-        int fp64 = clf_context_device(ctxs[d])->fp64;
-        int n = cases_for(ctxs[d]) / 10;
-        for (int t = 0; t < n && failures < 5; t++) {
-            gcase g;
-            make_case(&seed, fp64 && t % 4 == 3, 512, 0, &g);
-            char parts[8];
-            snprintf(parts, sizeof parts, "%d", 2 + t % 4);
-            setenv("CLFORGE_GEMM_SPLIT_K", parts, 1);
-            failures += run_case(&p, &g, &seed);
-        }
-        unsetenv("CLFORGE_GEMM_SPLIT_K");
-        pool_free(&p);
-    }
-    clf_test_contexts_free(ctxs, nctx);
-    ck_assert_int_eq(failures, 0);
+    int total;
+    ck_assert_int_eq(run_cases(SPLIT_K_CASES, UINT64_C(0x13198a2e03707344), 10, "split-K", &total), 0);
 }
 END_TEST
 
@@ -546,32 +563,10 @@ END_TEST
  * layout, transpose and path, the fixed configurations (vector widths 1 to 8) and the device's own. */
 START_TEST(edge_cases)
 {
-    clf_context **ctxs;
-    int nctx = clf_test_contexts(&ctxs);
-    ck_assert_int_gt(nctx, 0);
-    int failures = 0;
+    int total;
     setenv("CLFORGE_GEMM_PACK", "edges", 1);
-    for (int d = 0; d < nctx; d++) {
-        pool p;
-        pool_init(&p, ctxs[d]);
-        uint64_t seed = UINT64_C(0xa4093822299f31d0) ^ (uint64_t)d;
-        int fp64 = clf_context_device(ctxs[d])->fp64;
-        int n = cases_for(ctxs[d]) / 8;
-        for (int t = 0; t < n && failures < 5; t++) {
-            gcase g;
-            make_case(&seed, fp64 && t % 4 == 3, t % 5 == 4 ? 512 : 0, 1, &g);
-            if (g.path == CLF__GEMM_DIRECT)
-                g.path = CLF__GEMM_FAST;   /* the direct kernel never packs: nothing to check there */
-            if (t % 5 == 4)
-                setenv("CLFORGE_GEMM_SPLIT_K", "3", 1);   /* slices with edges, and a remainder */
-            failures += run_case(&p, &g, &seed);
-            unsetenv("CLFORGE_GEMM_SPLIT_K");
-        }
-        fprintf(stderr, "gemm: %d edge cases on %s, %d failed\n", n, clf_context_device(ctxs[d])->name, failures);
-        pool_free(&p);
-    }
+    int failures = run_cases(EDGE_CASES, UINT64_C(0xa4093822299f31d0), 8, "edge", &total);
     unsetenv("CLFORGE_GEMM_PACK");
-    clf_test_contexts_free(ctxs, nctx);
     ck_assert_int_eq(failures, 0);
 }
 END_TEST

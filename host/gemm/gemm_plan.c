@@ -290,8 +290,9 @@ static void operand_reads(const planner *pl, const product *p, const clf__config
     int fit_b = edge_fits(&p->b, p->b_kmajor, N, K, vwn, kwg, p->batch);
     /* An aligned operand is read in place either way round (the kernel transposes on the fly when its
      * vectors run along K); anything else is packed K-major and zero-padded, or read with edge checks. */
+    int nt = nt_packs(pl, p);
     *pack_a = !(fit_a && M % mwg == 0 && K % kwg == 0);
-    *pack_b = !(fit_b && N % nwg == 0 && K % kwg == 0) || nt_packs(pl, p);
+    *pack_b = !(fit_b && N % nwg == 0 && K % kwg == 0) || nt;
     /* The rule: edge checks in batches on GPUs, where the pass over every small matrix costs more than the kernel
      * loses; single products are packed. H200 fp32, packed -> edges (scripts/gpu/h200_underfilled.sh PART=edges,
      * bench/results/h200/2026-12-02/underfilled/run5-edges.txt, run6-edges-kmajor.txt): batches 200 x 200x104x96
@@ -301,7 +302,7 @@ static void operand_reads(const planner *pl, const product *p, const clf__config
      * aligned as the packed ones are. 1000x3000x1000 gained 4-8% either way and 1500x700x904 6% with both. */
     int mode = pack_mode(), edges = mode == PACK_EDGES || (mode == PACK_RULE && !is_cpu(pl->ctx) && p->batch > 1);
     *edge_a = edges && *pack_a && fit_a;
-    *edge_b = edges && *pack_b && fit_b && !nt_packs(pl, p);
+    *edge_b = edges && *pack_b && fit_b && !nt;
     *pack_a &= !*edge_a;
     *pack_b &= !*edge_b;
 }
@@ -669,8 +670,8 @@ static int plan_cpu(planner *pl, const product *p, clf__gemm_path path, clf_stat
  * the direct kernel (the pass is paid for by more work per matrix). fp64 was not measured. */
 static int batch_in_place(const planner *pl, const product *p, const clf__config *cfg)
 {
-    if (is_cpu(pl->ctx) || pl->plan->dtype != CLF_F32 || p->batch < 2 || strcmp(pl->plan->bucket, "batched") != 0 || p->a_kmajor ||
-        !p->b_kmajor || strcmp(pl->plan->origin_main, "override") == 0 || pack_mode() != PACK_RULE)
+    if (is_cpu(pl->ctx) || pl->plan->dtype != CLF_F32 || p->batch < 2 || strcmp(pl->plan->bucket, "batched") != 0 ||
+        p->a_kmajor || !p->b_kmajor || strcmp(pl->plan->origin_main, "override") == 0 || pack_mode() != PACK_RULE)
         return 0;
     int pack_a, pack_b, edge_a, edge_b;
     operand_reads(pl, p, cfg, &pack_a, &pack_b, &edge_a, &edge_b);
@@ -690,12 +691,11 @@ static clf_status plan_real(planner *pl, product p, clf__gemm_path path, int no_
     int scale_only = p.alpha == 0.0 || p.k == 0;   /* C = beta*C: A and B are not referenced */
     /* 16-bit operands (the portable mixed-precision path) that the CPU kernel's packs did not take are widened
      * into fp32 copies first. */
-    cs = CLF_SUCCESS;
-    if (!scale_only && p.a_type != plan->dtype)
-        cs = to_f32(pl, p.a_type, p.a_kmajor ? p.k : p.m, p.a_kmajor ? p.m : p.k, p.batch, &p.a);
-    if (cs == CLF_SUCCESS && !scale_only && p.b_type != plan->dtype)
-        cs = to_f32(pl, p.b_type, p.b_kmajor ? p.k : p.n, p.b_kmajor ? p.n : p.k, p.batch, &p.b);
-    if (cs != CLF_SUCCESS)
+    if (!scale_only && p.a_type != plan->dtype &&
+        (cs = to_f32(pl, p.a_type, p.a_kmajor ? p.k : p.m, p.a_kmajor ? p.m : p.k, p.batch, &p.a)) != CLF_SUCCESS)
+        return cs;
+    if (!scale_only && p.b_type != plan->dtype &&
+        (cs = to_f32(pl, p.b_type, p.b_kmajor ? p.k : p.n, p.b_kmajor ? p.n : p.k, p.batch, &p.b)) != CLF_SUCCESS)
         return cs;
     p.a_type = p.b_type = plan->dtype;
     if (scale_only) {
@@ -1155,7 +1155,7 @@ static clf_status plan_portable(planner *pl, const clf__gemm_call *call, product
     clf_status s = CLF_SUCCESS;
     clf_dtype ct = clf__gemm_c_type(call);
     clf__gemm_operand c_user = p.c;
-    if (s == CLF_SUCCESS && ct != CLF_F32)
+    if (ct != CLF_F32)
         s = c_copy_in(pl, call, &p, ct);
     if (s == CLF_SUCCESS)
         s = plan_real(pl, p, path, call->no_split || p.batch > 1);

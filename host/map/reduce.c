@@ -421,7 +421,6 @@ static size_t row_held(size_t nvec, int lpl, int vec, int unr)
 /* The configuration's WG is a floor: a line too long for its team widens the team, and the work-group with
  * it, up to wg_cap work-items (the H200's best for 8192-long lines, 128, would otherwise send 16384-long ones
  * to the generic kernel). */
-
 static int row_geom(const red_plan *pl, const clf__config *c, int wg_cap, clf__red_row *g)
 {
     const clf_reduce_desc *d = &pl->d;
