@@ -687,6 +687,23 @@ START_TEST(vector_aligned_operands_read_in_place_with_edges)
         ck_assert_int_ge(mains, 1);
         ck_assert_msg(packs == cases[i].packs, "case %d: %d packs, want %d", i, packs, cases[i].packs);
     }
+    /* Another value of the variable warns once, naming it, and the rule decides (a batch: edge checks). */
+    char log[1024];
+    snprintf(log, sizeof log, "%s/pack-env.log", clf_test_tmpdir());
+    int saved_err = clf_test_capture_begin(log);
+    setenv("CLFORGE_GEMM_PACK", "sometimes", 1);
+    clf__gemm_call bad = nn_call(200, 104, 96);
+    bad.batch = 200;
+    bad.stride_a = 200 * 96;
+    bad.stride_b = 96 * 104;
+    bad.stride_c = 200 * 104;
+    clf__gemm_plan bad_plan;
+    clf_status bs = clf__gemm_plan_make(ctx, &bad, NULL, CLF__GEMM_FAST, &bad_plan);
+    unsetenv("CLFORGE_GEMM_PACK");
+    char *said = clf_test_capture_end(saved_err, log);
+    ck_assert_msg(bs == CLF_SUCCESS, "%s", clf_last_error());
+    ck_assert_int_eq(steps_of(&bad_plan, CLF__STEP_PACK), 0);
+    ck_assert_msg(strstr(said, "CLFORGE_GEMM_PACK=sometimes"), "no warning: %s", said);
     pretend_end(ctx, &saved);
 }
 END_TEST
