@@ -62,8 +62,9 @@ typedef int idx_t;
  *   clf_epilogue(cp, bat, row, col, v CLF_EPI_PASS): stores element (row, col) of batch item bat, whose
  *     plain GEMM value is v, at cp (and the program's other outputs);
  *   clf_epilogue_v(...): the same, but returns C's new value instead of storing it (whole vector tiles),
- *   CLF_EPI_STAGED: 1 when gemm.cl stages its tile through local memory and calls clf_epilogue in one rolled
- *     loop (the program appears once in the code), 0 for the store unrolled over its registers.
+ *   CLF_EPI_STORE: how gemm.cl stores its tile through the program: 1 staged through local memory with
+ *     clf_epilogue in one rolled loop, 2 in a rolled loop over the work-item's rows of registers, 0 unrolled
+ *     over its registers.
  * A kernel calls clf_epilogue where it would write *cp = v; row and col count from its own C's origin.
  * Without an epilogue the hook is empty and the kernel is unchanged. */
 #ifndef CLF_EPI

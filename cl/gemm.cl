@@ -405,7 +405,77 @@ CLF_INLINE void store_c(__global real *C, const idx_t ldc, const int M, const in
     }
 }
 
-#if CLF_EPI && CLF_EPI_STAGED
+#if CLF_EPI && CLF_EPI_STORE == 2
+/* One of this work-item's rows of C through the program, as store_c stores it: vals holds its NWI values,
+ * alpha applied; row is its row in C, whole says the tile is whole and C aligned for vector stores. store_c
+ * keeps its own loops: written over this helper, the plain GEMM (no epilogue) ran 1-2.4% slower on the H200
+ * (bench/results/h200/2026-12-02/store-launches/run3-ab-refactored-store.txt). */
+CLF_INLINE void store_row(__global real *C, const idx_t ldc, const int M, const int N, const int row, const int n0,
+                          const int tid_n, const real beta, const int whole, const __private real *vals,
+                          const ulong bat CLF_EPI_DECL)
+{
+    const int read_c = beta != ZERO;
+#pragma unroll
+    for (int nv = 0; nv < NWI / VWN; nv++) {
+        const int col = n0 + (nv * NDIMC + tid_n) * VWN;
+        if (whole) {
+            __global realN *cp = (__global realN *)(C + (idx_t)row * ldc + col);
+            realN v = pack_n(vals + nv * VWN);
+            if (read_c)
+                v += beta * *cp;
+            real vs[VWN];
+            unpack_n(vs, v);
+#pragma unroll
+            for (int w = 0; w < VWN; w++)
+                vs[w] = (real)clf_epilogue_v((__global real *)cp + w, bat, row, col + w, vs[w] CLF_EPI_PASS);
+            *cp = pack_n(vs);
+        } else if (row < M) {
+#pragma unroll
+            for (int w = 0; w < VWN; w++) {
+                if (col + w < N) {
+                    __global real *cp = C + (idx_t)row * ldc + col + w;
+                    real v = vals[nv * VWN + w];
+                    if (read_c)
+                        v += beta * *cp;
+                    clf_epilogue(cp, bat, row, col + w, v CLF_EPI_PASS);
+                }
+            }
+        }
+    }
+}
+
+/* The rolled store: the same, in a loop over the work-item's MWI rows that is not unrolled, so the program
+ * appears NWI times in the code rather than MWI * NWI (straight-line code that size ran slower than the
+ * program's arithmetic explains: sigmoid 1.19x the plain GEMM unrolled). Registers cannot be indexed by a
+ * loop variable, so each step stores row 0 and moves the rows below it up by one: (MWI - 1) * NWI register
+ * moves a step. alpha * acc goes into new registers first, so the K loop's accumulators are left alone
+ * (writing them out constrained their allocation once; see store_c_staged). */
+CLF_INLINE void store_c_rolled(__global real *C, const idx_t ldc, const int M, const int N, const int m0,
+                               const int n0, const int tid_m, const int tid_n, const real alpha, const real beta,
+                               const int c_vec_ok, __private real acc[MWI][NWI], const ulong bat CLF_EPI_DECL)
+{
+    const int whole = c_vec_ok && m0 + MWG <= M && n0 + NWG <= N;
+    real vals[MWI][NWI];
+#pragma unroll
+    for (int mi = 0; mi < MWI; mi++) {
+#pragma unroll
+        for (int ni = 0; ni < NWI; ni++)
+            vals[mi][ni] = alpha * acc[mi][ni];
+    }
+#pragma unroll 1
+    for (int mi = 0; mi < MWI; mi++) {
+        store_row(C, ldc, M, N, m0 + (mi / VWM * MDIMC + tid_m) * VWM + mi % VWM, n0, tid_n, beta, whole, vals[0], bat CLF_EPI_PASS);
+#pragma unroll
+        for (int r = 0; r + 1 < MWI; r++) {
+#pragma unroll
+            for (int ni = 0; ni < NWI; ni++)
+                vals[r][ni] = vals[r + 1][ni];
+        }
+    }
+}
+#endif
+
+#if CLF_EPI && CLF_EPI_STORE == 1
 /* ---- the staged epilogue store ----------------------------------------------------------------
  * With an epilogue the program must not be unrolled over the work-item's MWI x NWI registers (that
  * inlines it once per element). Instead the tile goes through the local A/B buffers, free once the K
@@ -595,8 +665,10 @@ void gemm_main(const int M, const int N, const int K, const real alpha, const re
     }
 #endif
 
-#if CLF_EPI && CLF_EPI_STAGED
+#if CLF_EPI && CLF_EPI_STORE == 1
     store_c_staged(C, (idx_t)ldc, M, N, m0, n0, tid, alpha, beta, acc, alm, blm, bat CLF_EPI_PASS);
+#elif CLF_EPI && CLF_EPI_STORE == 2
+    store_c_rolled(C, (idx_t)ldc, M, N, m0, n0, tid_m, tid_n, alpha, beta, c_vec_ok, acc, bat CLF_EPI_PASS);
 #else
     store_c(C, (idx_t)ldc, M, N, m0, n0, tid_m, tid_n, alpha, beta, c_vec_ok, acc, bat CLF_EPI_PASS);
 #endif

@@ -664,13 +664,14 @@ START_TEST(paths)
 }
 END_TEST
 
-/* The tiled kernel's staged store (cl/gemm.cl) under configurations that stage the tile in one slice or
- * several (the last one short), in B's local buffers only or in A's too (with vstore where VWN > VWM),
+/* The tiled kernel's stores through the program (cl/gemm.cl), under configurations that stage the tile in one
+ * slice or several (the last one short), in B's local buffers only or in A's too (with vstore where VWN > VWM),
  * single and double buffered, vector widths 1 to 8, on the fast and the direct path (alternately: only the
- * loads differ), in both precisions; the H200's tuned fp32 configuration first. On the direct path the
- * loop over units goes 3 at a time (CLFORGE_EPILOGUE_UNROLL, which leaves a partial last step). m and n
- * stay above 1 (gemv takes those). */
-START_TEST(staged_configs)
+ * loads differ), in both precisions; the H200's tuned fp32 configuration first. Each configuration runs the
+ * staged store and the rolled one (one row of registers a step, the others moved up; MWI from 1 to 16); the
+ * first also the unrolled store. On the direct path the staged loop over units goes 3 at a time
+ * (CLFORGE_EPILOGUE_UNROLL, which leaves a partial last step). m and n stay above 1 (gemv takes those). */
+START_TEST(store_configs)
 {
     static const char *const cfgs[] = {
         "MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=8 VWM=4 VWN=2 KWI=8 PADA=4 PADB=0 DBUF=1",   /* 2 slices, A and B */
@@ -679,6 +680,8 @@ START_TEST(staged_configs)
         "MWG=64 NWG=32 KWG=8 MDIMC=16 NDIMC=4 VWM=1 VWN=2 KWI=1 PADA=1 PADB=0 DBUF=0",      /* 3 slices, vstore2 */
         "MWG=32 NWG=64 KWG=8 MDIMC=8 NDIMC=16 VWM=1 VWN=4 KWI=2 PADA=0 PADB=0 DBUF=0",      /* 4 slices, B only */
         "MWG=64 NWG=64 KWG=32 MDIMC=16 NDIMC=8 VWM=4 VWN=1 KWI=2 PADA=4 PADB=1 DBUF=0",     /* 1 slice */
+        "MWG=16 NWG=64 KWG=16 MDIMC=16 NDIMC=16 VWM=1 VWN=4 KWI=2 PADA=0 PADB=0 DBUF=1",    /* one row of registers */
+        "MWG=128 NWG=32 KWG=16 MDIMC=8 NDIMC=8 VWM=2 VWN=2 KWI=4 PADA=2 PADB=0 DBUF=0",     /* 16 rows */
     };
     enum { NCFG = sizeof cfgs / sizeof cfgs[0] };
     clf_context **ctxs;
@@ -699,12 +702,18 @@ START_TEST(staged_configs)
                 continue;
             if (getenv("CLFORGE_TEST_VERBOSE"))
                 fprintf(stderr, "config %s, %s path: %s\n", cfgs[i], i % 2 ? "direct" : "fast", c.prog);
-            if (i % 2)
-                setenv("CLFORGE_EPILOGUE_UNROLL", "3", 1);
-            failures += run_case(ctxs[d], &c, &seed);
-            unsetenv("CLFORGE_EPILOGUE_UNROLL");
-            if (failures)
-                fprintf(stderr, "  configuration %s, %s path\n", cfgs[i], i % 2 ? "direct" : "fast");
+            static const char *const stores[] = {"staged", "rolled", "unrolled"};
+            for (int st = 0; st < (i == 0 ? 3 : 2) && failures == 0; st++) {
+                setenv("CLFORGE_EPILOGUE_STORE", stores[st], 1);
+                if (i % 2)
+                    setenv("CLFORGE_EPILOGUE_UNROLL", "3", 1);
+                failures += run_case(ctxs[d], &c, &seed);
+                unsetenv("CLFORGE_EPILOGUE_UNROLL");
+                unsetenv("CLFORGE_EPILOGUE_STORE");
+                if (failures)
+                    fprintf(stderr, "  configuration %s, %s path, %s store\n", cfgs[i], i % 2 ? "direct" : "fast",
+                            stores[st]);
+            }
         }
     }
     clf_test_contexts_free(ctxs, nctx);
@@ -883,7 +892,7 @@ int main(void)
     CLF_TEST_ALONE(s, random_typed);
     CLF_TEST_ALONE(s, vector_stores);
     CLF_TEST_ALONE(s, paths);
-    CLF_TEST_ALONE(s, staged_configs);
+    CLF_TEST_ALONE(s, store_configs);
     CLF_TEST_ALONE(s, bad_store_env);
     CLF_TEST_ALONE(s, bad_bindings);
     return clf_test_run(s);

@@ -452,15 +452,45 @@ static void gen_vec_fn(clf__sbuf *b, const clf__epi *e, const char *ct, int vw)
     clf__sb_add(b, "\n#undef V\n#undef B\n#undef K\n#undef SEL\n}\n");
 }
 
-/* How the tiled kernel (gemm.cl) stores C through the program: 1 staged through local memory with the
- * program in one rolled loop (default), 0 unrolled over the work-item's registers (the store before
- * staging, kept to compare on a device); $CLFORGE_EPILOGUE_STORE says which. -1 for another value. */
-static int store_staged(void)
+/* 1 when the program calls a function that expands to a long instruction sequence (exp, log, tanh, gelu, ...,
+ * and IEEE division and square roots), 0 when it is a few arithmetic instructions an element. */
+static int program_is_long(const clf__expr *ex)
 {
+    for (int i = 0; i < ex->nnodes; i++) {
+        const clf__ex_node *n = &ex->node[i];
+        if (n->op == CLF__EX_DIV)
+            return 1;
+        if (n->op != CLF__EX_CALL)
+            continue;
+        switch (n->fn) {
+        case CLF__FN_EXP: case CLF__FN_LOG: case CLF__FN_SQRT: case CLF__FN_RSQRT: case CLF__FN_TANH:
+        case CLF__FN_SIGMOID: case CLF__FN_GELU: case CLF__FN_POW:
+            return 1;
+        default:
+            break;
+        }
+    }
+    return 0;
+}
+
+/* How the tiled kernel (gemm.cl) stores C through the program: 0 unrolled over the work-item's registers,
+ * 1 staged through local memory with the program in one rolled loop over the tile, 2 rolled over the
+ * work-item's rows of registers; -1 for a bad $CLFORGE_EPILOGUE_STORE, which overrides the choice. By
+ * default a short program is unrolled and a long one rolled. H200 fp32, fused time over the plain GEMM's at
+ * 4096x4096x1024, 3000x2000x1000 and 2048^3 (bench/results/h200/2026-12-02/store-launches/run2-stores.txt):
+ * `c = acc` unrolled 1.002-1.011, staged 1.011-1.059; `relu(acc + bias)` unrolled 1.014-1.028, staged
+ * 1.032-1.094; `gelu(acc + bias)` rolled 1.040-1.105, staged 1.049-1.124, unrolled 1.053-1.219 (the program
+ * inlined once per register, 128 times, ran slower than its arithmetic explains). */
+static int store_mode(const clf__epi *e)
+{
+    static const char *const names[] = {"unrolled", "staged", "rolled"};
     const char *env = getenv("CLFORGE_EPILOGUE_STORE");
-    if (!env || !*env || strcmp(env, "staged") == 0)
-        return 1;
-    return strcmp(env, "unrolled") == 0 ? 0 : -1;
+    if (!env || !*env)
+        return program_is_long(&e->ex) ? 2 : 0;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(env, names[i]) == 0)
+            return i;
+    return -1;
 }
 
 /* The unroll factor of the staged store's loop over units: $CLFORGE_EPILOGUE_UNROLL, 1 to 16 (times VWN copies
@@ -478,9 +508,9 @@ static int store_unroll(void)
 clf_status clf__epi_source(const clf__epi *e, clf_dtype c_type, int vw, char **out)
 {
     const char *ct = e->f64 ? "double" : "float";
-    int staged = store_staged(), unroll = store_unroll();
-    if (staged < 0)
-        return clf__fail(CLF_ERR_INVALID_ARG, EPI ": CLFORGE_EPILOGUE_STORE is '%s'; it must be staged or unrolled",
+    int store = store_mode(e), unroll = store_unroll();
+    if (store < 0)
+        return clf__fail(CLF_ERR_INVALID_ARG, EPI ": CLFORGE_EPILOGUE_STORE is '%s'; it must be staged, rolled or unrolled",
                          getenv("CLFORGE_EPILOGUE_STORE"));
     if (unroll < 0)
         return clf__fail(CLF_ERR_INVALID_ARG, EPI ": CLFORGE_EPILOGUE_UNROLL is '%s'; it must be a whole number from 1 to 16",
@@ -488,8 +518,8 @@ clf_status clf__epi_source(const clf__epi *e, clf_dtype c_type, int vw, char **o
     clf__sbuf b = {0};
     if (e->fp64_ext)
         clf__sb_add(&b, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
-    clf__sb_add(&b, "#define CLF_EPI 1\n#define CLF_EPI_STAGED %d\n#define CLF_EPI_UNROLL %d\n#define CLF_EPI_CT %s\n",
-                staged, unroll, clf__ex_dt_ctype(c_type));
+    clf__sb_add(&b, "#define CLF_EPI 1\n#define CLF_EPI_STORE %d\n#define CLF_EPI_UNROLL %d\n#define CLF_EPI_CT %s\n",
+                store, unroll, clf__ex_dt_ctype(c_type));
     gen_params(&b, e, ct);
     clf__sb_add(&b, "%s", bf16_fn);
     gen_fn(&b, e, c_type, ct, 0);

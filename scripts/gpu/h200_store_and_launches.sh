@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# h200_store_and_launches.sh — on the GPU host, three measurements the planner's next rules are drawn from:
+#   PART=epi      the fused fp32 epilogue's stores (STORES: staged through local memory, rolled over the rows of
+#                 registers, unrolled over the registers) on programs of growing cost, alternating rounds
+#                 (bench_gemm_epilogue --also), after test_gemm_epilogue on the H200;
+#   PART=profile  per-kernel times (CLFORGE_PROFILE=1) of odd and skinny products beside their wall time, to see
+#                 how much of a call is not kernel time (launch gaps, host cost);
+#   PART=plans    unseen odd and skinny fp32 products under the rule, each packing mode, forced splits and
+#                 forced tile configurations, cuBLAS (torch.matmul) in the same script.
+#   PART=ab       this build against the one in .old (a worktree of the commit before), alternating rounds:
+#                 fused epilogues (programs and shapes in no list above: ABPROGS, ABSHAPES) with each build's
+#                 default store, and plain fp32 GEMMs (ABGEMM), after test_gemm_epilogue on the H200.
+# PART=all runs the first three. SHAPES overrides the plans' list, ESHAPES the epilogue's.
+. scripts/gpu/common.sh
+gpu_session store-launches
+PART=${PART:-all}
+B=bench/bench_gemm_mixed
+on() { [ "$PART" = all ] && [ "$1" != ab ] || [ "$PART" = "$1" ]; }
+if on epi; then
+  es=""; for s in ${ESHAPES:-4096x4096x1024 3000x2000x1000}; do es="$es --shape $s"; done
+  also=(--also "c = acc" --also "c = acc + bias" --also "c = relu(acc + bias)" --also "c = sigmoid(acc + bias)")
+  CLFORGE_SOURCE_DIR=.. CLFORGE_TEST_DEVICES=0:0 timeout 300 tests/test_gemm_epilogue > $r/test_gemm_epilogue.log 2>&1
+  say "test_gemm_epilogue rc=$? $(grep -E 'Checks|random cases' $r/test_gemm_epilogue.log | tr '\n' ' ')"
+  stores=${STORES:-"staged rolled unrolled"}
+  for round in 1 2; do
+    for st in $stores; do
+      say "== epilogue store $st, round $round"
+      export CLFORGE_EPILOGUE_STORE=$st
+      timeout 120 bench/bench_gemm_epilogue --device gpu $es "${also[@]}" --json $r/epi-$st-$round.json 2>&1 |
+        grep -E "epilogue|plain|rror" | tee -a "$log"
+    done
+  done
+  unset CLFORGE_EPILOGUE_STORE
+fi
+if on profile; then
+  for ps in ${PSHAPES:-1:404x580x1488 1:777x1555x999 1:1000x1000x1000 1:92x2990x4725 1:2048x2048x2048 152:308x103x430}; do
+    b=${ps%%:*}; s=${ps#*:}
+    say "== profile batch $b $s"
+    CLFORGE_PROFILE=1 timeout 60 $B --device gpu --modes f32 --reps 50 --batch $b --shape $s 2>&1 |
+      grep -vE "^device|^$" | cut -c1-110 | tee -a "$log"
+  done
+fi
+if on plans; then
+  SHAPES=${SHAPES:-"530x410x1700 820x760x1300 350x950x2100 1230x610x770 140x3700x5200 60x5100x3900 5300x120x4400 3800x45x6100"}
+  sh=""; for s in $SHAPES; do sh="$sh --shape $s"; done
+  declare -A C=(
+    [large]="MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=8 VWM=4 VWN=2 KWI=8 PADA=4 PADB=0 DBUF=1"
+    [medium]="MWG=64 NWG=128 KWG=16 MDIMC=8 NDIMC=32 VWM=4 VWN=4 KWI=16 PADA=4 PADB=0 DBUF=1"
+    [skinny]="MWG=64 NWG=64 KWG=32 MDIMC=8 NDIMC=16 VWM=2 VWN=4 KWI=16 PADA=2 PADB=0 DBUF=1"
+    [bsmall]="MWG=64 NWG=32 KWG=16 MDIMC=8 NDIMC=8 VWM=2 VWN=4 KWI=16 PADA=2 PADB=4 DBUF=1"
+  )
+  bench() {   # label, then bench_gemm_mixed options
+    local label=$1; shift
+    say "-- $label"
+    timeout 120 $B --device gpu --modes f32 --reps 10 "$@" 2>&1 | grep -E "GFLOP|rror" | cut -c1-90 | sed "s/^/$label | /" | tee -a "$log"
+  }
+  say "== cuBLAS"
+  timeout 120 python3 ../bench/torch_gemm.py --dtype f32 $sh --json $r/cublas-plans.json 2>&1 | grep -E "cuBLAS|rror" | tee -a "$log"
+  bench "rule" $sh --json $r/plans-rule.json
+  for pk in off always; do CLFORGE_GEMM_PACK=$pk bench "pack=$pk" $sh; done
+  for sp in 1 2 4 8; do CLFORGE_GEMM_SPLIT_K=$sp bench "rule split=$sp" $sh; done
+  for c in skinny medium bsmall; do
+    for sp in 1 4; do
+      CLFORGE_GEMM_CONFIG="${C[$c]}" CLFORGE_GEMM_SPLIT_K=$sp bench "$c split=$sp" $sh
+      CLFORGE_GEMM_CONFIG="${C[$c]}" CLFORGE_GEMM_SPLIT_K=$sp CLFORGE_GEMM_PACK=off bench "$c split=$sp pack=off" $sh
+    done
+  done
+fi
+if on ab; then
+  CLFORGE_SOURCE_DIR=.. CLFORGE_TEST_DEVICES=0:0 timeout 300 tests/test_gemm_epilogue > $r/test_gemm_epilogue.log 2>&1
+  say "test_gemm_epilogue rc=$? $(grep -E 'Checks|random cases' $r/test_gemm_epilogue.log | tr '\n' ' ')"
+  ( cd ../.old && cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release >/dev/null &&
+    cmake --build build-gpu -j16 --target bench_gemm_epilogue bench_gemm_mixed > $r/old-build.log 2>&1 ) || say "old build failed"
+  es=""; for s in ${ABSHAPES:-5120x3072x1536 2500x4000x1200 6144x6144x768}; do es="$es --shape $s"; done
+  gs=""; for s in ${ABGEMM:-4096x4096x4096 3072x3072x3072 5000x3000x2000}; do gs="$gs --shape $s"; done
+  also=(--also "c = acc * 0.5 + bias" --also "c = max(acc + bias, 0.1 * (acc + bias))" --also "c = tanh(acc + bias)"
+        --also "c = (acc + bias) * sigmoid(acc + bias)")
+  for round in 1 2; do
+    for v in old new; do
+      d=.; [ $v = old ] && d=../.old/build-gpu
+      say "== $v, round $round"
+      CLFORGE_CACHE_DIR=/tmp/clf-cache-ab-$v timeout 150 $d/bench/bench_gemm_epilogue --device gpu $es "${also[@]}" \
+        --json $r/ab-epi-$v-$round.json 2>&1 | grep -E "epilogue|plain|rror" | tee -a "$log"
+      CLFORGE_CACHE_DIR=/tmp/clf-cache-ab-$v timeout 120 $d/bench/bench_gemm_mixed --device gpu --modes f32 --reps 10 $gs \
+        2>&1 | grep -E "GFLOP|rror" | cut -c1-90 | sed "s/^/$v | /" | tee -a "$log"
+    done
+  done
+fi
+date -u | tee -a "$log"
