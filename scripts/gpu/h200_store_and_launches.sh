@@ -10,12 +10,15 @@
 #   PART=ab       this build against the one in .old (a worktree of the commit before), alternating rounds:
 #                 fused epilogues (programs and shapes in no list above: ABPROGS, ABSHAPES) with each build's
 #                 default store, and plain fp32 GEMMs (ABGEMM), after test_gemm_epilogue on the H200.
+#   PART=mma      f16 epilogues on the matrix units (f16 A, B, C and bias; MSHAPES) under each store setting,
+#                 after test_gemm_epilogue on the H200 with more typed cases (matrix units). gemm_mma.cl had a
+#                 rolled store when run5-mma-rolled.txt was measured; it lost and was taken out.
 # PART=all runs the first three. SHAPES overrides the plans' list, ESHAPES the epilogue's.
 . scripts/gpu/common.sh
 gpu_session store-launches
 PART=${PART:-all}
 B=bench/bench_gemm_mixed
-on() { [ "$PART" = all ] && [ "$1" != ab ] || [ "$PART" = "$1" ]; }
+on() { [ "$PART" = all ] && [ "$1" != ab ] && [ "$1" != mma ] || [ "$PART" = "$1" ]; }
 if on epi; then
   es=""; for s in ${ESHAPES:-4096x4096x1024 3000x2000x1000}; do es="$es --shape $s"; done
   also=(--also "c = acc" --also "c = acc + bias" --also "c = relu(acc + bias)" --also "c = sigmoid(acc + bias)")
@@ -63,6 +66,19 @@ if on plans; then
     for sp in 1 4; do
       CLFORGE_GEMM_CONFIG="${C[$c]}" CLFORGE_GEMM_SPLIT_K=$sp bench "$c split=$sp" $sh
       CLFORGE_GEMM_CONFIG="${C[$c]}" CLFORGE_GEMM_SPLIT_K=$sp CLFORGE_GEMM_PACK=off bench "$c split=$sp pack=off" $sh
+    done
+  done
+fi
+if on mma; then
+  CLFORGE_EPI_TEST_CASES=40 CLFORGE_SOURCE_DIR=.. CLFORGE_TEST_DEVICES=0:0 timeout 400 tests/test_gemm_epilogue > $r/test_gemm_epilogue.log 2>&1
+  say "test_gemm_epilogue (40 cases) rc=$? $(grep -E 'Checks|random cases' $r/test_gemm_epilogue.log | tr '\n' ' ')"
+  ms=""; for s in ${MSHAPES:-8192x8192x1024 6144x5120x2048}; do ms="$ms --shape $s"; done
+  also=(--also "c = acc + bias" --also "c = tanh(acc + bias)" --also "c = (acc + bias) * sigmoid(acc + bias)" --also "c = gelu(acc)")
+  for round in 1 2; do
+    for st in unrolled rolled; do
+      say "== f16 epilogue store $st, round $round"
+      CLFORGE_EPILOGUE_STORE=$st timeout 150 bench/bench_gemm_epilogue --device gpu --f16 $ms "${also[@]}" \
+        --json $r/mma-$st-$round.json 2>&1 | grep -E "epilogue|plain|rror" | tee -a "$log"
     done
   done
 fi
