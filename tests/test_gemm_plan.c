@@ -31,12 +31,20 @@ static clf_context *first_context(const char *cache)
     return ctx;
 }
 
-static void store_config(clf_context *ctx, const char *bucket, const char *text)
+/* A tuning entry for bucket, with the work-groups per compute unit the tuner measured (0: none). */
+static void store_config_wg(clf_context *ctx, const char *bucket, const char *text, int wg_per_cu)
 {
     char section[128];
     clf__tunedb_entry_path("gemm", "f32", bucket, section, sizeof section);
     json_t *e = json_pack("{s:s, s:f}", "config", text, "gflops", 1.0);
+    if (wg_per_cu)
+        json_object_set_new(e, "wg_per_cu", json_integer(wg_per_cu));
     ck_assert_msg(clf__tunedb_store(ctx, section, e) == CLF_SUCCESS, "%s", clf_last_error());
+}
+
+static void store_config(clf_context *ctx, const char *bucket, const char *text)
+{
+    store_config_wg(ctx, bucket, text, 0);
 }
 
 /* A context on the first test device made to look like an H200-class GPU to the planner (132 compute units,
@@ -591,6 +599,35 @@ START_TEST(poorly_covered_thin_products_leave_the_thin_bucket)
 }
 END_TEST
 
+/* On a GPU (pretended) a product with more tiles than compute units, a long K and tiles that fill under 3/4 of
+ * the work-groups the device holds at once (the tuning entry's wg_per_cu) splits along K; the same product
+ * whose tiles fill the slots, or without a measured wg_per_cu, does not; nor does a short K. */
+START_TEST(products_that_leave_slots_empty_split)
+{
+    clf_device_info saved;
+    clf_context *ctx = pretend_gpu("slots", &saved);
+    const struct { int wg_per_cu; size_t m, n, k; int split; } cases[] = {
+        {4, 5300, 120, 4400, 1},   /* 166 tiles of 64 x 64, 528 slots */
+        {4, 4485, 89, 6813, 1},    /* 142 */
+        {4, 5300, 120, 1500, 0},   /* K under two slices of 1024 */
+        {1, 5300, 120, 4400, 0},   /* 132 slots (the last-wave rule takes it) */
+        {0, 5300, 120, 4400, 0},   /* not measured */
+    };
+    for (int i = 0; i < 5; i++) {
+        store_config_wg(ctx, "skinny", SKINNY_CFG, cases[i].wg_per_cu);
+        clf__gemm_call call = nn_call(cases[i].m, cases[i].n, cases[i].k);
+        clf__gemm_plan plan;
+        ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS, "%s",
+                      clf_last_error());
+        ck_assert_str_eq(plan.bucket, "skinny");
+        ck_assert_msg((strcmp(plan.path, "split-k") == 0) == cases[i].split, "case %d: path %s", i, plan.path);
+        if (cases[i].split)
+            ck_assert_int_eq(steps_of(&plan, CLF__STEP_REDUCE), 1);
+    }
+    pretend_end(ctx, &saved);
+}
+END_TEST
+
 #define BATCHED_CFG "MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=8 VWM=4 VWN=2 KWI=8 PADA=4 PADB=0 DBUF=1"
 
 /* On a GPU (pretended) an fp32 batch of A B (NN) that the packing pass would pad runs the direct kernel with the
@@ -723,6 +760,7 @@ int main(void)
     CLF_TEST_ALONE(s, poorly_filled_products_take_smaller_tiles);
     CLF_TEST_ALONE(s, transposed_b_packed_only_for_tall_products);
     CLF_TEST_ALONE(s, poorly_covered_thin_products_leave_the_thin_bucket);
+    CLF_TEST_ALONE(s, products_that_leave_slots_empty_split);
     CLF_TEST_ALONE(s, padded_nn_batches_read_in_place);
     CLF_TEST_ALONE(s, vector_aligned_operands_read_in_place_with_edges);
     return clf_test_run(s);

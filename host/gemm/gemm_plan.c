@@ -64,7 +64,15 @@ static long forced_split(void)
     return env && *env ? (strtol(env, NULL, 10) > 1 ? strtol(env, NULL, 10) : 1) : 0;
 }
 
-static size_t split_k_parts(const clf_context *ctx, const clf__config *cfg, size_t M, size_t N, size_t K)
+#define SPLIT_K_SLOT_USE 0.75   /* split a product of more tiles than compute units below this share of the slots */
+
+/* slots: work-groups the device holds at once in cfg's tiles (0: unknown, as for edge strips). A product with
+ * more tiles than compute units is split too when those tiles fill under SPLIT_K_SLOT_USE of the slots and K
+ * gives slices of SPLIT_K_MIN_SLICE: H200 fp32 (bench/results/h200/2026-12-02/underfilled/run1-split-batched.txt,
+ * store-launches/run1.txt), 5300x120x4400 (166 tiles of 64 x 64, 528 slots) 18.6 -> 25.0 TFLOP/s in 4 slices,
+ * 4485x89x6813 (142) 12.1 -> 14.5 in 4, 6159x188x3555 (194 tiles of 64 x 128, 264 slots) 18.8 -> 22.3 in 2;
+ * 2048^3 (256 tiles of 128 x 128 in 264 slots) is left alone. */
+static size_t split_k_parts(const clf_context *ctx, const clf__config *cfg, size_t M, size_t N, size_t K, size_t slots)
 {
     long want = forced_split();
     if (want) {
@@ -77,7 +85,7 @@ static size_t split_k_parts(const clf_context *ctx, const clf__config *cfg, size
     if (is_cpu(ctx))
         return 1;
     double tiles = tile_count(cfg, M, N);   /* >= 1: M and N are not 0 here */
-    if (tiles >= (double)cus(ctx))
+    if (tiles >= (double)cus(ctx) && (tiles >= SPLIT_K_SLOT_USE * (double)slots || most < 2))
         return 1;
     size_t tl = (size_t)tiles, parts = (SPLIT_K_WAVES * cus(ctx) + tl - 1) / tl;
     if (parts > most)
@@ -217,7 +225,7 @@ static clf_status plan_strip(planner *pl, const product *p, int may_split)
     clf_status s = direct_config(pl, &cfg);
     if (s != CLF_SUCCESS)
         return s;
-    size_t parts = may_split && p->batch == 1 ? split_k_parts(pl->ctx, cfg, p->m, p->n, p->k) : 1;
+    size_t parts = may_split && p->batch == 1 ? split_k_parts(pl->ctx, cfg, p->m, p->n, p->k, 0) : 1;
     return parts > 1 ? plan_split(pl, p, cfg, 1, parts, SPLIT_K_GRAIN) : add_direct(pl, p, cfg);
 }
 
@@ -602,7 +610,7 @@ static clf_status unthin(planner *pl, const product *p)
     if (is_cpu(pl->ctx) || strcmp(plan->bucket, "thin") != 0 || strcmp(plan->origin_main, "override") == 0)
         return CLF_SUCCESS;
     const clf__config *cfg = &plan->cfg_main;
-    double groups = tile_count(cfg, p->m, p->n) * (double)split_k_parts(pl->ctx, cfg, p->m, p->n, p->k);
+    double groups = tile_count(cfg, p->m, p->n) * (double)split_k_parts(pl->ctx, cfg, p->m, p->n, p->k, 0);
     double use = (double)p->m * (double)p->n /
                  ((double)round_up(p->m, param(cfg, CLF__GEMM_MWG)) * (double)round_up(p->n, param(cfg, CLF__GEMM_NWG)));
     if (groups >= (double)cus(pl->ctx) && use >= THIN_MIN_USE)
@@ -711,7 +719,13 @@ static clf_status plan_real(planner *pl, product p, clf__gemm_path path, int no_
         plan->path = "direct";
         return add_direct(pl, &p, main_cfg);
     }
-    size_t parts = p.batch == 1 && !scale_only && !no_split ? split_k_parts(pl->ctx, main_cfg, p.m, p.n, p.k) : 1;
+    /* Slots count only for the bucket's own configuration on the packed path (sweeps that force one keep the
+     * rule they were measured with). */
+    int own = strcmp(plan->origin_main, "override") != 0 && strcmp(plan->origin_main, "caller") != 0;
+    size_t slots = !direct && own && p.batch == 1 && !scale_only && !no_split
+                       ? clf__gemm_wave_slots(pl->ctx, &clf__family_gemm, plan->dtype, plan->bucket, main_cfg)
+                       : 0;
+    size_t parts = p.batch == 1 && !scale_only && !no_split ? split_k_parts(pl->ctx, main_cfg, p.m, p.n, p.k, slots) : 1;
     plan->path = parts > 1 ? "split-k" : direct ? "direct" : "packed";
     if (parts > 1)
         return plan_split(pl, &p, main_cfg, direct, parts, SPLIT_K_GRAIN);
