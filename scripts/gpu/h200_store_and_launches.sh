@@ -13,12 +13,14 @@
 #   PART=mma      f16 epilogues on the matrix units (f16 A, B, C and bias; MSHAPES) under each store setting,
 #                 after test_gemm_epilogue on the H200 with more typed cases (matrix units). gemm_mma.cl had a
 #                 rolled store when run5-mma-rolled.txt was measured; it lost and was taken out.
+#   PART=splitab  fp32 products (SSHAPES) through this build and the one in .old, alternating rounds, cuBLAS once,
+#                 after test_gemm's random cases and test_gemm_plan on the H200.
 # PART=all runs the first three. SHAPES overrides the plans' list, ESHAPES the epilogue's.
 . scripts/gpu/common.sh
 gpu_session store-launches
 PART=${PART:-all}
 B=bench/bench_gemm_mixed
-on() { [ "$PART" = all ] && [ "$1" != ab ] && [ "$1" != mma ] || [ "$PART" = "$1" ]; }
+on() { [ "$PART" = all ] && [ "$1" != ab ] && [ "$1" != mma ] && [ "$1" != splitab ] || [ "$PART" = "$1" ]; }
 if on epi; then
   es=""; for s in ${ESHAPES:-4096x4096x1024 3000x2000x1000}; do es="$es --shape $s"; done
   also=(--also "c = acc" --also "c = acc + bias" --also "c = relu(acc + bias)" --also "c = sigmoid(acc + bias)")
@@ -79,6 +81,25 @@ if on mma; then
       say "== f16 epilogue store $st, round $round"
       CLFORGE_EPILOGUE_STORE=$st timeout 150 bench/bench_gemm_epilogue --device gpu --f16 $ms "${also[@]}" \
         --json $r/mma-$st-$round.json 2>&1 | grep -E "epilogue|plain|rror" | tee -a "$log"
+    done
+  done
+fi
+if on splitab; then
+  for t in test_gemm test_gemm_plan; do
+    ( [ $t = test_gemm ] && export CK_RUN_CASE=random; CLFORGE_GEMM_TEST_CASES=150 CLFORGE_SOURCE_DIR=.. CLFORGE_TEST_DEVICES=0:0 \
+      timeout 200 tests/$t > $r/$t.log 2>&1 )
+    say "$t rc=$? $(grep -E 'Checks|random cases|cases on' $r/$t.log | tr '\n' ' ')"
+  done
+  ( cd ../.old && cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release >/dev/null &&
+    cmake --build build-gpu -j16 --target bench_gemm_mixed > $r/old-build.log 2>&1 ) || say "old build failed"
+  ss=""; for s in ${SSHAPES:-7000x110x3000 9000x70x2500 100x8000x4000 120x12000x2048 6000x100x6000 5000x200x3000 3500x150x5000 2048x2048x2048 4096x4096x4096}; do ss="$ss --shape $s"; done
+  say "== cuBLAS"
+  timeout 120 python3 ../bench/torch_gemm.py --dtype f32 $ss --json $r/cublas-splitab.json 2>&1 | grep -E "cuBLAS|rror" | tee -a "$log"
+  for round in 1 2; do
+    for v in old new; do
+      d=.; [ $v = old ] && d=../.old/build-gpu
+      CLFORGE_CACHE_DIR=/tmp/clf-cache-ab-$v timeout 120 $d/bench/bench_gemm_mixed --device gpu --modes f32 --reps 10 $ss \
+        --json $r/splitab-$v-$round.json 2>&1 | grep -E "GFLOP|rror" | cut -c1-90 | sed "s/^/$v r$round | /" | tee -a "$log"
     done
   done
 fi
