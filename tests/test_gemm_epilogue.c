@@ -721,6 +721,48 @@ START_TEST(store_configs)
 }
 END_TEST
 
+/* The tiled kernel's store follows the program: short programs unrolled (CLF_EPI_STORE 0), programs with a
+ * function that expands to a long sequence, or a division, rolled (2); CLFORGE_EPILOGUE_STORE overrides. */
+START_TEST(store_follows_the_program)
+{
+    static const struct { const char *prog; int store; } cases[] = {
+        {"c = acc", 0}, {"c = relu(acc + bias)", 0}, {"c = clamp(fma(acc, 2, bias), -1, 1)", 0},
+        {"c = acc > 0 ? acc : 0.1 * acc", 0}, {"c = floor(abs(acc)) + max(bias, 1)", 0},
+        {"c = gelu(acc + bias)", 2}, {"c = acc / bias", 2}, {"c = acc * sigmoid(acc)", 2}, {"c = exp(acc)", 2},
+        {"c = sqrt(abs(acc))", 2}, {"c = pow(acc, 2)", 2}, {"c = relu(acc); aux = tanh(bias)", 2},
+    };
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    ck_assert_int_gt(nctx, 0);
+    cl_mem b = clf_test_buffer(ctxs[0], 4096, NULL), x = clf_test_buffer(ctxs[0], 4096, NULL);
+    clf_epilogue_arg args[] = {{.name = "bias", .kind = CLF_EPI_COL, .dtype = CLF_F32, .buffer = b},
+                               {.name = "aux", .kind = CLF_EPI_MATRIX, .dtype = CLF_F32, .buffer = x, .ld = 16}};
+    clf__gemm_call call = {.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_NO_TRANS, .m = 16,
+                           .n = 16, .k = 16, .alpha = 1.0, .lda = 16, .ldb = 16, .ldc = 16, .batch = 1};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (int forced = 0; forced < 2; forced++) {
+            if (forced)
+                setenv("CLFORGE_EPILOGUE_STORE", "staged", 1);
+            size_t nargs = strstr(cases[i].prog, "aux") ? 2 : strstr(cases[i].prog, "bias") ? 1 : 0;
+            clf_epilogue epi = {cases[i].prog, args, nargs};
+            clf__epi e;
+            ck_assert_msg(clf__epi_make(ctxs[0], &epi, &call, &e) == CLF_SUCCESS, "%s: %s", cases[i].prog,
+                          clf_last_error());
+            char *src = NULL, want[32];
+            ck_assert_int_eq(clf__epi_source(&e, CLF_F32, 1, &src), CLF_SUCCESS);
+            snprintf(want, sizeof want, "#define CLF_EPI_STORE %d\n", forced ? 1 : cases[i].store);
+            ck_assert_msg(strstr(src, want) != NULL, "%s: want %s", cases[i].prog, want);
+            free(src);
+            clf__epi_free(&e);
+            unsetenv("CLFORGE_EPILOGUE_STORE");
+        }
+    }
+    clReleaseMemObject(b);
+    clReleaseMemObject(x);
+    clf_test_contexts_free(ctxs, nctx);
+}
+END_TEST
+
 /* A bad CLFORGE_EPILOGUE_STORE or CLFORGE_EPILOGUE_UNROLL fails the call with a message naming it, and C is
  * unchanged. */
 START_TEST(bad_store_env)
@@ -893,6 +935,7 @@ int main(void)
     CLF_TEST_ALONE(s, vector_stores);
     CLF_TEST_ALONE(s, paths);
     CLF_TEST_ALONE(s, store_configs);
+    CLF_TEST_ALONE(s, store_follows_the_program);
     CLF_TEST_ALONE(s, bad_store_env);
     CLF_TEST_ALONE(s, bad_bindings);
     return clf_test_run(s);
