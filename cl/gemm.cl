@@ -464,7 +464,8 @@ CLF_INLINE void store_c_rolled(__global real *C, const idx_t ldc, const int M, c
     }
 #pragma unroll 1
     for (int mi = 0; mi < MWI; mi++) {
-        store_row(C, ldc, M, N, m0 + (mi / VWM * MDIMC + tid_m) * VWM + mi % VWM, n0, tid_n, beta, whole, vals[0], bat CLF_EPI_PASS);
+        const int row = m0 + (mi / VWM * MDIMC + tid_m) * VWM + mi % VWM;   /* as store_c numbers them */
+        store_row(C, ldc, M, N, row, n0, tid_n, beta, whole, vals[0], bat CLF_EPI_PASS);
 #pragma unroll
         for (int r = 0; r + 1 < MWI; r++) {
 #pragma unroll

@@ -720,13 +720,16 @@ static clf_status plan_real(planner *pl, product p, clf__gemm_path path, int no_
         plan->path = "direct";
         return add_direct(pl, &p, main_cfg);
     }
-    /* Slots count only for the bucket's own configuration on the packed path (sweeps that force one keep the
-     * rule they were measured with). */
-    int own = strcmp(plan->origin_main, "override") != 0 && strcmp(plan->origin_main, "caller") != 0;
-    size_t slots = !is_cpu(pl->ctx) && !direct && own && p.batch == 1 && !scale_only && !no_split
-                       ? clf__gemm_wave_slots(pl->ctx, &clf__family_gemm, plan->dtype, plan->bucket, main_cfg)
-                       : 0;
-    size_t parts = p.batch == 1 && !scale_only && !no_split ? split_k_parts(pl->ctx, main_cfg, p.m, p.n, p.k, slots) : 1;
+    size_t parts = 1;
+    if (p.batch == 1 && !scale_only && !no_split) {
+        /* Slots count only for the bucket's own configuration on the packed path of a GPU (sweeps that force
+         * one keep the rule they were measured with). */
+        int own = strcmp(plan->origin_main, "override") != 0 && strcmp(plan->origin_main, "caller") != 0;
+        size_t slots = !is_cpu(pl->ctx) && !direct && own
+                           ? clf__gemm_wave_slots(pl->ctx, &clf__family_gemm, plan->dtype, plan->bucket, main_cfg)
+                           : 0;
+        parts = split_k_parts(pl->ctx, main_cfg, p.m, p.n, p.k, slots);
+    }
     plan->path = parts > 1 ? "split-k" : direct ? "direct" : "packed";
     if (parts > 1)
         return plan_split(pl, &p, main_cfg, direct, parts, SPLIT_K_GRAIN);

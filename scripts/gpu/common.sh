@@ -6,6 +6,8 @@
 #   gpu_session N results, build, a cache of its own (/tmp/clf-cache-N), and say: echo to the terminal and
 #                 append to $out/N.txt, which comes back even when the call is cut short
 #   gemv_bench    bench_gemv over $thin, said under a label
+#   f32_bench     bench_gemm_mixed (fp32) with options, its result lines said under a label; F32_CFG: the H200's
+#                 shipped fp32 tiles by bucket, for CLFORGE_GEMM_CONFIG
 set -u
 out=${OUT:-$PWD/gpu-out}; mkdir -p "$out"
 export PYTHONUNBUFFERED=1
@@ -35,4 +37,18 @@ gemv_bench() {
   local label=$1; shift
   say "== $label"
   timeout 120 bench/bench_gemv --device gpu --no-clblast $thin "$@" 2>&1 | grep -E "x[0-9]+x" | cut -c1-100 | tee -a "$log"
+}
+# The H200's shipped fp32 configurations (autotune/defaults/nvidia-h200.json), to force one per sweep.
+declare -A F32_CFG=(
+  [large]="MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=8 VWM=4 VWN=2 KWI=8 PADA=4 PADB=0 DBUF=1"
+  [medium]="MWG=64 NWG=128 KWG=16 MDIMC=8 NDIMC=32 VWM=4 VWN=4 KWI=16 PADA=4 PADB=0 DBUF=1"
+  [skinny]="MWG=64 NWG=64 KWG=32 MDIMC=8 NDIMC=16 VWM=2 VWN=4 KWI=16 PADA=2 PADB=0 DBUF=1"
+  [bsmall]="MWG=64 NWG=32 KWG=16 MDIMC=8 NDIMC=8 VWM=2 VWN=4 KWI=16 PADA=2 PADB=4 DBUF=1"
+)
+# f32_bench LABEL [OPTIONS...]: bench/bench_gemm_mixed (or $B) in fp32 on the GPU, result lines said under the label.
+f32_bench() {
+  local label=$1; shift
+  say "-- $label"
+  timeout 120 ${B:-bench/bench_gemm_mixed} --device gpu --modes f32 --reps 10 "$@" 2>&1 | grep -E "GFLOP|rror" | cut -c1-90 |
+    sed "s/^/$label | /" | tee -a "$log"
 }

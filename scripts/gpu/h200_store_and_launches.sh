@@ -21,11 +21,16 @@ gpu_session store-launches
 PART=${PART:-all}
 B=bench/bench_gemm_mixed
 on() { [ "$PART" = all ] && [ "$1" != ab ] && [ "$1" != mma ] && [ "$1" != splitab ] || [ "$PART" = "$1" ]; }
+# epi_suite [CASES]: test_gemm_epilogue on the H200 (CASES random cases per precision, else its default), said.
+epi_suite() {
+  CLFORGE_EPI_TEST_CASES=${1:-} CLFORGE_SOURCE_DIR=.. CLFORGE_TEST_DEVICES=0:0 timeout 400 tests/test_gemm_epilogue \
+    > $r/test_gemm_epilogue.log 2>&1
+  say "test_gemm_epilogue${1:+ ($1 cases)} rc=$? $(grep -E 'Checks|random cases' $r/test_gemm_epilogue.log | tr '\n' ' ')"
+}
 if on epi; then
   es=""; for s in ${ESHAPES:-4096x4096x1024 3000x2000x1000}; do es="$es --shape $s"; done
   also=(--also "c = acc" --also "c = acc + bias" --also "c = relu(acc + bias)" --also "c = sigmoid(acc + bias)")
-  CLFORGE_SOURCE_DIR=.. CLFORGE_TEST_DEVICES=0:0 timeout 300 tests/test_gemm_epilogue > $r/test_gemm_epilogue.log 2>&1
-  say "test_gemm_epilogue rc=$? $(grep -E 'Checks|random cases' $r/test_gemm_epilogue.log | tr '\n' ' ')"
+  epi_suite
   stores=${STORES:-"staged rolled unrolled"}
   for round in 1 2; do
     for st in $stores; do
@@ -48,32 +53,20 @@ fi
 if on plans; then
   SHAPES=${SHAPES:-"530x410x1700 820x760x1300 350x950x2100 1230x610x770 140x3700x5200 60x5100x3900 5300x120x4400 3800x45x6100"}
   sh=""; for s in $SHAPES; do sh="$sh --shape $s"; done
-  declare -A C=(
-    [large]="MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=8 VWM=4 VWN=2 KWI=8 PADA=4 PADB=0 DBUF=1"
-    [medium]="MWG=64 NWG=128 KWG=16 MDIMC=8 NDIMC=32 VWM=4 VWN=4 KWI=16 PADA=4 PADB=0 DBUF=1"
-    [skinny]="MWG=64 NWG=64 KWG=32 MDIMC=8 NDIMC=16 VWM=2 VWN=4 KWI=16 PADA=2 PADB=0 DBUF=1"
-    [bsmall]="MWG=64 NWG=32 KWG=16 MDIMC=8 NDIMC=8 VWM=2 VWN=4 KWI=16 PADA=2 PADB=4 DBUF=1"
-  )
-  bench() {   # label, then bench_gemm_mixed options
-    local label=$1; shift
-    say "-- $label"
-    timeout 120 $B --device gpu --modes f32 --reps 10 "$@" 2>&1 | grep -E "GFLOP|rror" | cut -c1-90 | sed "s/^/$label | /" | tee -a "$log"
-  }
   say "== cuBLAS"
   timeout 120 python3 ../bench/torch_gemm.py --dtype f32 $sh --json $r/cublas-plans.json 2>&1 | grep -E "cuBLAS|rror" | tee -a "$log"
-  bench "rule" $sh --json $r/plans-rule.json
-  for pk in off always; do CLFORGE_GEMM_PACK=$pk bench "pack=$pk" $sh; done
-  for sp in 1 2 4 8; do CLFORGE_GEMM_SPLIT_K=$sp bench "rule split=$sp" $sh; done
+  f32_bench "rule" $sh --json $r/plans-rule.json
+  for pk in off always; do CLFORGE_GEMM_PACK=$pk f32_bench "pack=$pk" $sh; done
+  for sp in 1 2 4 8; do CLFORGE_GEMM_SPLIT_K=$sp f32_bench "rule split=$sp" $sh; done
   for c in skinny medium bsmall; do
     for sp in 1 4; do
-      CLFORGE_GEMM_CONFIG="${C[$c]}" CLFORGE_GEMM_SPLIT_K=$sp bench "$c split=$sp" $sh
-      CLFORGE_GEMM_CONFIG="${C[$c]}" CLFORGE_GEMM_SPLIT_K=$sp CLFORGE_GEMM_PACK=off bench "$c split=$sp pack=off" $sh
+      CLFORGE_GEMM_CONFIG="${F32_CFG[$c]}" CLFORGE_GEMM_SPLIT_K=$sp f32_bench "$c split=$sp" $sh
+      CLFORGE_GEMM_CONFIG="${F32_CFG[$c]}" CLFORGE_GEMM_SPLIT_K=$sp CLFORGE_GEMM_PACK=off f32_bench "$c split=$sp pack=off" $sh
     done
   done
 fi
 if on mma; then
-  CLFORGE_EPI_TEST_CASES=40 CLFORGE_SOURCE_DIR=.. CLFORGE_TEST_DEVICES=0:0 timeout 400 tests/test_gemm_epilogue > $r/test_gemm_epilogue.log 2>&1
-  say "test_gemm_epilogue (40 cases) rc=$? $(grep -E 'Checks|random cases' $r/test_gemm_epilogue.log | tr '\n' ' ')"
+  epi_suite 40
   ms=""; for s in ${MSHAPES:-8192x8192x1024 6144x5120x2048}; do ms="$ms --shape $s"; done
   also=(--also "c = acc + bias" --also "c = tanh(acc + bias)" --also "c = (acc + bias) * sigmoid(acc + bias)" --also "c = gelu(acc)")
   for round in 1 2; do
@@ -98,14 +91,13 @@ if on splitab; then
   for round in 1 2; do
     for v in old new; do
       d=.; [ $v = old ] && d=../.old/build-gpu
-      CLFORGE_CACHE_DIR=/tmp/clf-cache-ab-$v timeout 120 $d/bench/bench_gemm_mixed --device gpu --modes f32 --reps 10 $ss \
-        --json $r/splitab-$v-$round.json 2>&1 | grep -E "GFLOP|rror" | cut -c1-90 | sed "s/^/$v r$round | /" | tee -a "$log"
+      B=$d/bench/bench_gemm_mixed CLFORGE_CACHE_DIR=/tmp/clf-cache-ab-$v f32_bench "$v r$round" $ss \
+        --json $r/splitab-$v-$round.json
     done
   done
 fi
 if on ab; then
-  CLFORGE_SOURCE_DIR=.. CLFORGE_TEST_DEVICES=0:0 timeout 300 tests/test_gemm_epilogue > $r/test_gemm_epilogue.log 2>&1
-  say "test_gemm_epilogue rc=$? $(grep -E 'Checks|random cases' $r/test_gemm_epilogue.log | tr '\n' ' ')"
+  epi_suite
   ( cd ../.old && cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release >/dev/null &&
     cmake --build build-gpu -j16 --target bench_gemm_epilogue bench_gemm_mixed > $r/old-build.log 2>&1 ) || say "old build failed"
   es=""; for s in ${ABSHAPES:-5120x3072x1536 2500x4000x1200 6144x6144x768}; do es="$es --shape $s"; done
@@ -118,8 +110,7 @@ if on ab; then
       say "== $v, round $round"
       CLFORGE_CACHE_DIR=/tmp/clf-cache-ab-$v timeout 150 $d/bench/bench_gemm_epilogue --device gpu $es "${also[@]}" \
         --json $r/ab-epi-$v-$round.json 2>&1 | grep -E "epilogue|plain|rror" | tee -a "$log"
-      CLFORGE_CACHE_DIR=/tmp/clf-cache-ab-$v timeout 120 $d/bench/bench_gemm_mixed --device gpu --modes f32 --reps 10 $gs \
-        2>&1 | grep -E "GFLOP|rror" | cut -c1-90 | sed "s/^/$v | /" | tee -a "$log"
+      B=$d/bench/bench_gemm_mixed CLFORGE_CACHE_DIR=/tmp/clf-cache-ab-$v f32_bench "$v" $gs
     done
   done
 fi

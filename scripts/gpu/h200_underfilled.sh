@@ -9,30 +9,19 @@ PART=${PART:-all}
 B=bench/bench_gemm_mixed
 SHAPES=${SHAPES:-"404x580x1488 672x648x1758 900x500x3000 300x1200x1000 1500x700x900 777x1555x999 1141x793x1240 92x2990x4725 6159x188x3555 4485x89x6813 48x4096x4096 200x5000x3000 3000x33x6000"}
 BSHAPES=${BSHAPES:-"152:308x103x430 56:314x478x233 360:298x423x47 64:256x256x256 128:200x300x150 32:500x400x300"}
-declare -A C=(
-  [large]="MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=8 VWM=4 VWN=2 KWI=8 PADA=4 PADB=0 DBUF=1"
-  [medium]="MWG=64 NWG=128 KWG=16 MDIMC=8 NDIMC=32 VWM=4 VWN=4 KWI=16 PADA=4 PADB=0 DBUF=1"
-  [skinny]="MWG=64 NWG=64 KWG=32 MDIMC=8 NDIMC=16 VWM=2 VWN=4 KWI=16 PADA=2 PADB=0 DBUF=1"
-  [bsmall]="MWG=64 NWG=32 KWG=16 MDIMC=8 NDIMC=8 VWM=2 VWN=4 KWI=16 PADA=2 PADB=4 DBUF=1"
-)
 sh=""; for s in $SHAPES; do sh="$sh --shape $s"; done
-bench() {   # label, then bench_gemm_mixed options
-  local label=$1; shift
-  say "-- $label"
-  timeout 120 $B --device gpu --modes f32 --reps 10 "$@" 2>&1 | grep -E "GFLOP|rror" | cut -c1-90 | sed "s/^/$label | /" | tee -a "$log"
-}
 if [ "$PART" = split ] || [ "$PART" = all ]; then
   say "== cuBLAS"
   timeout 120 python3 ../bench/torch_gemm.py --dtype f32 $sh --json $r/cublas-split.json 2>&1 | grep -E "cuBLAS|rror" | tee -a "$log"
   for sp in ${SPLITS:-0 1 2 3 4 6 8 12 16}; do
     if [ $sp = 0 ]; then unset CLFORGE_GEMM_SPLIT_K; else export CLFORGE_GEMM_SPLIT_K=$sp; fi
-    bench "rule split=$sp" $sh --json $r/rule-s$sp.json
+    f32_bench "rule split=$sp" $sh --json $r/rule-s$sp.json
   done
   for c in large medium skinny; do
-    export CLFORGE_GEMM_CONFIG="${C[$c]}"
+    export CLFORGE_GEMM_CONFIG="${F32_CFG[$c]}"
     for sp in ${CSPLITS:-1 2 4 8 16}; do
       export CLFORGE_GEMM_SPLIT_K=$sp
-      bench "$c split=$sp" $sh --json $r/$c-s$sp.json
+      f32_bench "$c split=$sp" $sh --json $r/$c-s$sp.json
     done
   done
   unset CLFORGE_GEMM_SPLIT_K CLFORGE_GEMM_CONFIG
@@ -43,8 +32,8 @@ if [ "$PART" = batched ] || [ "$PART" = all ]; then
     for lay in "" --bt; do
       say "== batch $b $s ${lay:-NN}: $(timeout 60 python3 ../bench/torch_gemm.py --dtype f32 $lay --batch $b --shape $s 2>&1 | grep -E 'cuBLAS|rror')"
       for c in default large medium skinny bsmall; do
-        if [ $c = default ]; then unset CLFORGE_GEMM_CONFIG; else export CLFORGE_GEMM_CONFIG="${C[$c]}"; fi
-        bench "$c b$b ${lay:-NN}" $lay --batch $b --shape $s
+        if [ $c = default ]; then unset CLFORGE_GEMM_CONFIG; else export CLFORGE_GEMM_CONFIG="${F32_CFG[$c]}"; fi
+        f32_bench "$c b$b ${lay:-NN}" $lay --batch $b --shape $s
       done
       unset CLFORGE_GEMM_CONFIG
     done
@@ -55,17 +44,17 @@ if [ "$PART" = pack ]; then   # the packing pass against reading in place (the d
   timeout 120 python3 ../bench/torch_gemm.py --dtype f32 $sh --json $r/cublas-pack.json 2>&1 | grep -E "cuBLAS|rror" | tee -a "$log"
   for round in 1 2; do
     for c in default large medium skinny; do
-      if [ $c = default ]; then unset CLFORGE_GEMM_CONFIG; else export CLFORGE_GEMM_CONFIG="${C[$c]}"; fi
-      [ $c = default ] && bench "packed $c r$round" $sh --json $r/packed-$c-$round.json
-      CLFORGE_GEMM_PACK=off bench "inplace $c r$round" $sh --json $r/inplace-$c-$round.json
+      if [ $c = default ]; then unset CLFORGE_GEMM_CONFIG; else export CLFORGE_GEMM_CONFIG="${F32_CFG[$c]}"; fi
+      [ $c = default ] && f32_bench "packed $c r$round" $sh --json $r/packed-$c-$round.json
+      CLFORGE_GEMM_PACK=off f32_bench "inplace $c r$round" $sh --json $r/inplace-$c-$round.json
     done
     unset CLFORGE_GEMM_CONFIG
     for bs in $BSHAPES; do
       b=${bs%%:*}; s=${bs#*:}
       for lay in "" --bt; do
         [ $round = 1 ] && say "== batch $b $s ${lay:-NN}: $(timeout 60 python3 ../bench/torch_gemm.py --dtype f32 $lay --batch $b --shape $s 2>&1 | grep -E 'cuBLAS|rror')"
-        bench "packed b$b ${lay:-NN} r$round" $lay --batch $b --shape $s
-        CLFORGE_GEMM_PACK=off bench "inplace b$b ${lay:-NN} r$round" $lay --batch $b --shape $s
+        f32_bench "packed b$b ${lay:-NN} r$round" $lay --batch $b --shape $s
+        CLFORGE_GEMM_PACK=off f32_bench "inplace b$b ${lay:-NN} r$round" $lay --batch $b --shape $s
       done
     done
   done
@@ -85,9 +74,9 @@ if [ "$PART" = ab ]; then   # this build against the one in .old (a worktree of 
   for round in $(seq ${ROUNDS:-2}); do
     for v in old new; do
       b=$B; [ $v = old ] && b=../.old/build-gpu/bench/bench_gemm_mixed
-      B=$b CLFORGE_CACHE_DIR=/tmp/clf-cache-ab-$v bench "$v r$round" $sh --json $r/ab-$v-$round.json
+      B=$b CLFORGE_CACHE_DIR=/tmp/clf-cache-ab-$v f32_bench "$v r$round" $sh --json $r/ab-$v-$round.json
       for bs in $BSHAPES; do
-        B=$b CLFORGE_CACHE_DIR=/tmp/clf-cache-ab-$v bench "$v b${bs%%:*} r$round" --batch ${bs%%:*} --shape ${bs#*:}
+        B=$b CLFORGE_CACHE_DIR=/tmp/clf-cache-ab-$v f32_bench "$v b${bs%%:*} r$round" --batch ${bs%%:*} --shape ${bs#*:}
       done
     done
   done
@@ -102,9 +91,9 @@ if [ "$PART" = edges ]; then   # edge-checked in-place reads (the rule) against 
   for round in $(seq ${ROUNDS:-2}); do
     for v in always rule; do
       if [ $v = always ]; then export CLFORGE_GEMM_PACK=always; else unset CLFORGE_GEMM_PACK; fi
-      bench "$v r$round" $sh --json $r/edges-$v-$round.json
-      [ -n "$bt" ] && bench "$v bt r$round" --bt $bt --json $r/edges-bt-$v-$round.json
-      for bs in $BSHAPES; do bench "$v b${bs%%:*} r$round" --batch ${bs%%:*} --shape ${bs#*:}; done
+      f32_bench "$v r$round" $sh --json $r/edges-$v-$round.json
+      [ -n "$bt" ] && f32_bench "$v bt r$round" --bt $bt --json $r/edges-bt-$v-$round.json
+      for bs in $BSHAPES; do f32_bench "$v b${bs%%:*} r$round" --batch ${bs%%:*} --shape ${bs#*:}; done
     done
   done
   unset CLFORGE_GEMM_PACK
