@@ -15,6 +15,15 @@
 #ifndef SRC_KMAJOR
 #define SRC_KMAJOR 0
 #endif
+/* 3xTF32 on wgmma (SRC = DST = 32): each row is written as three runs of Kp words, each value split into a tf32 high
+ * part and a tf32 remainder: 1 (A) as lo, hi, hi; 2 (B) as hi, lo, hi, so that one product of depth 3 Kp is
+ * A_lo B_hi + A_hi B_lo + A_hi B_hi. 0: no split. */
+#ifndef SPLIT3
+#define SPLIT3 0
+#endif
+#if SPLIT3 && (SRC != 32 || DST != 32)
+#error "SPLIT3 splits fp32 words"
+#endif
 
 #if SRC == 64 || DST == 64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -88,6 +97,41 @@ typedef val_t elem_t;
 #define PACK_STORE(p, i, v) store_val(p, i, v)
 #endif
 
+/* EPW elements v of a packed row from element at (k of Kp in the row): one vector store where aligned. */
+static inline void put_run(__global void *dst, const ulong at, const elem_t *v, const long k, const long Kp)
+{
+#if SRC == DST
+    if (k + EPW <= Kp && at % EPW == 0) {
+        *(__global elemv_t *)((__global elem_t *)dst + at) = CAT(vload, EPW)(0, v);
+        return;
+    }
+#endif
+    for (int j = 0; j < EPW && k + j < Kp; j++)
+        PACK_STORE(dst, at + j, v[j]);
+}
+
+#if SPLIT3
+/* fp32 bits to tf32 rounded to nearest, ties away from zero (as cvt.rna), low 13 bits zero, so that the units'
+ * truncation of what they read changes nothing. A finite value that would round to inf is truncated instead. */
+static inline uint tf32_rna(const uint u)
+{
+    const uint r = (u + 0x1000u) & 0xffffe000u;
+    return (r & 0x7f800000u) == 0x7f800000u ? u & 0xffffe000u : r;
+}
+
+/* x = hi + lo to 22 bits; inf and NaN go whole into hi (NaN keeping a high mantissa bit), lo 0. */
+static inline void split_tf32(const uint x, uint *hi, uint *lo)
+{
+    if ((x & 0x7f800000u) == 0x7f800000u) {
+        *hi = (x & 0x7fffffu) ? x | 0x400000u : x;
+        *lo = 0;
+        return;
+    }
+    *hi = tf32_rna(x);
+    *lo = tf32_rna(as_uint(as_float(x) - as_float(*hi)));
+}
+#endif
+
 /* One operand of a batch, packed as Rp rows of Kp elements (K contiguous, rows ldd apart), zero beyond
  * R x K. A work-group of 32 x 8 work-items packs a tile of PR rows by PK elements of K; each work-item
  * writes EPW consecutive elements of one row, as one vector store where the destination is aligned (the
@@ -131,14 +175,16 @@ void convert_pack(const long R, const long K, const long Rp, const long Kp, cons
     if (r >= Rp || k >= Kp)
         return;
     const ulong at = db + (ulong)(r * ldd + k);
-#if SRC == DST
-    if (k + EPW <= Kp && at % EPW == 0) {
-        *(__global elemv_t *)((__global elem_t *)dst + at) = CAT(vload, EPW)(0, v);
-        return;
-    }
+#if SPLIT3
+    elem_t hi[EPW], lo[EPW];
+    for (int j = 0; j < EPW; j++)
+        split_tf32(v[j], &hi[j], &lo[j]);
+    put_run(dst, at, SPLIT3 == 1 ? lo : hi, k, Kp);
+    put_run(dst, at + (ulong)Kp, SPLIT3 == 1 ? hi : lo, k, Kp);
+    put_run(dst, at + 2 * (ulong)Kp, hi, k, Kp);
+#else
+    put_run(dst, at, v, k, Kp);
 #endif
-    for (int j = 0; j < EPW && k + j < Kp; j++)
-        PACK_STORE(dst, at + j, v[j]);
 }
 
 /* ---- CPUs: long contiguous runs --------------------------------------------------------------------------

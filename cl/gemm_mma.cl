@@ -65,6 +65,11 @@
                    * wgmma.mma_async, which reads both operands straight from local memory; needs ASYNC and SWZ,
                    * whose layout is the one wgmma's 32/64/128-byte swizzle modes expect */
 #endif
+#ifndef PARTS
+#define PARTS 1   /* 3xTF32 on wgmma (MODE 33, WGMMA): each stage's products are summed from zero over WN / PARTS columns
+                   * of the warpgroup at a time, in registers of their own, then added into the accumulators with
+                   * round-to-nearest adds: fewer extra registers than a second accumulator of the whole tile */
+#endif
 #ifndef LDSM
 #define LDSM 0   /* fragments from local memory: 0 64-bit loads (interleaved layout), 1 ldmatrix (natural layout,
                   * 64-bit shared address), 2 ldmatrix with a 32-bit shared address; the tuner verifies which
@@ -358,8 +363,14 @@ static inline void compute_stage(const __local uint *As, const __local uint *Bs,
 
 #endif
 
-#if WGMMA && (MODE == 33 || MODE == 64)
-#error "wgmma serves f16, bf16 and tf32 only"
+#if WGMMA && MODE == 64
+#error "wgmma serves f16, bf16, tf32 and 3xTF32 only"
+#endif
+#if PARTS != 1 && !(WGMMA && MODE == 33)
+#error "PARTS serves 3xTF32 on wgmma only"
+#endif
+#if WGMMA && MODE == 33 && FPIPE
+#error "3xTF32 on wgmma waits for each part's products"
 #endif
 #if WGMMA
 /* The wgmma instructions are written behind "//@sm90a ": NVIDIA's OpenCL compiler emits PTX for sm_90, where
@@ -372,25 +383,40 @@ static inline void compute_stage(const __local uint *As, const __local uint *Bs,
 #define WG_COMMIT() asm volatile("//@sm90a wgmma.commit_group.sync.aligned;" ::: "memory")
 #define WG_WAIT0() asm volatile("//@sm90a wgmma.wait_group.sync.aligned 0;" ::: "memory")
 #define WG_WAIT1() asm volatile("//@sm90a wgmma.wait_group.sync.aligned 1;" ::: "memory")
-#define R0 "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
-#define R1 "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
-#define R2 "%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95"
-#define R3 "%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127"
+#define R0 "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15"
+#define R1 "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
+#define R2 "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47"
+#define R3 "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
+#define R4 "%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79"
+#define R5 "%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95"
+#define R6 "%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111"
+#define R7 "%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127"
 #define O8(d, b) "+f"(d[(b)]), "+f"(d[(b) + 1]), "+f"(d[(b) + 2]), "+f"(d[(b) + 3]), "+f"(d[(b) + 4]), "+f"(d[(b) + 5]), \
                  "+f"(d[(b) + 6]), "+f"(d[(b) + 7])
 #define O32(d, b) O8(d, b), O8(d, (b) + 8), O8(d, (b) + 16), O8(d, (b) + 24)
-#if WN == 64
+/* One instruction multiplies 64 x WGN: the warpgroup's WN columns, or a part of them (PARTS). */
+#define WGN (WN / PARTS)
+#if WGN == 32
+#define WGN_S "32"
 #define WG_REGS R0
+#define WG_OUTS(d) O8(d, 0), O8(d, 8)
+#define WG_INS "%16, %17, p"
+#define WG_ONE "%18"
+#elif WGN == 64
+#define WGN_S "64"
+#define WG_REGS R0 "," R1
 #define WG_OUTS(d) O32(d, 0)
 #define WG_INS "%32, %33, p"
 #define WG_ONE "%34"
-#elif WN == 128
-#define WG_REGS R0 "," R1
+#elif WGN == 128
+#define WGN_S "128"
+#define WG_REGS R0 "," R1 "," R2 "," R3
 #define WG_OUTS(d) O32(d, 0), O32(d, 32)
 #define WG_INS "%64, %65, p"
 #define WG_ONE "%66"
 #else
-#define WG_REGS R0 "," R1 "," R2 "," R3
+#define WGN_S "256"
+#define WG_REGS R0 "," R1 "," R2 "," R3 "," R4 "," R5 "," R6 "," R7
 #define WG_OUTS(d) O32(d, 0), O32(d, 32), O32(d, 64), O32(d, 96)
 #define WG_INS "%128, %129, p"
 #define WG_ONE "%130"
@@ -446,28 +472,32 @@ static inline ulong smem_desc_mn(const __local uint *p, const int R)
 /* One stage: this warpgroup's 64 x WN accumulator += its 64 rows of A times its WN rows of B, BKW / 8 wgmma
  * steps of 32 bytes of K each (the descriptor's start moves 2 x 16 bytes a step; the swizzle is applied by the
  * hardware on the address bits, so the start may sit inside a swizzled row). Issued as one group, which runs
- * while the caller goes on; wgmma_wait says when the products have read local memory. */
-static inline void wgmma_issue(const __local uint *As, const __local uint *Bs, int wgi, float *acc)
+ * while the caller goes on; wgmma_wait says when the products have read local memory. part: which WGN columns
+ * of the warpgroup's WN (0 when PARTS is 1); fresh: the first step ignores acc's values (its scale-d is 0), so the
+ * group's sum starts from zero. */
+static inline void wgmma_issue(const __local uint *As, const __local uint *Bs, int wgi, int part, int fresh, float *acc)
 {
-    const ulong da = DESC_A(As, wgi), db = DESC_B(Bs, wgi);
+    const ulong da = DESC_A(As, wgi), db = DESC_B(Bs, wgi) + (ulong)(part * WGN * BKW / 4);
     WG_FENCE();
 #pragma unroll
     for (int k = 0; k < BKW / 8; k++)
-        asm volatile("//@sm90a { .reg .pred p; setp.ne.b32 p, " WG_ONE ", 0; wgmma.mma_async.sync.aligned.m64n" STR(WN)
+        asm volatile("//@sm90a { .reg .pred p; setp.ne.b32 p, " WG_ONE ", 0; wgmma.mma_async.sync.aligned.m64n" WGN_S
                      WG_SHAPE " {" WG_REGS "}, " WG_INS WG_IMM "; }"
-                     : WG_OUTS(acc) : "l"(da + STEP_A * (ulong)k), "l"(db + STEP_B * (ulong)k), "r"(1) : "memory");
+                     : WG_OUTS(acc) : "l"(da + STEP_A * (ulong)k), "l"(db + STEP_B * (ulong)k), "r"(fresh && k == 0 ? 0 : 1)
+                     : "memory");
     WG_COMMIT();
 }
 
-/* Waits until at most `pending` (0 or 1, a constant) of this warpgroup's stages are still in flight. */
-static inline void wgmma_wait(float *acc, const int pending)
+/* Waits until at most `pending` (0 or 1, a constant) of this warpgroup's stages are still in flight; acc: the n
+ * registers they write. */
+static inline void wgmma_wait(float *acc, const int n, const int pending)
 {
     if (pending)
         WG_WAIT1();
     else
         WG_WAIT0();
 #pragma unroll
-    for (int i = 0; i < ACC_N; i++)
+    for (int i = 0; i < n; i++)
         asm volatile("" : "+f"(acc[i]) :: "memory");   /* no use of acc moves above the wait */
 }
 #endif
@@ -791,6 +821,12 @@ void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t 
 #pragma unroll
     for (int i = 0; i < ACC_N; i++)
         acc[i] = 0;
+#if WGMMA && MODE == 33
+    float part[ACC_N / PARTS];   /* a stage's sums; each group's first step overwrites them */
+#pragma unroll
+    for (int i = 0; i < ACC_N / PARTS; i++)
+        part[i] = 0.0f;
+#endif
     const int stages = Kw / BKW;
 #if ASYNC
     /* STAGES buffers in a ring: stage s computes from buffer s % STAGES while stages s + 1 .. s + STAGES - 1
@@ -810,10 +846,30 @@ void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t 
         asm volatile("fence.proxy.async.shared::cta;" ::: "memory");   /* cp.async's writes, seen by wgmma's reads */
 #endif
         barrier(CLK_LOCAL_MEM_FENCE);
+#if WGMMA && MODE == 33
+        /* 3xTF32: the operands come split (A's K as lo, hi, hi runs, B's as hi, lo, hi); each part of the
+         * warpgroup's columns sums this stage from zero, and the sum is added into acc rounding to nearest (the
+         * units' own accumulation truncates: over the whole of K it cost the accuracy the split bought). */
+#pragma unroll
+        for (int h = 0; h < PARTS; h++) {
+            wgmma_issue(As + cur * BM * LDW, Bs + cur * BN * LDW, wgi, h, 1, part);
+            if (h == 0) {   /* the refill's copies are issued while the first part runs */
+                if (s + AHEAD < stages) {
+                    COPY_A(As + fill * BM * LDW, s + AHEAD);
+                    COPY_B(Bs + fill * BN * LDW, s + AHEAD);
+                }
+                async_commit();
+            }
+            wgmma_wait(part, ACC_N / PARTS, 0);
+#pragma unroll
+            for (int i = 0; i < ACC_N / PARTS; i++)
+                acc[h * (ACC_N / PARTS) + i] += part[i];
+        }
+#else
 #if WGMMA   /* the products start first; the refill's copies are issued while they run */
-        wgmma_issue(As + cur * BM * LDW, Bs + cur * BN * LDW, wgi, acc);
+        wgmma_issue(As + cur * BM * LDW, Bs + cur * BN * LDW, wgi, 0, 0, acc);
 #if FPIPE   /* this stage's products stay in flight: wait for the previous stage's, everyone's, then refill its buffer */
-        wgmma_wait(acc, 1);
+        wgmma_wait(acc, ACC_N, 1);
         barrier(CLK_LOCAL_MEM_FENCE);
 #endif
 #endif
@@ -822,8 +878,10 @@ void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t 
             COPY_B(Bs + fill * BN * LDW, s + AHEAD);
         }
         async_commit();
-#if WGMMA && !FPIPE
-        wgmma_wait(acc, 0);
+#endif
+#if WGMMA && MODE == 33
+#elif WGMMA && !FPIPE
+        wgmma_wait(acc, ACC_N, 0);
 #elif !WGMMA
         COMPUTE_STAGE(As + cur * BM * LDW, Bs + cur * BN * LDW, wm0, wn0, acc);
 #endif
@@ -831,7 +889,7 @@ void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t 
         fill = fill + 1 == STAGES ? 0 : fill + 1;
     }
 #if WGMMA && FPIPE
-    wgmma_wait(acc, 0);
+    wgmma_wait(acc, ACC_N, 0);
 #endif
 #else
     uint8 ra[A_VECS], rb[B_VECS];

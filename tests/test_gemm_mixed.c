@@ -111,11 +111,39 @@ static float decode(const void *in, size_t i, clf_dtype t)
  * storage type to itself (raw bits: vector loads and stores where aligned, element by element elsewhere)
  * and one converting pair, rows along K or along R (through local memory), odd and aligned leading
  * dimensions and offsets, padding zeroed, a batch, nothing written outside the packed matrices. */
+/* fp32 bits to tf32 (low 13 bits zero) rounded to nearest, ties away; a finite value that would round to inf is
+ * truncated; and x split into hi + lo, inf and NaN whole in hi: what gemm_convert.cl's SPLIT3 writes. */
+static uint32_t tf32_rna(uint32_t u)
+{
+    uint32_t r = (u + 0x1000u) & 0xffffe000u;
+    return (r & 0x7f800000u) == 0x7f800000u ? u & 0xffffe000u : r;
+}
+
+static void split_tf32(uint32_t x, uint32_t *hi, uint32_t *lo)
+{
+    if ((x & 0x7f800000u) == 0x7f800000u) {
+        *hi = (x & 0x7fffffu) ? x | 0x400000u : x;
+        *lo = 0;
+        return;
+    }
+    *hi = tf32_rna(x);
+    float fx, fh;
+    memcpy(&fx, &x, 4);
+    memcpy(&fh, hi, 4);
+    float d = fx - fh;
+    uint32_t u;
+    memcpy(&u, &d, 4);
+    *lo = tf32_rna(u);
+}
+
+/* split3 (fp32 only): rows of three runs of Kp, each value split into its tf32 parts (1: lo hi hi, 2: hi lo hi); the
+ * source then holds normal floats of any exponent, and inf, NaN, FLT_MAX and 0 at fixed places. */
 static int pack_case(clf_context *ctx, int src_code, int dst_code, int kmajor, long R, long K, long Rp, long Kp,
-                     long ld, size_t soff, size_t doff, size_t batch, uint64_t *seed)
+                     long ld, size_t soff, size_t doff, size_t batch, int split3, uint64_t *seed)
 {
     size_t ss = src_code == 64 ? 8 : src_code == 32 ? 4 : 2, ds = dst_code == 64 ? 8 : dst_code == 32 ? 4 : 2;
-    size_t s_stride = (size_t)ld * (size_t)(kmajor ? K : R) + 3, d_stride = (size_t)(Rp * Kp) + 8;
+    long ldd = split3 ? 3 * Kp : Kp;
+    size_t s_stride = (size_t)ld * (size_t)(kmajor ? K : R) + 3, d_stride = (size_t)(Rp * ldd) + 8;
     size_t sn = soff + batch * s_stride, dn = doff + batch * d_stride + 16;
     unsigned char *hs = malloc(sn * ss), *hd = malloc(dn * ds), *want = malloc(dn * ds);
     ck_assert(hs && hd && want);
@@ -126,17 +154,35 @@ static int pack_case(clf_context *ctx, int src_code, int dst_code, int kmajor, l
             float f = (float)(clf_test_rand(seed) * 4.0);
             memcpy(hs + i * 4, &f, 4);
         }
+    if (split3)   /* no subnormals, which a device may flush */
+        for (size_t i = 0; i < sn; i++) {
+            static const uint32_t special[] = {0x7f800000u, 0xff800000u, 0x7fc00001u, 0x7f7fffffu, 0xff7ff000u, 0u};
+            uint32_t u = (uint32_t)clf_test_rand_u64(seed);
+            u = (u & 0x807fffffu) | ((1u + u % 253u) << 23);
+            if (i % 37 < 6)
+                u = special[i % 37];
+            memcpy(hs + i * 4, &u, 4);
+        }
     memset(hd, 0xAB, dn * ds);
     memcpy(want, hd, dn * ds);
     for (size_t b = 0; b < batch; b++)
         for (long r = 0; r < Rp; r++)
             for (long k = 0; k < Kp; k++) {
-                unsigned char *w = want + (doff + b * d_stride + (size_t)(r * Kp + k)) * ds;
+                unsigned char *w = want + (doff + b * d_stride + (size_t)(r * ldd + k)) * ds;
                 memset(w, 0, ds);
+                if (split3)
+                    memset(w + (size_t)Kp * ds, 0, ds), memset(w + 2 * (size_t)Kp * ds, 0, ds);
                 if (r >= R || k >= K)
                     continue;
                 const unsigned char *v = hs + (soff + b * s_stride + (size_t)(kmajor ? k * ld + r : r * ld + k)) * ss;
-                if (src_code == dst_code) {
+                if (split3) {
+                    uint32_t x, hi, lo;
+                    memcpy(&x, v, 4);
+                    split_tf32(x, &hi, &lo);
+                    memcpy(w, split3 == 1 ? &lo : &hi, 4);
+                    memcpy(w + (size_t)Kp * ds, split3 == 1 ? &hi : &lo, 4);
+                    memcpy(w + 2 * (size_t)Kp * ds, &hi, 4);
+                } else if (src_code == dst_code) {
                     memcpy(w, v, ds);
                 } else {
                     float f;
@@ -147,12 +193,12 @@ static int pack_case(clf_context *ctx, int src_code, int dst_code, int kmajor, l
             }
     cl_mem src = clf_test_buffer(ctx, sn * ss, hs), dst = clf_test_buffer(ctx, dn * ds, hd);
     char opts[64];
-    snprintf(opts, sizeof opts, "-DSRC=%d -DDST=%d -DSRC_KMAJOR=%d", src_code, dst_code, kmajor);
+    snprintf(opts, sizeof opts, "-DSRC=%d -DDST=%d -DSRC_KMAJOR=%d -DSPLIT3=%d", src_code, dst_code, kmajor, split3);
     const char *text;
     cl_kernel k = NULL;
     ck_assert_int_eq(clf__source("gemm_convert.cl", &text), CLF_SUCCESS);
     ck_assert_int_eq(clf__kernel_take(ctx, text, opts, "convert_pack", &k), CLF_SUCCESS);
-    cl_long a[] = {R, K, Rp, Kp}, l = ld, ldd = Kp;
+    cl_long a[] = {R, K, Rp, Kp}, l = ld;
     cl_ulong so = soff, sst = s_stride, dof = doff, dst_st = d_stride;
     cl_uint i = 0;
     for (int j = 0; j < 4; j++)
@@ -173,8 +219,8 @@ static int pack_case(clf_context *ctx, int src_code, int dst_code, int kmajor, l
     int bad = 0;
     for (size_t e = 0; e < dn && !bad; e++)
         if (memcmp(hd + e * ds, want + e * ds, ds) != 0) {
-            fprintf(stderr, "convert_pack %d -> %d kmajor %d R %ld K %ld Rp %ld Kp %ld ld %ld soff %zu doff %zu: "
-                            "element %zu differs\n", src_code, dst_code, kmajor, R, K, Rp, Kp, ld, soff, doff, e);
+            fprintf(stderr, "convert_pack %d -> %d kmajor %d split3 %d R %ld K %ld Rp %ld Kp %ld ld %ld soff %zu doff "
+                            "%zu: element %zu differs\n", src_code, dst_code, kmajor, split3, R, K, Rp, Kp, ld, soff, doff, e);
             bad = 1;
         }
     clReleaseMemObject(src);
@@ -190,11 +236,12 @@ START_TEST(pack_kernel)
     clf_context **ctxs;
     int nctx = clf_test_contexts(&ctxs), failures = 0;
     ck_assert_int_gt(nctx, 0);
-    static const int codes[][2] = {{16, 16}, {17, 17}, {32, 32}, {64, 64}, {32, 16}};
+    /* the last two: fp32 split for 3xTF32 on wgmma, as A (lo hi hi) and as B (hi lo hi) */
+    static const int codes[][3] = {{16, 16, 0}, {17, 17, 0}, {32, 32, 0}, {64, 64, 0}, {32, 16, 0}, {32, 32, 1}, {32, 32, 2}};
     for (int d = 0; d < nctx && failures == 0; d++) {
         uint64_t seed = 99 + (uint64_t)d;
         int fp64 = clf_context_device(ctxs[d])->fp64;
-        for (int c = 0; c < 5 && failures == 0; c++) {
+        for (int c = 0; c < 7 && failures == 0; c++) {
             if (codes[c][0] == 64 && !fp64)
                 continue;
             for (int t = 0; t < 4 && failures == 0; t++) {
@@ -207,7 +254,7 @@ START_TEST(pack_kernel)
                     ld = (ld + 7) / 8 * 8;
                 size_t soff = t == 2 ? 16 : (size_t)(clf_test_rand_u64(&seed) % 9), doff = t == 2 ? 0 : 8;
                 failures += pack_case(ctxs[d], codes[c][0], codes[c][1], kmajor, R, K, Rp, Kp, ld, soff, doff,
-                                      1 + (size_t)(t == 1) * 2, &seed);
+                                      1 + (size_t)(t == 1) * 2, codes[c][2], &seed);
             }
         }
     }

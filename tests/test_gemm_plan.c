@@ -464,6 +464,64 @@ START_TEST(wgmma_tiles_narrow_for_small_products)
 }
 END_TEST
 
+/* On a compute-capability-9.0 GPU (pretended) a 3xTF32 product runs on wgmma over operands split by the packing
+ * pass: A as lo, hi, hi runs of K and B as hi, lo, hi, rows of three padded Ks, and a product three times as deep;
+ * with wgmma off it runs on mma.sync over the operands as they are. */
+START_TEST(threex_on_wgmma_splits_its_operands)
+{
+    clf_device_info saved;
+    clf_context *ctx = pretend_gpu("split3", &saved);
+    ctx->info.nv_cc = 90;
+    setenv("CLFORGE_SHIPPED", "off", 1);
+    unsetenv("CLFORGE_GEMM_MMA_CONFIG");
+    for (int off = 0; off < 2; off++) {
+        if (off)
+            setenv("CLFORGE_WGMMA", "off", 1);
+        size_t m = 1000, n = 700, k = 333;
+        clf__gemm_call call = {.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_NO_TRANS,
+                               .m = m, .n = n, .k = k, .alpha = 1.0, .lda = k, .ldb = n, .ldc = n,
+                               .stride_a = m * k, .stride_b = n * k, .stride_c = m * n, .batch = 1,
+                               .typed = 1, .a_type = CLF_F32, .b_type = CLF_F32, .c_type = CLF_F32,
+                               .compute = CLF_COMPUTE_3XTF32, .mma = 1};
+        clf__gemm_plan plan;
+        ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS, "%s",
+                      clf_last_error());
+        int splits[3] = {0, 0, 0}, converts = 0;
+        const clf__mma_step *mma = NULL;
+        for (int j = 0; j < plan.nsteps; j++) {
+            const clf__gemm_step *st = &plan.steps[j];
+            if (st->kind == CLF__STEP_CONVERT) {
+                converts++;
+                splits[st->u.convert.split3]++;
+                if (st->u.convert.split3)
+                    ck_assert_uint_eq(st->u.convert.dst.ld, 3 * st->u.convert.cols_pad);
+            }
+            if (st->kind == CLF__STEP_MMA && !mma)
+                mma = &st->u.mma;
+        }
+        ck_assert_msg(mma, "no matrix-unit step");
+        size_t bk = (size_t)mma->cfg->v[CLF__MMA_BK], kp = (k + bk - 1) / bk * bk;
+        if (!off) {
+            ck_assert_int_eq(mma->cfg->v[CLF__MMA_WGMMA], 1);
+            ck_assert_int_eq(mma->split3, 1);
+            ck_assert_msg(splits[1] == 1 && splits[2] == 1, "split packs: A %d, B %d", splits[1], splits[2]);
+            ck_assert_uint_eq(mma->a.ld, 3 * kp);
+            ck_assert_uint_eq(mma->b.ld, 3 * kp);
+            ck_assert_uint_eq(mma->kv, 3 * kp);
+        } else {
+            ck_assert_int_eq(mma->cfg->v[CLF__MMA_WGMMA], 0);
+            ck_assert_int_eq(mma->split3, 0);
+            ck_assert_int_eq(splits[1] + splits[2], 0);
+            ck_assert_uint_eq(mma->kv, k);
+        }
+        (void)converts;
+    }
+    unsetenv("CLFORGE_WGMMA");
+    unsetenv("CLFORGE_SHIPPED");
+    pretend_end(ctx, &saved);
+}
+END_TEST
+
 #define MEDIUM_CFG "MWG=64 NWG=128 KWG=16 MDIMC=8 NDIMC=32 VWM=4 VWN=4 KWI=16 PADA=4 PADB=0 DBUF=1"
 #define SKINNY_CFG "MWG=64 NWG=64 KWG=32 MDIMC=8 NDIMC=16 VWM=2 VWN=4 KWI=16 PADA=2 PADB=0 DBUF=1"
 
@@ -757,6 +815,7 @@ int main(void)
     CLF_TEST_ALONE(s, stale_config_checked_on_first_use);
     CLF_TEST_ALONE(s, matrix_vector_products);
     CLF_TEST_ALONE(s, wgmma_tiles_narrow_for_small_products);
+    CLF_TEST_ALONE(s, threex_on_wgmma_splits_its_operands);
     CLF_TEST_ALONE(s, poorly_filled_products_take_smaller_tiles);
     CLF_TEST_ALONE(s, transposed_b_packed_only_for_tall_products);
     CLF_TEST_ALONE(s, poorly_covered_thin_products_leave_the_thin_bucket);

@@ -47,6 +47,8 @@ static clf_status step_options(const clf__gemm_plan *plan, const clf__gemm_step 
         *file = "gemm_convert.cl", *name = c->by_rows ? "convert_rows" : "convert_pack";
         snprintf(opts, cap, "-DSRC=%d -DDST=%d -DSRC_KMAJOR=%d", clf__convert_code(c->src_type),
                  clf__convert_code(c->dst_type), c->src_kmajor);
+        if (c->split3)   /* otherwise the options (and the program cache's key) are as before */
+            snprintf(opts + strlen(opts), cap - strlen(opts), " -DSPLIT3=%d", c->split3);
         return CLF_SUCCESS;
     }
     case CLF__STEP_MMA: {
@@ -289,8 +291,9 @@ static clf_status enqueue_mma(clf_context *ctx, const clf__gemm_plan *plan, cons
             break;
         size_t global[2] = {tiles * threads, nb}, local[2] = {threads, 1};
         clf__problem pr = {.dtype = clf__mma_input_type((clf__mma_mode)m->mode), .m = m->m, .n = m->n,
-                           .k = m->kw * 4 / clf__dtype_size(clf__mma_input_type((clf__mma_mode)m->mode)), .batch = nb,
-                           .beta = m->beta};
+                           .k = m->kw * 4 / clf__dtype_size(clf__mma_input_type((clf__mma_mode)m->mode)) /
+                                (m->split3 ? 3 : 1),
+                           .batch = nb, .beta = m->beta};
         clf__work w = {"gemm_mma", clf__family_gemm_mma.flops(&pr), clf__family_gemm_mma.bytes(&pr)};
         if (m->epi)
             clf__epi_work(plan->epi, (double)m->m * (double)m->n * (double)nb, &w);

@@ -298,13 +298,13 @@ static void mma_sync_config(const clf_device_info *dev, clf_dtype dt, const char
 {
     memset(out, 0, sizeof *out);
     int three = bucket && strcmp(bucket, "3x") == 0;
-    int v[CLF__MMA_NPARAMS] = {128, 128, dt == CLF_F32 ? 32 : 64, three ? 32 : 64, 64, 1, 1, 1, 0, 0, 4, 0};
+    int v[CLF__MMA_NPARAMS] = {128, 128, dt == CLF_F32 ? 32 : 64, three ? 32 : 64, 64, 1, 1, 1, 0, 0, 4, 0, 1};
     if (dt == CLF_F16) {   /* cp.async, three 32-deep stages, swizzled: 342 against 307 TFLOP/s at 8192^3 */
-        int a[CLF__MMA_NPARAMS] = {128, 128, 32, 64, 64, 1, 3, 1, 1, 1, 4, 0};
+        int a[CLF__MMA_NPARAMS] = {128, 128, 32, 64, 64, 1, 3, 1, 1, 1, 4, 0, 1};
         memcpy(v, a, sizeof a);
     }
     /* fp64: m16n8k16 where the hardware has it (compute capability 9.0), else m8n8k4 */
-    int v64[CLF__MMA_NPARAMS] = {64, 64, 16, 32, 32, 0, 2, 0, 1, 0, dev->nv_cc >= 90 ? 16 : 4, 0};
+    int v64[CLF__MMA_NPARAMS] = {64, 64, 16, 32, 32, 0, 2, 0, 1, 0, dev->nv_cc >= 90 ? 16 : 4, 0, 1};
     memcpy(out->v, dt == CLF_F64 ? v64 : v, sizeof v);
 }
 
@@ -318,12 +318,14 @@ static void mma_default(const clf_device_info *dev, clf_dtype dt, const char *bu
         /* 64 x 64 tiles, 64-deep stages, three of them: the best of four mma.sync configurations on products of
          * 32 to 512 rows with B stored K x N read in place (H200, 2026-12-01, scripts/gpu/h200_kmajor.sh); the
          * planner sends it products of up to 64 rows, where it beats wgmma (gemm_plan.c, KMAJOR_SYNC_ROWS) */
-        int k[CLF__MMA_NPARAMS] = {64, 64, 64, 32, 32, 1, 3, 1, 1, 1, 4, 0};
+        int k[CLF__MMA_NPARAMS] = {64, 64, 64, 32, 32, 1, 3, 1, 1, 1, 4, 0, 1};
         memcpy(out->v, k, sizeof k);
         return;
     }
-    if (dev->nv_cc == 90 && (dt == CLF_F16 || (dt == CLF_F32 && !(bucket && strcmp(bucket, "3x") == 0)))) {
-        int w[CLF__MMA_NPARAMS] = {128, 128, dt == CLF_F16 ? 32 : 16, 64, 128, 0, 3, 0, 1, 1, 4, 1};
+    if (dev->nv_cc == 90 && (dt == CLF_F16 || dt == CLF_F32)) {
+        int w[CLF__MMA_NPARAMS] = {128, 128, dt == CLF_F16 ? 32 : 16, 64, 128, 0, 3, 0, 1, 1, 4, 1, 1};
+        if (bucket && strcmp(bucket, "3x") == 0)   /* 3xTF32: the split operands, a stage's sums in halves */
+            w[CLF__MMA_PARTS] = 2;
         memcpy(out->v, w, sizeof w);
     }
 }
@@ -343,6 +345,11 @@ static int wgmma_valid(const clf__config *c, const clf_device_info *dev, clf_dty
         return 0;
     if ((rowb != 32 && rowb != 64 && rowb != 128) || stages < 2 || threads > 1024 || (size_t)threads > dev->max_work_group)
         return 0;
+    /* PARTS (3xTF32 only, fp32 inputs): the stage's sums (WN / 2 / PARTS registers) beside the accumulators (WN / 2),
+     * and the part a valid wgmma width with no fragment pipeline */
+    int parts = c->v[CLF__MMA_PARTS];
+    if (parts > 1 && (dt != CLF_F32 || wn / parts < 32 || c->v[CLF__MMA_FPIPE] || wn / 2 + wn / 2 / parts > 192))
+        return 0;
     return (size_t)stages * (size_t)(bm + bn) * (size_t)rowb <= dev->local_mem;
 }
 
@@ -350,6 +357,8 @@ static int mma_valid(const clf__config *c, const clf_device_info *dev, clf_dtype
 {
     if (c->v[CLF__MMA_WGMMA])
         return c->v[CLF__MMA_WGMMA] == 1 && wgmma_valid(c, dev, dt);
+    if (c->v[CLF__MMA_PARTS] != 1)
+        return 0;
     int bm = c->v[CLF__MMA_BM], bn = c->v[CLF__MMA_BN], bk = c->v[CLF__MMA_BK];
     int wm = c->v[CLF__MMA_WM], wn = c->v[CLF__MMA_WN];
     if (bm <= 0 || bn <= 0 || bk <= 0 || wm <= 0 || wn <= 0 || bm % wm || bn % wn || wm % 16 || wn % 8)
@@ -601,6 +610,7 @@ const clf__family clf__family_gemm_mma = {
         {"SWZ", 2, {0, 1}, 1},     /* 1: unpadded rows, 16-byte chunks XOR-swizzled against bank conflicts */
         {"DK", 2, {4, 16}, 1},     /* fp64: mma m8n8k4, or m16n8k16 (compute capability 9.0 on) */
         {"WGMMA", 2, {0, 1}, 1},   /* 1: warpgroup wgmma from local memory (compute capability 9.0) */
+        {"PARTS", 3, {1, 2, 4}, 1},   /* 3xTF32 on wgmma: each stage summed fresh over WN / PARTS columns at a time */
     },
     .nbuckets = 3,
     .buckets = {"all", "3x", "kmajor"},

@@ -11,7 +11,7 @@ extern const clf__family clf__family_gemm_mma;
 /* Parameter order in clf__family_gemm_mma.params. */
 enum {
     CLF__MMA_BM, CLF__MMA_BN, CLF__MMA_BK, CLF__MMA_WM, CLF__MMA_WN, CLF__MMA_LDSM, CLF__MMA_STAGES, CLF__MMA_FPIPE,
-    CLF__MMA_ASYNC, CLF__MMA_SWZ, CLF__MMA_DK, CLF__MMA_WGMMA, CLF__MMA_NPARAMS
+    CLF__MMA_ASYNC, CLF__MMA_SWZ, CLF__MMA_DK, CLF__MMA_WGMMA, CLF__MMA_PARTS, CLF__MMA_NPARAMS
 };
 
 /* What the matrix units multiply (the kernel's MODE); NONE: the portable path. */

@@ -762,7 +762,7 @@ static clf_status add_convert(planner *pl, clf_dtype from, clf_dtype to, int kma
     if (!st)
         return too_many_steps();
     st->u.convert = (clf__convert_step){from, to, kmajor, rows, cols, rows_pad, cols_pad, batch, src, dst,
-                                        is_cpu(pl->ctx) && !kmajor};
+                                        is_cpu(pl->ctx) && !kmajor, 0};
     return CLF_SUCCESS;
 }
 
@@ -789,12 +789,23 @@ static int kmajor_readable(const clf__gemm_operand *o, size_t batch, size_t unit
  * *o gets it in 32-bit words. */
 static clf_status mma_operand(planner *pl, clf__mma_mode mode, clf_dtype type, int kmajor, size_t rows, size_t k,
                               size_t tile_rows, size_t tile_k, size_t batch, int async, int small, int mn_ok,
-                              clf__gemm_operand *o, int *edge, int *mn)
+                              int split3, clf__gemm_operand *o, int *edge, int *mn)
 {
     clf_dtype in = clf__mma_input_type(mode);
     size_t q = 32 / clf__dtype_size(in);   /* elements per 32-byte load; cp.async copies 16-byte pieces */
     size_t unit = async && small ? q / 2 : q;
     int whole = rows % tile_rows == 0 && k % tile_k == 0;
+    if (split3) {   /* always packed: three runs of kp a row */
+        size_t rp = round_up(rows, tile_rows), kp = round_up(k, tile_k), at;
+        if (!convert_room(pl, in, rp, 3 * kp, batch, &at))
+            return no_room();
+        clf__gemm_operand dst = {CLF__BUF_CONVERT, NULL, at, 3 * kp, rp * 3 * kp};
+        clf_status s = add_convert(pl, type, in, kmajor, rows, k, rp, kp, batch, *o, dst);
+        if (s == CLF_SUCCESS)
+            pl->plan->steps[pl->plan->nsteps - 1].u.convert.split3 = split3;
+        *o = dst;   /* fp32: elements are words */
+        return s;
+    }
     if (kmajor && mn_ok && type == in && tile_rows % 64 == 0 && kmajor_readable(o, batch, q / 2)) {
         o->off = clf__mma_words(mode, o->off), o->ld = clf__mma_words(mode, o->ld);
         o->stride = clf__mma_words(mode, o->stride);
@@ -957,7 +968,9 @@ static clf_status mma_waves(planner *pl, const clf__mma_step *m, size_t slots)
     /* In stages; a plane's cost scales with the share of the tiles' area that C covers (a tail of one row
      * writes one row of partial sums). */
     size_t kst = m->kw / mma_k_grain(m), kel = mma_elems(m, kst * mma_k_grain(m));
-    k_cut cut_k = {kst, 1, MMA_SLICE_FIXED, mma_partial_k((clf__mma_mode)m->mode) / (double)kel};
+    /* split operands: K is three runs deep, at about tf32's rate per element of it */
+    k_cut cut_k = {kst, 1, MMA_SLICE_FIXED,
+                   mma_partial_k(m->split3 ? CLF__MMA_TF32 : (clf__mma_mode)m->mode) / (double)kel};
     double t;
     if (tiles < slots) {
         cut_k.plane_cost *= (double)(m->m * m->n) / ((double)tiles * (double)bm * (double)bn);
@@ -1043,16 +1056,20 @@ static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const produc
     int async = plan->cfg_mma.v[CLF__MMA_ASYNC], edge = 0, a_mn = 0, b_mn = 0;
     int small = (double)p->m * (double)p->n * (double)p->k * (double)p->batch <= 2147483648.0;
     int mn_ok = clf__mma_reads_kmajor(&plan->cfg_mma, mode) && mn_in_place();
+    /* 3xTF32 on wgmma: the units read operands from local memory as they are, so A and B come split (SPLIT3 in
+     * cl/gemm_convert.cl) into one product of depth 3 K */
+    int split3 = mode == CLF__MMA_3XTF32 && plan->cfg_mma.v[CLF__MMA_WGMMA];
     clf_status s = mma_operand(pl, mode, p->a_type, p->a_kmajor, p->m, p->k, bm, bk, p->batch, async, small,
-                               mn_ok && p->n <= KMAJOR_PACK_ROWS, &a, &edge, &a_mn);
+                               mn_ok && p->n <= KMAJOR_PACK_ROWS, split3, &a, &edge, &a_mn);
     if (s == CLF_SUCCESS)
         s = mma_operand(pl, mode, p->b_type, p->b_kmajor, p->n, p->k, bn, bk, p->batch, async, small,
-                        mn_ok && p->m <= KMAJOR_PACK_ROWS, &b, &edge, &b_mn);
+                        mn_ok && p->m <= KMAJOR_PACK_ROWS, split3 ? 2 : 0, &b, &edge, &b_mn);
     if (s != CLF_SUCCESS)
         return s;
-    clf__mma_step whole = {&plan->cfg_mma, (int)mode, clf__gemm_c_type(call), p->m, p->n,
-                           clf__mma_words(mode, round_up(p->k, bk)), p->batch, p->alpha, p->beta, a, b, p->c, p->epi,
-                           p->k, edge, a_mn, b_mn};
+    size_t kw = clf__mma_words(mode, round_up(p->k, bk));
+    clf__mma_step whole = {&plan->cfg_mma, (int)mode, clf__gemm_c_type(call), p->m, p->n, split3 ? 3 * kw : kw,
+                           p->batch, p->alpha, p->beta, a, b, p->c, p->epi, split3 ? 3 * kw : p->k, edge, a_mn, b_mn,
+                           split3};
     return call->no_split || p->batch != 1 ? add_mma(pl, &whole) : mma_waves(pl, &whole, slots);
 }
 

@@ -67,6 +67,7 @@ typedef struct clf__convert_step {
     size_t rows, cols, rows_pad, cols_pad, batch;
     clf__gemm_operand src, dst;
     int by_rows;                 /* CPUs, sources not K-major: convert_rows (a work-item a row), not convert_pack */
+    int split3;                  /* 3xTF32 on wgmma: rows of three runs of cols_pad (1: lo hi hi, 2: hi lo hi) */
 } clf__convert_step;
 
 /* gemm_mma: row-major C (m x n, c_type) = alpha * A B^T + beta * C on matrix units; A (m rows) and B (n rows)
@@ -83,6 +84,7 @@ typedef struct clf__mma_step {
     int edge;                    /* an operand read in place has partial tiles: the copies zero-fill them */
     int a_mn, b_mn;              /* A stored K x M, B stored K x N (f16/bf16), read in place: offsets, ld and
                                   * strides in words of that storage (the kernel's AKM, BKN) */
+    int split3;                  /* 3xTF32 on wgmma: A and B come split, K three times as long (the flops are a third) */
 } clf__mma_step;
 
 /* Matrix-vector or thin products (gemv.c): for each of nv vectors (x_vstride and y_vstride apart) of each
