@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# h200_3xtf32_wgmma.sh — on the GPU host: 3xTF32 on wgmma (operands split by the packing pass, each stage summed
+# fresh over WN / PARTS columns). PART=check: the mixed-precision tests that run 3xTF32 (shipped defaults off, so
+# the new default runs), the k = 4096 accuracy per configuration; PART=sweep: configurations at SHAPES against the
+# mma.sync configuration shipped before and cuBLAS SGEMM (torch.matmul, TF32 off) in the same run.
+. scripts/gpu/common.sh
+gpu_session ${NAME:-3xtf32-wgmma}
+B=bench/bench_gemm_mixed
+SYNC="BM=128 BN=128 BK=32 WM=32 WN=64 LDSM=2 STAGES=1 FPIPE=1 ASYNC=0 SWZ=0 DK=4 WGMMA=0 PARTS=1"
+W="LDSM=0 FPIPE=0 ASYNC=1 SWZ=1 DK=4 WGMMA=1 WM=64"
+CFGS=${CFGS:-"$SYNC
+BM=128 BN=128 BK=16 WN=128 STAGES=3 PARTS=2 $W
+BM=128 BN=128 BK=16 WN=128 STAGES=3 PARTS=1 $W
+BM=128 BN=128 BK=16 WN=128 STAGES=3 PARTS=4 $W
+BM=128 BN=64 BK=16 WN=64 STAGES=4 PARTS=2 $W
+BM=64 BN=128 BK=16 WN=128 STAGES=4 PARTS=2 $W
+BM=64 BN=128 BK=32 WN=128 STAGES=2 PARTS=2 $W
+BM=256 BN=128 BK=16 WN=128 STAGES=2 PARTS=2 $W
+BM=128 BN=256 BK=16 WN=128 STAGES=2 PARTS=2 $W
+BM=128 BN=256 BK=16 WN=256 STAGES=2 PARTS=4 $W"}
+if [ "${PART:-check}" = check ]; then
+  say "== tests (CLFORGE_SHIPPED=off: the default 3x configuration is wgmma's)"
+  for c in three_tf32_is_fp32_accurate random_mixed_cases split_k_cases pack_kernel typed_arguments; do
+    CLFORGE_SHIPPED=off CLFORGE_TEST_DEVICES=0:0 CK_RUN_CASE=$c timeout 200 ctest -R gemm_mixed --output-on-failure > $r/ctest-$c.log 2>&1
+    say "$c: $(grep -E 'tests passed|Checks' $r/ctest-$c.log | tr '\n' ' ') $(grep -E 'rms error|differs|Failure|rror' $r/ctest-$c.log | head -3 | tr '\n' ' ')"
+  done
+  say "== k = 4096 accuracy per configuration (rms, fp32 then 3xTF32)"
+  while read -r c; do
+    CLFORGE_GEMM_MMA_CONFIG="$c" CLFORGE_TEST_DEVICES=0:0 CK_RUN_CASE=three_tf32_is_fp32_accurate timeout 100 \
+      ctest -R gemm_mixed --output-on-failure > $r/acc.log 2>&1
+    say "$c | $(grep -E 'rms error' $r/acc.log | sed 's/.*: fp32/fp32/') $(grep -cE 'tests passed' $r/acc.log) passed"
+  done <<< "$CFGS"
+fi
+if [ "${PART:-check}" = sweep ] || [ "${PART:-check}" = check ]; then
+  for s in ${SHAPES:-8192x8192x8192 4096x4096x4096}; do
+    say "== $s, B stored N x K, 3xTF32: config | GFLOP/s, max error"
+    for round in 1 2; do
+      while read -r c; do
+        t=$(CLFORGE_GEMM_MMA_CONFIG="$c" timeout 90 $B --device gpu --modes 3xtf32 --bt --reps 5 --shape $s 2>&1 | grep -E 'GFLOP|rror|warn' | sed -E 's/.* ([0-9.]+) GFLOP\/s +max rel. error ([0-9.e+-]+).*/\1 \2/' | cut -c1-160 | tr '\n' ' ')
+        say "r$round | $c | $t"
+      done <<< "$CFGS"
+    done
+    say "$(timeout 60 python3 ../bench/torch_gemm.py --dtype f32 --bt --shape $s 2>&1 | grep cuBLAS) (SGEMM)"
+  done
+fi
