@@ -369,8 +369,8 @@ static inline void compute_stage(const __local uint *As, const __local uint *Bs,
 #if PARTS != 1 && !(WGMMA && MODE == 33)
 #error "PARTS serves 3xTF32 on wgmma only"
 #endif
-#if WGMMA && MODE == 33 && FPIPE
-#error "3xTF32 on wgmma waits for each part's products"
+#if WGMMA && MODE == 33 && FPIPE && PARTS == 1
+#error "3xTF32 on wgmma pipelines parts: FPIPE needs PARTS > 1"
 #endif
 #if WGMMA
 /* The wgmma instructions are written behind "//@sm90a ": NVIDIA's OpenCL compiler emits PTX for sm_90, where
@@ -822,10 +822,14 @@ void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t 
     for (int i = 0; i < ACC_N; i++)
         acc[i] = 0;
 #if WGMMA && MODE == 33
-    float part[ACC_N / PARTS];   /* a stage's sums; each group's first step overwrites them */
+    float part[ACC_N / PARTS], part2[FPIPE ? ACC_N / PARTS : 1];   /* a stage's sums; each group's first step
+                                                                   * overwrites them */
 #pragma unroll
     for (int i = 0; i < ACC_N / PARTS; i++)
         part[i] = 0.0f;
+#pragma unroll
+    for (int i = 0; i < (FPIPE ? ACC_N / PARTS : 1); i++)
+        part2[i] = 0.0f;
 #endif
     const int stages = Kw / BKW;
 #if ASYNC
@@ -852,7 +856,9 @@ void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t 
          * units' own accumulation truncates: over the whole of K it cost the accuracy the split bought). */
 #pragma unroll
         for (int h = 0; h < PARTS; h++) {
-            wgmma_issue(As + cur * BM * LDW, Bs + cur * BN * LDW, wgi, h, 1, part);
+            /* FPIPE: two sets of part registers, so that part h runs while part h - 1's sum is added */
+            float *const p = FPIPE && (h & 1) ? part2 : part, *const q = FPIPE && (h & 1) ? part : part2;
+            wgmma_issue(As + cur * BM * LDW, Bs + cur * BN * LDW, wgi, h, 1, p);
             if (h == 0) {   /* the refill's copies are issued while the first part runs */
                 if (s + AHEAD < stages) {
                     COPY_A(As + fill * BM * LDW, s + AHEAD);
@@ -860,10 +866,18 @@ void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t 
                 }
                 async_commit();
             }
-            wgmma_wait(part, ACC_N / PARTS, 0);
+            if (FPIPE && h > 0) {
+                wgmma_wait(q, ACC_N / PARTS, 1);
 #pragma unroll
-            for (int i = 0; i < ACC_N / PARTS; i++)
-                acc[h * (ACC_N / PARTS) + i] += part[i];
+                for (int i = 0; i < ACC_N / PARTS; i++)
+                    acc[(h - 1) * (ACC_N / PARTS) + i] += q[i];
+            }
+            if (!FPIPE || h + 1 == PARTS) {
+                wgmma_wait(p, ACC_N / PARTS, 0);
+#pragma unroll
+                for (int i = 0; i < ACC_N / PARTS; i++)
+                    acc[h * (ACC_N / PARTS) + i] += p[i];
+            }
         }
 #else
 #if WGMMA   /* the products start first; the refill's copies are issued while they run */

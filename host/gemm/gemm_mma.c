@@ -345,10 +345,11 @@ static int wgmma_valid(const clf__config *c, const clf_device_info *dev, clf_dty
         return 0;
     if ((rowb != 32 && rowb != 64 && rowb != 128) || stages < 2 || threads > 1024 || (size_t)threads > dev->max_work_group)
         return 0;
-    /* PARTS (3xTF32 only, fp32 inputs): the stage's sums (WN / 2 / PARTS registers) beside the accumulators (WN / 2),
-     * and the part a valid wgmma width with no fragment pipeline */
-    int parts = c->v[CLF__MMA_PARTS];
-    if (parts > 1 && (dt != CLF_F32 || wn / parts < 32 || c->v[CLF__MMA_FPIPE] || wn / 2 + wn / 2 / parts > 192))
+    /* PARTS (3xTF32 only, fp32 inputs): the stage's sums (WN / 2 / PARTS registers, twice with FPIPE, which then
+     * keeps a part in flight while the previous one is added) beside the accumulators (WN / 2), and the part a valid
+     * wgmma width */
+    int parts = c->v[CLF__MMA_PARTS], sets = c->v[CLF__MMA_FPIPE] ? 2 : 1;
+    if (parts > 1 && (dt != CLF_F32 || wn / parts < 32 || wn / 2 + sets * wn / 2 / parts > 192))
         return 0;
     return (size_t)stages * (size_t)(bm + bn) * (size_t)rowb <= dev->local_mem;
 }

@@ -7,17 +7,16 @@
 gpu_session ${NAME:-3xtf32-wgmma}
 B=bench/bench_gemm_mixed
 SYNC="BM=128 BN=128 BK=32 WM=32 WN=64 LDSM=2 STAGES=1 FPIPE=1 ASYNC=0 SWZ=0 DK=4 WGMMA=0 PARTS=1"
-W="LDSM=0 FPIPE=0 ASYNC=1 SWZ=1 DK=4 WGMMA=1 WM=64"
+W="LDSM=0 ASYNC=1 SWZ=1 DK=4 WGMMA=1 WM=64"
 CFGS=${CFGS:-"$SYNC
-BM=128 BN=128 BK=16 WN=128 STAGES=3 PARTS=2 $W
-BM=128 BN=128 BK=16 WN=128 STAGES=3 PARTS=1 $W
-BM=128 BN=128 BK=16 WN=128 STAGES=3 PARTS=4 $W
-BM=128 BN=64 BK=16 WN=64 STAGES=4 PARTS=2 $W
-BM=64 BN=128 BK=16 WN=128 STAGES=4 PARTS=2 $W
-BM=64 BN=128 BK=32 WN=128 STAGES=2 PARTS=2 $W
-BM=256 BN=128 BK=16 WN=128 STAGES=2 PARTS=2 $W
-BM=128 BN=256 BK=16 WN=128 STAGES=2 PARTS=2 $W
-BM=128 BN=256 BK=16 WN=256 STAGES=2 PARTS=4 $W"}
+BM=128 BN=128 BK=16 WN=128 STAGES=3 PARTS=2 FPIPE=0 $W
+BM=128 BN=128 BK=16 WN=128 STAGES=3 PARTS=4 FPIPE=1 $W
+BM=128 BN=128 BK=16 WN=128 STAGES=3 PARTS=2 FPIPE=1 $W
+BM=64 BN=128 BK=32 WN=128 STAGES=2 PARTS=2 FPIPE=0 $W
+BM=64 BN=128 BK=32 WN=128 STAGES=2 PARTS=4 FPIPE=1 $W
+BM=128 BN=128 BK=16 WN=64 STAGES=3 PARTS=2 FPIPE=1 $W
+BM=128 BN=64 BK=16 WN=64 STAGES=4 PARTS=2 FPIPE=1 $W
+BM=64 BN=128 BK=16 WN=128 STAGES=4 PARTS=4 FPIPE=1 $W"}
 if [ "${PART:-check}" = check ]; then
   say "== tests (CLFORGE_SHIPPED=off: the default 3x configuration is wgmma's)"
   for c in three_tf32_is_fp32_accurate random_mixed_cases split_k_cases pack_kernel typed_arguments; do
@@ -27,7 +26,7 @@ if [ "${PART:-check}" = check ]; then
   say "== k = 4096 accuracy per configuration (rms, fp32 then 3xTF32)"
   while read -r c; do
     CLFORGE_GEMM_MMA_CONFIG="$c" CLFORGE_TEST_DEVICES=0:0 CK_RUN_CASE=three_tf32_is_fp32_accurate timeout 100 \
-      ctest -R gemm_mixed --output-on-failure > $r/acc.log 2>&1
+      ctest -R gemm_mixed -V > $r/acc.log 2>&1
     say "$c | $(grep -E 'rms error' $r/acc.log | sed 's/.*: fp32/fp32/') $(grep -cE 'tests passed' $r/acc.log) passed"
   done <<< "$CFGS"
 fi
