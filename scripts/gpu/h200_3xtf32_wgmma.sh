@@ -19,7 +19,7 @@ BM=128 BN=64 BK=16 WN=64 STAGES=4 PARTS=2 FPIPE=1 $W
 BM=64 BN=128 BK=16 WN=128 STAGES=4 PARTS=4 FPIPE=1 $W"}
 if [ "${PART:-check}" = check ]; then
   say "== tests (CLFORGE_SHIPPED=off: the default 3x configuration is wgmma's)"
-  for c in three_tf32_is_fp32_accurate random_mixed_cases split_k_cases pack_kernel typed_arguments; do
+  for c in ${TESTS-three_tf32_is_fp32_accurate random_mixed_cases split_k_cases pack_kernel typed_arguments}; do
     CLFORGE_SHIPPED=off CLFORGE_TEST_DEVICES=0:0 CK_RUN_CASE=$c timeout 200 ctest -R gemm_mixed --output-on-failure > $r/ctest-$c.log 2>&1
     say "$c: $(grep -E 'tests passed|Checks' $r/ctest-$c.log | tr '\n' ' ') $(grep -E 'rms error|differs|Failure|rror' $r/ctest-$c.log | head -3 | tr '\n' ' ')"
   done
