@@ -42,3 +42,25 @@ if [ "${PART:-check}" = sweep ] || [ "${PART:-check}" = check ]; then
     say "$(timeout 60 python3 ../bench/torch_gemm.py --dtype f32 --bt --shape $s 2>&1 | grep cuBLAS) (SGEMM)"
   done
 fi
+if [ "${PART:-check}" = final ]; then
+  # the shipped configurations (3x on wgmma) against the mma.sync entry before it, on shapes no sweep used, NN
+  # (B packed from K x N) and NT, and cuBLAS SGEMM in the same run; the tests; the work-groups a unit holds
+  say "== tests on the H200 (shipped defaults)"
+  CLFORGE_TEST_DEVICES=0:0 timeout 300 ctest -R 'test_gemm_mixed|test_gemm_plan' -j2 --output-on-failure > $r/ctest.log 2>&1
+  say "$(grep -E 'tests passed|Failed|rms error' $r/ctest.log | head -6)"
+  say "== work-groups per compute unit (--waves)"
+  timeout 120 $B --device gpu --waves --modes 3xtf32 2>&1 | tail -3 | tee -a "$log"
+  for x in "6000x5000x3000" "3001x2999x1537" "1024x1024x8192" "2048x512x32768" "5000x7000x1000 --bt" "8x1024x1024x1024"; do
+    set -- $x; s=$1; shift; extra="$*"; batch=""
+    case $s in *x*x*x*) batch=${s%%x*}; s=${s#*x};; esac
+    for round in 1 2; do
+      for c in "shipped" "$SYNC"; do
+        if [ "$c" = shipped ]; then unset CLFORGE_GEMM_MMA_CONFIG; else export CLFORGE_GEMM_MMA_CONFIG="$c"; fi
+        t=$(timeout 90 $B --device gpu --modes 3xtf32 $extra --reps 5 --shape $s ${batch:+--batch $batch} 2>&1 | grep -E 'GFLOP|rror|warn' | sed -E 's/.* ([0-9.]+) GFLOP\/s +max rel. error ([0-9.e+-]+).*/\1 \2/' | tr '\n' ' ')
+        say "r$round | ${batch:+$batch x }$s $extra | ${c:0:40} | $t"
+      done
+      unset CLFORGE_GEMM_MMA_CONFIG
+    done
+    say "$(timeout 60 python3 ../bench/torch_gemm.py --dtype f32 $extra --shape $s ${batch:+--batch $batch} 2>&1 | grep cuBLAS) (SGEMM)"
+  done
+fi
