@@ -116,6 +116,8 @@ clf_status clf__epi_make(clf_context *ctx, const clf_epilogue *epi, const clf__g
     out->fp64_ext = out->f64;
     if (s == CLF_SUCCESS)
         s = bind_all(ctx, out, epi, call);
+    for (int k = 0; k < CLF__EX_MAX_NAMES; k++)
+        out->p[k].one_matrix = call->batch <= 1;
     if (s != CLF_SUCCESS)
         clf__epi_free(out);
     return s;
@@ -205,15 +207,25 @@ clf_status clf__epi_check(const clf_context *ctx, const clf__epi *e, const clf__
 /* ---- the store function ---------------------------------------------------------------------- */
 
 /* Element index of name k's current element in its buffer; lane >= 0 (a per-column vector in the vector
- * store function): of its element lane columns past the current one. */
+ * store function): of its element lane columns past the current one. What the binding fixes is written in: a
+ * call of one matrix has no batch term, a vector of increment 1 no multiply (so the kernels' unrolled stores see
+ * constant offsets between elements rather than a 64-bit product each); the program cache keys on the text. */
 static void index_at(clf__sbuf *b, const clf__epi_param *p, int k, int lane)
 {
+    clf__sb_add(b, "eo%d", k);
+    if (!p->one_matrix)
+        clf__sb_add(b, " + eb * es%d", k);
+    const char *at = p->along_rows ? "er" : "ec";
     if (p->kind == CLF_EPI_MATRIX)
-        clf__sb_add(b, "eo%d + eb * es%d + (ulong)(er * el%d + ec)", k, k, k);
+        clf__sb_add(b, " + (ulong)(er * el%d + ec)", k);
+    else if (lane >= 0 && p->ld == 1)
+        clf__sb_add(b, " + (ulong)(ec + %d)", lane);
     else if (lane >= 0)
-        clf__sb_add(b, "eo%d + eb * es%d + (ulong)((ec + %d) * el%d)", k, k, lane, k);
+        clf__sb_add(b, " + (ulong)((ec + %d) * el%d)", lane, k);
+    else if (p->ld == 1)
+        clf__sb_add(b, " + (ulong)%s", at);
     else
-        clf__sb_add(b, "eo%d + eb * es%d + (ulong)(%s * el%d)", k, k, p->along_rows ? "er" : "ec", k);
+        clf__sb_add(b, " + (ulong)(%s * el%d)", at, k);
 }
 
 static void index_of(clf__sbuf *b, const clf__epi_param *p, int k) { index_at(b, p, k, -1); }

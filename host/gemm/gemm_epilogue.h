@@ -18,6 +18,7 @@ typedef struct clf__epi_param {
     clf_dtype dt;
     cl_mem mem;
     size_t off, ld, stride;      /* elements; ld of a vector is its increment */
+    int one_matrix;              /* the call has one matrix: the index leaves the batch term out */
     double value;
 } clf__epi_param;
 
