@@ -64,3 +64,15 @@ if [ "${PART:-check}" = final ]; then
     say "$(timeout 60 python3 ../bench/torch_gemm.py --dtype f32 $extra --shape $s ${batch:+--batch $batch} 2>&1 | grep cuBLAS) (SGEMM)"
   done
 fi
+if [ "${PART:-check}" = splits ]; then
+  # products of few tiles and a long K under the shipped rule, then forced splits (CLFORGE_GEMM_SPLIT_K)
+  for s in ${SSHAPES:-1024x1024x8192 2048x512x32768 768x768x16384 1536x1024x6144}; do
+    for sp in rule 1 2 4 8; do
+      if [ $sp = rule ]; then unset CLFORGE_GEMM_SPLIT_K; else export CLFORGE_GEMM_SPLIT_K=$sp; fi
+      t=$(timeout 90 $B --device gpu --modes 3xtf32 --reps 5 --shape $s 2>&1 | grep -E 'GFLOP|rror|warn' | sed -E 's/.* ([0-9.]+) GFLOP\/s +max rel. error ([0-9.e+-]+).*/\1 \2/' | tr '\n' ' ')
+      say "$s | split $sp | $t"
+    done
+    unset CLFORGE_GEMM_SPLIT_K
+    say "$(timeout 60 python3 ../bench/torch_gemm.py --dtype f32 --shape $s 2>&1 | grep cuBLAS) (SGEMM)"
+  done
+fi

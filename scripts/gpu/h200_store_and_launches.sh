@@ -8,7 +8,7 @@
 #   PART=plans    unseen odd and skinny fp32 products under the rule, each packing mode, forced splits and
 #                 forced tile configurations, cuBLAS (torch.matmul) in the same script.
 #   PART=ab       this build against the one in .old (a worktree of the commit before), alternating rounds
-#                 (ABALSO: one more program):
+#                 (ABALSO: one program instead of the four):
 #                 fused epilogues (programs and shapes in no list above: ABPROGS, ABSHAPES) with each build's
 #                 default store, and plain fp32 GEMMs (ABGEMM), after test_gemm_epilogue on the H200.
 #   PART=mma      f16 epilogues on the matrix units (f16 A, B, C and bias; MSHAPES) under each store setting,
@@ -105,7 +105,7 @@ if on ab; then
   gs=""; for s in ${ABGEMM:-4096x4096x4096 3072x3072x3072 5000x3000x2000}; do gs="$gs --shape $s"; done
   also=(--also "c = acc * 0.5 + bias" --also "c = max(acc + bias, 0.1 * (acc + bias))" --also "c = tanh(acc + bias)"
         --also "c = (acc + bias) * sigmoid(acc + bias)")
-  [ -n "${ABALSO:-}" ] && also+=(--also "$ABALSO")
+  [ -n "${ABALSO:-}" ] && also=(--also "$ABALSO")   # the bench takes four at most
   for round in 1 2; do
     for v in old new; do
       d=.; [ $v = old ] && d=../.old/build-gpu
