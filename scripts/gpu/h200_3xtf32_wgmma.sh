@@ -76,3 +76,15 @@ if [ "${PART:-check}" = splits ]; then
     say "$(timeout 60 python3 ../bench/torch_gemm.py --dtype f32 --shape $s 2>&1 | grep cuBLAS) (SGEMM)"
   done
 fi
+if [ "${PART:-check}" = tune ]; then
+  # clforge tune over the 3x bucket (wgmma with PARTS in the space), then the tuned entry against the shipped one
+  b3() { timeout 90 $B --device gpu --modes 3xtf32 --bt --reps 5 --shape 4096x4096x4096 --shape 8192x8192x8192 2>&1 | grep -E "GFLOP|rror"; }
+  say "== $(date -u) clforge tune --family gemm_mma --precision f32 --bucket 3x"
+  timeout $(( ${TUNE_BUDGET:-120} + 90 )) ./clforge tune --device gpu --family gemm_mma --precision f32 --bucket 3x \
+    --budget ${TUNE_BUDGET:-120} --json $r/tune-mma-3x.json 2>&1 | tail -6 | tee -a "$log"
+  for round in 1 2; do
+    say "== round $round: tuned"; b3 | tee -a "$log"
+    say "== round $round: shipped (CLFORGE_CACHE_DIR without the tuning)"; CLFORGE_CACHE_DIR=/tmp/clf-cache-shipped b3 | tee -a "$log"
+  done
+  cp $r/tune-mma-3x.json "$out/" 2>/dev/null
+fi
