@@ -88,3 +88,13 @@ if [ "${PART:-check}" = tune ]; then
   done
   cp $r/tune-mma-3x.json "$out/" 2>/dev/null
 fi
+if [ "${PART:-check}" = why ]; then
+  # the tune again with a trace; each configuration that failed run alone, with its error
+  CLFORGE_TUNE_TRACE=$r/trace.jsonl timeout $(( ${TUNE_BUDGET:-120} + 90 )) ./clforge tune --device gpu --family gemm_mma \
+    --precision f32 --bucket 3x --budget ${TUNE_BUDGET:-120} 2>&1 | tail -2 | tee -a "$log"
+  grep '"failed"' $r/trace.jsonl | sed 's/.*"config":"\([^"]*\)".*/\1/' | sort -u | head -5 | while read -r c; do
+    say "failed: $c"
+    CLFORGE_GEMM_MMA_CONFIG="$c" timeout 60 $B --device gpu --modes 3xtf32 --reps 2 --shape 4096x4096x4096 2>&1 | tail -3 | tee -a "$log"
+  done
+  cp $r/trace.jsonl "$out/" 2>/dev/null
+fi
