@@ -366,12 +366,15 @@ static inline void compute_stage(const __local uint *As, const __local uint *Bs,
 #if WGMMA && MODE == 64
 #error "wgmma serves f16, bf16, tf32 and 3xTF32 only"
 #endif
-#if PARTS != 1 && !(WGMMA && MODE == 33)
-#error "PARTS serves 3xTF32 on wgmma only"
+/* PARTS serves 3xTF32 on wgmma only, and there FPIPE pipelines the parts of a stage; elsewhere (and FPIPE with one
+ * part) they change nothing: the tuner's space, which cannot tell 3xTF32 from tf32, still draws such
+ * configurations, and they must build */
+#if WGMMA && MODE == 33
+#define NPARTS PARTS
+#else
+#define NPARTS 1
 #endif
-#if WGMMA && MODE == 33 && FPIPE && PARTS == 1
-#error "3xTF32 on wgmma pipelines parts: FPIPE needs PARTS > 1"
-#endif
+#define PART_PIPE (FPIPE && NPARTS > 1)
 #if WGMMA
 /* The wgmma instructions are written behind "//@sm90a ": NVIDIA's OpenCL compiler emits PTX for sm_90, where
  * they do not assemble, so its PTX carries them as comments; the host then retargets the program's PTX to
@@ -394,8 +397,8 @@ static inline void compute_stage(const __local uint *As, const __local uint *Bs,
 #define O8(d, b) "+f"(d[(b)]), "+f"(d[(b) + 1]), "+f"(d[(b) + 2]), "+f"(d[(b) + 3]), "+f"(d[(b) + 4]), "+f"(d[(b) + 5]), \
                  "+f"(d[(b) + 6]), "+f"(d[(b) + 7])
 #define O32(d, b) O8(d, b), O8(d, (b) + 8), O8(d, (b) + 16), O8(d, (b) + 24)
-/* One instruction multiplies 64 x WGN: the warpgroup's WN columns, or a part of them (PARTS). */
-#define WGN (WN / PARTS)
+/* One instruction multiplies 64 x WGN: the warpgroup's WN columns, or a part of them (NPARTS). */
+#define WGN (WN / NPARTS)
 #if WGN == 32
 #define WGN_S "32"
 #define WG_REGS R0
@@ -473,7 +476,7 @@ static inline ulong smem_desc_mn(const __local uint *p, const int R)
  * steps of 32 bytes of K each (the descriptor's start moves 2 x 16 bytes a step; the swizzle is applied by the
  * hardware on the address bits, so the start may sit inside a swizzled row). Issued as one group, which runs
  * while the caller goes on; wgmma_wait says when the products have read local memory. part: which WGN columns
- * of the warpgroup's WN (0 when PARTS is 1); fresh: the first step ignores acc's values (its scale-d is 0), so the
+ * of the warpgroup's WN (0 when NPARTS is 1); fresh: the first step ignores acc's values (its scale-d is 0), so the
  * group's sum starts from zero. */
 static inline void wgmma_issue(const __local uint *As, const __local uint *Bs, int wgi, int part, int fresh, float *acc)
 {
@@ -822,13 +825,13 @@ void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t 
     for (int i = 0; i < ACC_N; i++)
         acc[i] = 0;
 #if WGMMA && MODE == 33
-    float part[ACC_N / PARTS], part2[FPIPE ? ACC_N / PARTS : 1];   /* a stage's sums; each group's first step
-                                                                   * overwrites them */
+    float part[ACC_N / NPARTS], part2[PART_PIPE ? ACC_N / NPARTS : 1];   /* a stage's sums; each group's first
+                                                                       * step overwrites them */
 #pragma unroll
-    for (int i = 0; i < ACC_N / PARTS; i++)
+    for (int i = 0; i < ACC_N / NPARTS; i++)
         part[i] = 0.0f;
 #pragma unroll
-    for (int i = 0; i < (FPIPE ? ACC_N / PARTS : 1); i++)
+    for (int i = 0; i < (PART_PIPE ? ACC_N / NPARTS : 1); i++)
         part2[i] = 0.0f;
 #endif
     const int stages = Kw / BKW;
@@ -855,9 +858,9 @@ void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t 
          * warpgroup's columns sums this stage from zero, and the sum is added into acc rounding to nearest (the
          * units' own accumulation truncates: over the whole of K it cost the accuracy the split bought). */
 #pragma unroll
-        for (int h = 0; h < PARTS; h++) {
+        for (int h = 0; h < NPARTS; h++) {
             /* FPIPE: two sets of part registers, so that part h runs while part h - 1's sum is added */
-            float *const p = FPIPE && (h & 1) ? part2 : part, *const q = FPIPE && (h & 1) ? part : part2;
+            float *const p = PART_PIPE && (h & 1) ? part2 : part, *const q = PART_PIPE && (h & 1) ? part : part2;
             wgmma_issue(As + cur * BM * LDW, Bs + cur * BN * LDW, wgi, h, 1, p);
             if (h == 0) {   /* the refill's copies are issued while the first part runs */
                 if (s + AHEAD < stages) {
@@ -866,17 +869,17 @@ void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t 
                 }
                 async_commit();
             }
-            if (FPIPE && h > 0) {
-                wgmma_wait(q, ACC_N / PARTS, 1);
+            if (PART_PIPE && h > 0) {
+                wgmma_wait(q, ACC_N / NPARTS, 1);
 #pragma unroll
-                for (int i = 0; i < ACC_N / PARTS; i++)
-                    acc[(h - 1) * (ACC_N / PARTS) + i] += q[i];
+                for (int i = 0; i < ACC_N / NPARTS; i++)
+                    acc[(h - 1) * (ACC_N / NPARTS) + i] += q[i];
             }
-            if (!FPIPE || h + 1 == PARTS) {
-                wgmma_wait(p, ACC_N / PARTS, 0);
+            if (!PART_PIPE || h + 1 == NPARTS) {
+                wgmma_wait(p, ACC_N / NPARTS, 0);
 #pragma unroll
-                for (int i = 0; i < ACC_N / PARTS; i++)
-                    acc[h * (ACC_N / PARTS) + i] += p[i];
+                for (int i = 0; i < ACC_N / NPARTS; i++)
+                    acc[h * (ACC_N / NPARTS) + i] += p[i];
             }
         }
 #else
@@ -902,7 +905,7 @@ void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t 
         cur = cur + 1 == STAGES ? 0 : cur + 1;
         fill = fill + 1 == STAGES ? 0 : fill + 1;
     }
-#if WGMMA && FPIPE
+#if WGMMA && FPIPE && MODE != 33
     wgmma_wait(acc, ACC_N, 0);
 #endif
 #else

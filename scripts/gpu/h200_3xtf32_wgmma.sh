@@ -98,3 +98,17 @@ if [ "${PART:-check}" = why ]; then
   done
   cp $r/trace.jsonl "$out/" 2>/dev/null
 fi
+if [ "${PART:-check}" = recheck ]; then
+  # the configurations the tune saw fail, run alone; a short tune with a trace, its failures counted
+  W3="LDSM=0 ASYNC=1 SWZ=1 DK=4 WGMMA=1 WM=64"
+  for c in "BM=128 BN=128 BK=16 WN=128 STAGES=3 FPIPE=1 PARTS=1 $W3" "BM=64 BN=128 BK=16 WN=128 STAGES=2 FPIPE=1 PARTS=1 $W3"; do
+    CLFORGE_GEMM_MMA_CONFIG="$c" CLFORGE_TEST_DEVICES=0:0 CK_RUN_CASE=three_tf32_is_fp32_accurate timeout 100 ctest -R gemm_mixed -V > $r/acc.log 2>&1
+    say "$c | $(grep -E 'rms error' $r/acc.log | sed 's/.*: fp32/fp32/') $(grep -E 'tests passed' $r/acc.log) | $(grep -ciE 'answers instead|warn' $r/acc.log) warnings"
+  done
+  for m in 3xtf32 tf32; do
+    CLFORGE_GEMM_MMA_CONFIG="BM=128 BN=128 BK=16 WN=128 STAGES=3 FPIPE=1 PARTS=2 $W3" timeout 60 $B --device gpu --modes $m --bt --reps 3 --shape 4096x4096x4096 2>&1 | tail -2 | tee -a "$log"
+  done
+  CLFORGE_TUNE_TRACE=$r/trace2.jsonl timeout 150 ./clforge tune --device gpu --family gemm_mma --precision f32 --bucket 3x \
+    --budget ${TUNE_BUDGET:-45} 2>&1 | tail -1 | tee -a "$log"
+  say "traced evaluations: $(grep -c . $r/trace2.jsonl), failed: $(grep -c '"failed"' $r/trace2.jsonl)"
+fi
