@@ -763,6 +763,51 @@ START_TEST(store_follows_the_program)
 }
 END_TEST
 
+/* The generated indices leave out what the binding fixes: no batch term in a call of one matrix, no multiply by
+ * a vector's increment of 1; with a batch and an increment of 2 both are there. (random_f32 and friends check
+ * that each form computes the right elements.) */
+START_TEST(indices_follow_the_binding)
+{
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    ck_assert_int_gt(nctx, 0);
+    cl_mem b = clf_test_buffer(ctxs[0], 4096, NULL), x = clf_test_buffer(ctxs[0], 4096, NULL);
+    for (int fixed = 0; fixed < 2; fixed++) {
+        clf_epilogue_arg args[] = {{.name = "bias", .kind = CLF_EPI_COL, .dtype = CLF_F32, .buffer = b,
+                                    .ld = fixed ? 1 : 2, .stride = 40},
+                                   {.name = "res", .kind = CLF_EPI_MATRIX, .dtype = CLF_F32, .buffer = x, .ld = 16,
+                                    .stride = 256}};
+        clf__gemm_call call = {.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_NO_TRANS,
+                               .m = 16, .n = 16, .k = 16, .alpha = 1.0, .lda = 16, .ldb = 16, .ldc = 16,
+                               .stride_a = 256, .stride_b = 256, .stride_c = 256, .batch = fixed ? 1 : 2};
+        clf_epilogue epi = {"c = acc + bias + res", args, 2};
+        clf__epi e;
+        ck_assert_msg(clf__epi_make(ctxs[0], &epi, &call, &e) == CLF_SUCCESS, "%s", clf_last_error());
+        for (int vw = 1; vw <= 4; vw += 3) {   /* the scalar store function, and the CPU kernel's vector one */
+            char *src = NULL;
+            ck_assert_int_eq(clf__epi_source(&e, CLF_F32, vw, &src), CLF_SUCCESS);
+            int k_bias = -1;
+            for (int k = 0; k < e.ex.nnames; k++)
+                if (e.p[k].role == CLF__EPI_ARG && e.p[k].kind == CLF_EPI_COL)
+                    k_bias = k;
+            ck_assert_int_ge(k_bias, 0);
+            char batch_term[32], multiply[32];
+            snprintf(batch_term, sizeof batch_term, "eb * es%d", k_bias);
+            snprintf(multiply, sizeof multiply, "ec * el%d", k_bias);
+            ck_assert_msg((strstr(src, batch_term) != NULL) == !fixed, "vw %d, %s: batch term %s", vw,
+                          fixed ? "one matrix" : "a batch", fixed ? "present" : "missing");
+            ck_assert_msg((strstr(src, multiply) != NULL) == !fixed, "vw %d, increment %d: multiply %s", vw,
+                          fixed ? 1 : 2, fixed ? "present" : "missing");
+            free(src);
+        }
+        clf__epi_free(&e);
+    }
+    clReleaseMemObject(b);
+    clReleaseMemObject(x);
+    clf_test_contexts_free(ctxs, nctx);
+}
+END_TEST
+
 /* A bad CLFORGE_EPILOGUE_STORE or CLFORGE_EPILOGUE_UNROLL fails the call with a message naming it, and C is
  * unchanged. */
 START_TEST(bad_store_env)
@@ -936,6 +981,7 @@ int main(void)
     CLF_TEST_ALONE(s, paths);
     CLF_TEST_ALONE(s, store_configs);
     CLF_TEST_ALONE(s, store_follows_the_program);
+    CLF_TEST_ALONE(s, indices_follow_the_binding);
     CLF_TEST_ALONE(s, bad_store_env);
     CLF_TEST_ALONE(s, bad_bindings);
     return clf_test_run(s);
