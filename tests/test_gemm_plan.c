@@ -423,6 +423,17 @@ START_TEST(matrix_vector_products)
 }
 END_TEST
 
+/* A pretended GPU of compute capability 9.0 (planning launches nothing), planned with the family defaults (no
+ * shipped entries, no forced matrix-unit configuration). */
+static clf_context *pretend_cc90(const char *name, clf_device_info *saved)
+{
+    clf_context *ctx = pretend_gpu(name, saved);
+    ctx->info.nv_cc = 90;
+    setenv("CLFORGE_SHIPPED", "off", 1);
+    unsetenv("CLFORGE_GEMM_MMA_CONFIG");
+    return ctx;
+}
+
 /* On a compute-capability-9.0 GPU (pretended: planning launches nothing) f16 products get the wgmma
  * configuration; it keeps its 128-wide tiles where they fill the device, and narrows them to 64 columns where
  * C has at most half a tile of columns or the tiles are fewer than the compute units. A forced configuration
@@ -430,10 +441,7 @@ END_TEST
 START_TEST(wgmma_tiles_narrow_for_small_products)
 {
     clf_device_info saved;
-    clf_context *ctx = pretend_gpu("narrow", &saved);
-    ctx->info.nv_cc = 90;
-    setenv("CLFORGE_SHIPPED", "off", 1);
-    unsetenv("CLFORGE_GEMM_MMA_CONFIG");
+    clf_context *ctx = pretend_cc90("narrow", &saved);
     const struct { size_t m, n, k, batch; int bn; } cases[] = {
         {8192, 8192, 8192, 1, 128}, {2048, 2048, 2048, 1, 128}, {896, 1664, 1024, 1, 64},
         {128, 64, 128, 512, 64}, {128, 128, 64, 512, 128}, {896, 1664, 1024, 1, 128}};
@@ -470,10 +478,7 @@ END_TEST
 START_TEST(threex_on_wgmma_splits_its_operands)
 {
     clf_device_info saved;
-    clf_context *ctx = pretend_gpu("split3", &saved);
-    ctx->info.nv_cc = 90;
-    setenv("CLFORGE_SHIPPED", "off", 1);
-    unsetenv("CLFORGE_GEMM_MMA_CONFIG");
+    clf_context *ctx = pretend_cc90("split3", &saved);
     for (int off = 0; off < 2; off++) {
         if (off)
             setenv("CLFORGE_WGMMA", "off", 1);
