@@ -474,14 +474,20 @@ END_TEST
 
 /* On a compute-capability-9.0 GPU (pretended) a 3xTF32 product runs on wgmma over operands split by the packing
  * pass: A as lo, hi, hi runs of K and B as hi, lo, hi, rows of three padded Ks, and a product three times as deep;
- * with wgmma off it runs on mma.sync over the operands as they are. */
+ * with wgmma off, or where the split copies would not fit one allocation, it runs on mma.sync over the operands
+ * as they are. */
 START_TEST(threex_on_wgmma_splits_its_operands)
 {
     clf_device_info saved;
     clf_context *ctx = pretend_cc90("split3", &saved);
-    for (int off = 0; off < 2; off++) {
-        if (off)
+    size_t max_alloc = ctx->info.max_alloc;
+    for (int off = 0; off < 3; off++) {
+        if (off == 1)
             setenv("CLFORGE_WGMMA", "off", 1);
+        if (off == 2) {   /* room for the operands packed (about 2.6 MB), not split (three times that) */
+            unsetenv("CLFORGE_WGMMA");
+            ctx->info.max_alloc = 4u << 20;
+        }
         size_t m = 1000, n = 700, k = 333;
         clf__gemm_call call = {.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_NO_TRANS,
                                .m = m, .n = n, .k = k, .alpha = 1.0, .lda = k, .ldb = n, .ldc = n,
@@ -521,6 +527,7 @@ START_TEST(threex_on_wgmma_splits_its_operands)
         }
         (void)converts;
     }
+    ctx->info.max_alloc = max_alloc;
     unsetenv("CLFORGE_WGMMA");
     unsetenv("CLFORGE_SHIPPED");
     pretend_end(ctx, &saved);

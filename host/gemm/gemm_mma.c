@@ -114,6 +114,11 @@ clf_status clf__mma_config(clf_context *ctx, clf__mma_mode mode, clf__config *ou
     return s;
 }
 
+void clf__mma_sync_default(clf_context *ctx, clf__mma_mode mode, clf__config *out)
+{
+    mma_sync_config(&ctx->info, clf__mma_precision(mode), clf__mma_bucket(mode), out);
+}
+
 /* 1 when products in mode run wgmma on ctx's device (clf__mma_config's choice). */
 static int runs_wgmma(clf_context *ctx, clf__mma_mode mode)
 {

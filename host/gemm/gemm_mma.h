@@ -40,6 +40,8 @@ int clf__wgmma_off(clf_context *ctx);
 /* The configuration products in mode run before any shape rule of the planner: the resolved one (tuned,
  * shipped, default, override), or the mma.sync default when it is a wgmma one and wgmma is off. */
 clf_status clf__mma_config(clf_context *ctx, clf__mma_mode mode, clf__config *out, const char **origin);
+/* The mma.sync default of mode's bucket on ctx's device (what answers when wgmma cannot). */
+void clf__mma_sync_default(clf_context *ctx, clf__mma_mode mode, clf__config *out);
 
 /* 1 when cfg reads f16/bf16 operands stored K-major in place (the kernel's AKM and BKN): cp.async with ldmatrix,
  * whose .trans form gives the fragments, or wgmma, which reads MN-major operands; else such operands are packed

@@ -1019,6 +1019,16 @@ static int kmajor_wanted(const product *p, clf__mma_mode mode, const clf__config
            (p->a_kmajor && p->a_type == in && p->n <= KMAJOR_SYNC_ROWS && kmajor_readable(&p->a, p->batch, unit));
 }
 
+/* The two split operands of 3xTF32 on wgmma (three fp32 copies each, padded to the tiles) fit the convert
+ * scratch's one allocation, beside what it holds already. */
+static int split3_fits(const planner *pl, const product *p, size_t bm, size_t bn, size_t bk)
+{
+    size_t kp = round_up(p->k, bk), a, b, all;   /* elements; then bytes, with each operand's alignment */
+    return clf__mul(round_up(p->m, bm), 3 * kp, &a) && clf__mul(round_up(p->n, bn), 3 * kp, &b) &&
+           clf__add(a, b, &all) && clf__mul(all, p->batch, &all) && clf__mul(all, 4, &all) &&
+           clf__add(all, 2 * CONVERT_ALIGN * 4 + pl->plan->convert_bytes, &all) && all <= pl->ctx->info.max_alloc;
+}
+
 static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const product *p, clf__mma_mode mode)
 {
     clf__gemm_plan *plan = pl->plan;
@@ -1057,8 +1067,17 @@ static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const produc
     int small = (double)p->m * (double)p->n * (double)p->k * (double)p->batch <= 2147483648.0;
     int mn_ok = clf__mma_reads_kmajor(&plan->cfg_mma, mode) && mn_in_place();
     /* 3xTF32 on wgmma: the units read operands from local memory as they are, so A and B come split (SPLIT3 in
-     * cl/gemm_convert.cl) into one product of depth 3 K */
+     * cl/gemm_convert.cl) into one product of depth 3 K; where the split copies would not fit one allocation,
+     * mma.sync (which splits in registers) runs the product instead */
     int split3 = mode == CLF__MMA_3XTF32 && plan->cfg_mma.v[CLF__MMA_WGMMA];
+    if (split3 && !split3_fits(pl, p, bm, bn, bk)) {
+        clf__mma_sync_default(pl->ctx, mode, &plan->cfg_mma);
+        plan->origin_mma = "default (the split operands would not fit)";
+        split3 = 0, async = plan->cfg_mma.v[CLF__MMA_ASYNC];
+        bm = (size_t)plan->cfg_mma.v[CLF__MMA_BM], bn = (size_t)plan->cfg_mma.v[CLF__MMA_BN];
+        bk = (size_t)plan->cfg_mma.v[CLF__MMA_BK];
+        mn_ok = 0, slots = 0;   /* the wgmma entry's work-groups per unit are not this configuration's */
+    }
     clf_status s = mma_operand(pl, mode, p->a_type, p->a_kmajor, p->m, p->k, bm, bk, p->batch, async, small,
                                mn_ok && p->n <= KMAJOR_PACK_ROWS, split3, &a, &edge, &a_mn);
     if (s == CLF_SUCCESS)
