@@ -127,6 +127,24 @@ static memo *lookup(task *t, const clf__config *c)
     return NULL;
 }
 
+/* A candidate of this task: valid on the device, and not a repeat of another in the bucket. */
+static int candidate(const task *t, const clf__config *c)
+{
+    return t->f->valid(c, &t->ctx->info, t->dt) && (!t->f->in_bucket || t->f->in_bucket(c, t->bucket));
+}
+
+/* A random candidate (valid, and of the bucket) into *c; 0 when none was found. */
+static int draw(task *t, clf__config *c)
+{
+    for (int tries = 0; tries < 64; tries++) {
+        if (!clf__space_random(t->f, &t->ctx->info, t->dt, &t->rng, 1000, c))
+            return 0;
+        if (!t->f->in_bucket || t->f->in_bucket(c, t->bucket))
+            return 1;
+    }
+    return 0;
+}
+
 /* Hands the next candidates, in the order they will be tried, to the builders (new ones only). */
 static void prebuild_window(task *t, const clf__config *list, int n)
 {
@@ -135,7 +153,7 @@ static void prebuild_window(task *t, const clf__config *list, int n)
     if (!t->pb)
         return;
     for (int i = 0; i < n && k < CLF__PREBUILD_WINDOW; i++)
-        if (!lookup(t, &list[i]) && t->f->valid(&list[i], &t->ctx->info, t->dt))
+        if (!lookup(t, &list[i]) && candidate(t, &list[i]))
             pick[k++] = list[i];
     clf__prebuild_window(t->pb, pick, k);
 }
@@ -249,7 +267,7 @@ static int settle(task *t, int idx, const char *result, double first)
  * configuration alone, so one seen before is never built or timed again. */
 static int evaluate(task *t, const clf__config *c)
 {
-    if (lookup(t, c) || !t->f->valid(c, &t->ctx->info, t->dt))
+    if (lookup(t, c) || !candidate(t, c))
         return -1;
     memo *m = new_memo(t, c);
     if (!m)
@@ -332,7 +350,7 @@ static void search_exhaustive(task *t)
         uint64_t idx;
         while (n < CLF__PREBUILD_WINDOW && (more = clf__perm_next(&perm, &idx))) {
             clf__space_decode(t->f, idx, &ahead[n]);
-            if (t->f->valid(&ahead[n], &t->ctx->info, t->dt))
+            if (candidate(t, &ahead[n]))
                 n++;
         }
         prebuild_window(t, ahead, n);
@@ -377,7 +395,7 @@ static void search_sampled(task *t)
     t->phase = PH_RANDOM;
     while (!out_of_time(t) && (clf__now() < sample_until || (sample_until > 0 && samples < 2)) && misses < 200) {
         int n = 0;
-        while (n < nbatch && clf__space_random(t->f, &t->ctx->info, t->dt, &t->rng, 1000, &batch[n]))
+        while (n < nbatch && draw(t, &batch[n]))
             n++;
         if (n == 0)
             break;
@@ -398,7 +416,7 @@ static void search_sampled(task *t)
         if (cur < 0 || t->seen[cur].explored) {
             cur = next_unexplored(t);
             if (cur < 0) {
-                if (!clf__space_random(t->f, &t->ctx->info, t->dt, &t->rng, 1000, &c))
+                if (!draw(t, &c))
                     break;
                 int idx = evaluate(t, &c);
                 if (idx < 0 && ++misses > 1000)

@@ -534,6 +534,29 @@ START_TEST(threex_on_wgmma_splits_its_operands)
 }
 END_TEST
 
+/* The tuner times PARTS (and FPIPE with one part) only where the kernel uses them: 3xTF32 on wgmma. */
+START_TEST(parts_tuned_only_for_3x)
+{
+    const char *w = "BM=128 BN=128 BK=16 WM=64 WN=128 LDSM=0 STAGES=3 ASYNC=1 SWZ=1 DK=4 WGMMA=1";
+    const struct { const char *extra, *bucket; int want; } cases[] = {
+        {"FPIPE=0 PARTS=2", "3x", 1}, {"FPIPE=1 PARTS=2", "3x", 1}, {"FPIPE=0 PARTS=1", "3x", 1},
+        {"FPIPE=1 PARTS=1", "3x", 0}, {"FPIPE=0 PARTS=2", "all", 0}, {"FPIPE=1 PARTS=1", "all", 1},
+        {"FPIPE=0 PARTS=1", "all", 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "%s %s", w, cases[i].extra);
+        clf__config c;
+        ck_assert_int_eq(clf__config_parse(&clf__family_gemm_mma, text, &c), CLF_SUCCESS);
+        ck_assert_msg(clf__family_gemm_mma.in_bucket(&c, cases[i].bucket) == cases[i].want, "%s in %s: want %d",
+                      cases[i].extra, cases[i].bucket, cases[i].want);
+    }
+    clf__config s;   /* mma.sync: one part only */
+    ck_assert_int_eq(clf__config_parse(&clf__family_gemm_mma, "BM=128 BN=128 BK=32 WM=32 WN=64 LDSM=2 STAGES=1 FPIPE=1 "
+                                       "PARTS=2", &s), CLF_SUCCESS);
+    ck_assert_int_eq(clf__family_gemm_mma.in_bucket(&s, "3x"), 0);
+}
+END_TEST
+
 #define MEDIUM_CFG "MWG=64 NWG=128 KWG=16 MDIMC=8 NDIMC=32 VWM=4 VWN=4 KWI=16 PADA=4 PADB=0 DBUF=1"
 #define SKINNY_CFG "MWG=64 NWG=64 KWG=32 MDIMC=8 NDIMC=16 VWM=2 VWN=4 KWI=16 PADA=2 PADB=0 DBUF=1"
 
@@ -828,6 +851,7 @@ int main(void)
     CLF_TEST_ALONE(s, matrix_vector_products);
     CLF_TEST_ALONE(s, wgmma_tiles_narrow_for_small_products);
     CLF_TEST_ALONE(s, threex_on_wgmma_splits_its_operands);
+    CLF_TEST_ALONE(s, parts_tuned_only_for_3x);
     CLF_TEST_ALONE(s, poorly_filled_products_take_smaller_tiles);
     CLF_TEST_ALONE(s, transposed_b_packed_only_for_tall_products);
     CLF_TEST_ALONE(s, poorly_covered_thin_products_leave_the_thin_bucket);

@@ -273,6 +273,50 @@ START_TEST(sampled_within_budget)
 }
 END_TEST
 
+/* A family's in_bucket hook keeps configurations out of the search, exhaustive and sampled: here it refuses the
+ * planted fault (BUG=1), so the trace holds none, and the exhaustive search counts the other nine. */
+static int no_bug(const clf__config *c, const char *bucket) { return strcmp(bucket, "all") == 0 && !c->v[P_BUG]; }
+
+START_TEST(in_bucket_skips_configurations)
+{
+    clf_device_info *devs;
+    int nd = clf_test_devices(&devs);
+    clf__family fam = fam_scale;
+    fam.in_bucket = no_bug;
+    const clf__family *fams[] = {&fam, NULL};
+    for (int d = 0; d < nd; d++) {
+        for (int exhaustive = 0; exhaustive < 2; exhaustive++) {
+            char cache[1200], trace[1300];
+            snprintf(cache, sizeof cache, "%s/inb-%d-%d", clf_test_tmpdir(), d, exhaustive);
+            snprintf(trace, sizeof trace, "%s/inb-trace-%d-%d.jsonl", clf_test_tmpdir(), d, exhaustive);
+            remove(trace);
+            setenv("CLFORGE_TUNE_TRACE", trace, 1);
+            clf_context *ctx = ctx_on(&devs[d], cache);
+            clf_dtype f32 = CLF_F32;
+            clf_tune_options o = {.budget_seconds = exhaustive ? 300 : 1.0, .exhaustive = exhaustive, .quiet = 1};
+            clf_tune_report *r = calloc(1, sizeof *r);
+            ck_assert_int_eq(clf__tune_families(ctx, fams, &f32, 1, NULL, &o, r), CLF_SUCCESS);
+            unsetenv("CLFORGE_TUNE_TRACE");
+            if (exhaustive)
+                ck_assert_int_eq(r->entries[0].evaluations, 9);
+            FILE *f = fopen(trace, "r");
+            ck_assert_msg(f, "no trace at %s", trace);
+            char line[1024];
+            int lines = 0;
+            while (fgets(line, sizeof line, f)) {
+                lines++;
+                ck_assert_msg(!strstr(line, "BUG=1"), "%s", line);
+            }
+            fclose(f);
+            ck_assert_int_ge(lines, 1);
+            free(r);
+            clf_context_destroy(ctx);
+        }
+    }
+    free(devs);
+}
+END_TEST
+
 /* A stop request (Ctrl-C) ends the search after the candidate in flight and keeps what was found. */
 START_TEST(stop_keeps_best)
 {
@@ -467,6 +511,7 @@ int main(void)
     CLF_TEST_ALONE(s, stop_keeps_best);
     CLF_TEST_ALONE(s, exhaustive_rejects_wrong_and_unlaunchable);
     CLF_TEST_ALONE(s, sampled_within_budget);
+    CLF_TEST_ALONE(s, in_bucket_skips_configurations);
     CLF_TEST_ALONE(s, tiny_gemm_tune_is_used);
     return clf_test_run(s);
 }

@@ -50,6 +50,9 @@ typedef struct clf__family {
     void (*default_config)(const clf_device_info *dev, clf_dtype dt, const char *bucket, clf__config *out);
     /* 1 when cfg can run on dev (local memory, work-group limits, divisibility between parameters). */
     int (*valid)(const clf__config *cfg, const clf_device_info *dev, clf_dtype dt);
+    /* Optional (NULL: every valid configuration): 1 when cfg is worth tuning in bucket, 0 when it only repeats
+     * another there (a parameter the bucket's kernel ignores set to another value). The tuner skips the rest. */
+    int (*in_bucket)(const clf__config *cfg, const char *bucket);
     /* Work of one call, for the profiler and the tuner's speed figure. */
     double (*flops)(const clf__problem *p);
     double (*bytes)(const clf__problem *p);

@@ -395,6 +395,16 @@ static int mma_valid(const clf__config *c, const clf_device_info *dev, clf_dtype
     return (wm / 16) * (wn / 8) * 4 <= 128;   /* accumulator registers per thread */
 }
 
+/* PARTS serves 3xTF32 on wgmma only ("3x"), and there FPIPE only with more than one part: elsewhere they change
+ * nothing (the kernel ignores them), and the tuner would time the same kernel again. */
+static int mma_in_bucket(const clf__config *c, const char *bucket)
+{
+    int three = bucket && strcmp(bucket, "3x") == 0, parts = c->v[CLF__MMA_PARTS];
+    if (!three || !c->v[CLF__MMA_WGMMA])
+        return parts == 1;
+    return parts > 1 || !c->v[CLF__MMA_FPIPE];
+}
+
 static double mma_flops(const clf__problem *p)
 {
     return 2.0 * (double)p->m * (double)p->n * (double)p->k * (double)(p->batch ? p->batch : 1);
@@ -625,6 +635,7 @@ const clf__family clf__family_gemm_mma = {
     .precisions = {CLF_F16, CLF_F32, CLF_F64},   /* f16 serves f16 and bf16; f32 tf32 ("all") and 3xTF32 ("3x") */
     .default_config = mma_default,
     .valid = mma_valid,
+    .in_bucket = mma_in_bucket,
     .flops = mma_flops,
     .bytes = mma_bytes,
     .bench_create = bench_create,
