@@ -896,11 +896,10 @@ void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t 
         }
         async_commit();
 #endif
-#if WGMMA && MODE == 33
-#elif WGMMA && !FPIPE
-        wgmma_wait(acc, ACC_N, 0);
-#elif !WGMMA
+#if !WGMMA
         COMPUTE_STAGE(As + cur * BM * LDW, Bs + cur * BN * LDW, wm0, wn0, acc);
+#elif MODE != 33 && !FPIPE
+        wgmma_wait(acc, ACC_N, 0);
 #endif
         cur = cur + 1 == STAGES ? 0 : cur + 1;
         fill = fill + 1 == STAGES ? 0 : fill + 1;
