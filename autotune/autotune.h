@@ -35,8 +35,10 @@ int clf__space_random(const clf__family *f, const clf_device_info *dev, clf_dtyp
  * parameters moved one step each; up to cap of them into out, shuffled. Returns how many. */
 int clf__space_neighbors(const clf__family *f, const clf_device_info *dev, clf_dtype dt, const clf__config *c,
                          clf__rng *r, clf__config *out, int cap);
-/* Counts valid configurations, stopping at limit (the space can be large). */
-long clf__space_count_valid(const clf__family *f, const clf_device_info *dev, clf_dtype dt, long limit);
+/* Counts valid configurations (of bucket, where the family says: NULL counts all), stopping at limit (the space
+ * can be large). */
+long clf__space_count_valid(const clf__family *f, const clf_device_info *dev, clf_dtype dt, const char *bucket,
+                            long limit);
 
 /* ---- prebuild.c ---------------------------------------------------------------------------- */
 #define CLF__PREBUILD_WINDOW 32

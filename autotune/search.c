@@ -551,7 +551,7 @@ static clf_status run_task(task *t, double budget, clf_tune_entry *e)
     t->deadline = t->start + budget;
     t->best = -1;
     double space = clf__space_size(t->f);
-    t->total = space <= 2e7 ? clf__space_count_valid(t->f, &t->ctx->info, t->dt, 20000000) : -1;
+    t->total = space <= 2e7 ? clf__space_count_valid(t->f, &t->ctx->info, t->dt, t->bucket, 20000000) : -1;
     clf_status s = t->f->bench_create(t->ctx, t->dt, t->bucket, &t->state);
     if (s == CLF_ERR_UNSUPPORTED) {
         clf__clear_error();

@@ -173,13 +173,14 @@ int clf__space_neighbors(const clf__family *f, const clf_device_info *dev, clf_d
     return n;
 }
 
-long clf__space_count_valid(const clf__family *f, const clf_device_info *dev, clf_dtype dt, long limit)
+long clf__space_count_valid(const clf__family *f, const clf_device_info *dev, clf_dtype dt, const char *bucket,
+                            long limit)
 {
     clf__config c;
     long n = 0;
     clf__space_first(f, &c);
     do {
-        if (f->valid(&c, dev, dt) && ++n >= limit)
+        if (f->valid(&c, dev, dt) && (!bucket || !f->in_bucket || f->in_bucket(&c, bucket)) && ++n >= limit)
             break;
     } while (clf__space_next(f, &c));
     return n;

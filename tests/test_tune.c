@@ -382,7 +382,7 @@ START_TEST(space_walks)
             ck_assert_int_ne(memcmp(&nb[a], &nb[b], sizeof c), 0);
     }
     double t0 = clf__now();
-    long valid = clf__space_count_valid(&clf__family_gemm, &dev, CLF_F32, 100000000);
+    long valid = clf__space_count_valid(&clf__family_gemm, &dev, CLF_F32, NULL, 100000000);
     ck_assert_int_gt(valid, 0);
     ck_assert_msg(clf__now() - t0 < 5, "counting the gemm space took %.1f s", clf__now() - t0);
 }
