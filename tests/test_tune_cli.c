@@ -107,8 +107,23 @@ START_TEST(cli_interrupt_keeps_best)
     snprintf(cache, sizeof cache, "%s/cli-int", clf_test_tmpdir());
     snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", cache, cache);
     ck_assert_int_eq(system(cmd), 0);
+    /* interrupted once a configuration has run and been checked (the trace says so), not after a fixed time: on a
+     * loaded machine with a cold compiler cache the first candidate took longer than the 4 s this used to wait */
+    char trace[1300];
+    snprintf(trace, sizeof trace, "%s/trace.jsonl", cache);
+    setenv("CLFORGE_TUNE_TRACE", trace, 1);
     pid_t pid = spawn_tune(cache, quick_family(), "120", 1);
-    usleep(4000000);
+    unsetenv("CLFORGE_TUNE_TRACE");
+    int ran = 0;
+    for (double w0 = clf__now(); !ran && clf__now() - w0 < 100; usleep(100000)) {
+        FILE *f = fopen(trace, "r");
+        char line[1024];
+        while (f && !ran && fgets(line, sizeof line, f))
+            ran = strstr(line, "\"result\":\"best\"") != NULL;
+        if (f)
+            fclose(f);
+    }
+    ck_assert_msg(ran, "no configuration ran within 100 s");
     double t0 = clf__now();
     kill(pid, SIGINT);
     ck_assert_int_eq(wait_exit(pid), 130);
