@@ -116,8 +116,7 @@ clf_status clf__epi_make(clf_context *ctx, const clf_epilogue *epi, const clf__g
     out->fp64_ext = out->f64;
     if (s == CLF_SUCCESS)
         s = bind_all(ctx, out, epi, call);
-    for (int k = 0; k < CLF__EX_MAX_NAMES; k++)
-        out->p[k].one_matrix = call->batch <= 1;
+    out->one_matrix = call->batch <= 1;
     if (s != CLF_SUCCESS)
         clf__epi_free(out);
     return s;
@@ -206,20 +205,20 @@ clf_status clf__epi_check(const clf_context *ctx, const clf__epi *e, const clf__
 
 /* ---- the store function ---------------------------------------------------------------------- */
 
-/* Element index of name k's current element in its buffer; lane >= 0 (a per-column vector in the vector
- * store function): of its element lane columns past the current one. What the binding fixes is written in: a
- * call of one matrix has no batch term, a vector of increment 1 no multiply (so the kernels' unrolled stores see
- * constant offsets between elements rather than a 64-bit product each); the program cache keys on the text. */
-static void index_at(clf__sbuf *b, const clf__epi_param *p, int k, int lane)
+/* Element index of name k's current element in its buffer; lane >= 0 (a per-column vector of increment other
+ * than 1, in the vector store function): of its element lane columns past the current one. What the binding
+ * fixes is written in: a call of one matrix has no batch term, a vector of increment 1 no multiply (so the
+ * kernels' unrolled stores see constant offsets between elements rather than a 64-bit product each); the program
+ * cache keys on the text. */
+static void index_at(clf__sbuf *b, const clf__epi *e, int k, int lane)
 {
+    const clf__epi_param *p = &e->p[k];
     clf__sb_add(b, "eo%d", k);
-    if (!p->one_matrix)
+    if (!e->one_matrix)
         clf__sb_add(b, " + eb * es%d", k);
     const char *at = p->along_rows ? "er" : "ec";
     if (p->kind == CLF_EPI_MATRIX)
         clf__sb_add(b, " + (ulong)(er * el%d + ec)", k);
-    else if (lane >= 0 && p->ld == 1)
-        clf__sb_add(b, " + (ulong)(ec + %d)", lane);
     else if (lane >= 0)
         clf__sb_add(b, " + (ulong)((ec + %d) * el%d)", lane, k);
     else if (p->ld == 1)
@@ -228,11 +227,11 @@ static void index_at(clf__sbuf *b, const clf__epi_param *p, int k, int lane)
         clf__sb_add(b, " + (ulong)(%s * el%d)", at, k);
 }
 
-static void index_of(clf__sbuf *b, const clf__epi_param *p, int k) { index_at(b, p, k, -1); }
+static void index_of(clf__sbuf *b, const clf__epi *e, int k) { index_at(b, e, k, -1); }
 
-/* A load of one element of storage type dt at pointer ptr: name k's (p; lane as in index_at), or element 0
- * (p NULL), as a float or double. */
-static void raw_load(clf__sbuf *b, clf_dtype dt, const char *ptr, int k, const clf__epi_param *p, int lane)
+/* A load of one element of storage type dt at pointer ptr: name k's of e (lane as in index_at), or element 0
+ * (e NULL), as a float or double. */
+static void raw_load(clf__sbuf *b, clf_dtype dt, const char *ptr, int k, const clf__epi *e, int lane)
 {
     if (dt == CLF_F16)
         clf__sb_add(b, "vload_half(");
@@ -240,8 +239,8 @@ static void raw_load(clf__sbuf *b, clf_dtype dt, const char *ptr, int k, const c
         clf__sb_add(b, "as_float((uint)%s[", ptr);
     else
         clf__sb_add(b, "%s[", ptr);
-    if (p)
-        index_at(b, p, k, lane);
+    if (e)
+        index_at(b, e, k, lane);
     else
         clf__sb_add(b, "0");
     if (dt == CLF_F16)
@@ -251,10 +250,10 @@ static void raw_load(clf__sbuf *b, clf_dtype dt, const char *ptr, int k, const c
 }
 
 /* The same load as the compute type V. */
-static void load_code(clf__sbuf *b, clf_dtype dt, const char *ptr, int k, const clf__epi_param *p)
+static void load_code(clf__sbuf *b, clf_dtype dt, const char *ptr, int k, const clf__epi *e)
 {
     clf__sb_add(b, "(V)");
-    raw_load(b, dt, ptr, k, p, -1);
+    raw_load(b, dt, ptr, k, e, -1);
 }
 
 typedef struct gen_ctx {
@@ -275,23 +274,24 @@ static void epi_load(void *user, int k, clf__sbuf *b)
     else if (p->kind == CLF_EPI_SCALAR)
         clf__sb_add(b, "K(es%d)", k);
     else
-        load_code(b, p->dt, ptr, k, p);
+        load_code(b, p->dt, ptr, k, g->e);
 }
 
-static void store_code(clf__sbuf *b, clf_dtype dt, const char *ptr, int k, const clf__epi_param *p, int t)
+/* C (e NULL: element 0 at ptr) or name k's element of e := t<t>, stored in type dt. */
+static void store_code(clf__sbuf *b, clf_dtype dt, const char *ptr, int k, const clf__epi *e, int t)
 {
     if (dt == CLF_F16) {
         clf__sb_add(b, "clf_epi_half((float)t%d, ", t);
-        if (p)
-            index_of(b, p, k);
+        if (e)
+            index_of(b, e, k);
         else
             clf__sb_add(b, "0");
         clf__sb_add(b, ", %s);", ptr);
         return;
     }
     clf__sb_add(b, "%s[", ptr);
-    if (p)
-        index_of(b, p, k);
+    if (e)
+        index_of(b, e, k);
     else
         clf__sb_add(b, "0");
     if (dt == CLF_BF16)
@@ -358,7 +358,7 @@ static void gen_fn(clf__sbuf *b, const clf__epi *e, clf_dtype c_type, const char
             continue;
         }
         clf__sb_add(b, "\n    ");
-        store_code(b, is_c ? c_type : e->p[k].dt, is_c ? "cp" : ptr, k, is_c ? NULL : &e->p[k], e->ex.stmt[i].root);
+        store_code(b, is_c ? c_type : e->p[k].dt, is_c ? "cp" : ptr, k, is_c ? NULL : e, e->ex.stmt[i].root);
     }
     if (value)
         clf__sb_add(b, "\n    return (%s)t%d;", ct, last);
@@ -407,23 +407,19 @@ static void vec_load(void *user, int k, clf__sbuf *b)
         clf__sb_add(b, "K(es%d)", k);
     } else if (p->kind != CLF_EPI_MATRIX && p->along_rows) {
         clf__sb_add(b, "K(");
-        load_code(b, p->dt, ptr, k, p);
+        load_code(b, p->dt, ptr, k, g->e);
         clf__sb_add(b, ")");
-    } else if (p->kind == CLF_EPI_MATRIX) {
+    } else if (p->kind == CLF_EPI_MATRIX || p->ld == 1) {   /* a run: the matrix's row, or the vector's */
         vec_run_load(b, p->dt, vw, f64, ptr);
-        index_of(b, p, k);
+        index_of(b, g->e, k);
         vec_run_load_end(b, p->dt);
-    } else {
-        clf__sb_add(b, "(el%d == 1 ? ", k);
-        vec_run_load(b, p->dt, vw, f64, ptr);
-        index_of(b, p, k);
-        vec_run_load_end(b, p->dt);
-        clf__sb_add(b, " : (V)(");
+    } else {   /* a column vector with an increment: its lanes one by one */
+        clf__sb_add(b, "(V)(");
         for (int j = 0; j < vw; j++) {
             clf__sb_add(b, "%s", j ? ", " : "");
-            raw_load(b, p->dt, ptr, k, p, j);
+            raw_load(b, p->dt, ptr, k, g->e, j);
         }
-        clf__sb_add(b, "))");
+        clf__sb_add(b, ")");
     }
 }
 
@@ -458,7 +454,7 @@ static void gen_vec_fn(clf__sbuf *b, const clf__epi *e, const char *ct, int vw)
             clf__sb_add(b, "vstore%d(clf_epi_bf16v(convert_float%d(t%d)), 0, ep%d + ", vw, vw, t, k);
         else
             clf__sb_add(b, "vstore%d(convert_%s%d(t%d), 0, ep%d + ", vw, clf__ex_dt_ctype(p->dt), vw, t, k);
-        index_of(b, p, k);   /* outputs are matrices: their run is contiguous */
+        index_of(b, e, k);   /* outputs are matrices: their run is contiguous */
         clf__sb_add(b, ");");
     }
     clf__sb_add(b, "\n#undef V\n#undef B\n#undef K\n#undef SEL\n}\n");

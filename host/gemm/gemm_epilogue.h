@@ -18,7 +18,6 @@ typedef struct clf__epi_param {
     clf_dtype dt;
     cl_mem mem;
     size_t off, ld, stride;      /* elements; ld of a vector is its increment */
-    int one_matrix;              /* the call has one matrix: the index leaves the batch term out */
     double value;
 } clf__epi_param;
 
@@ -27,6 +26,7 @@ typedef struct clf__epi {
     int f64;                     /* computes in double (fp64 GEMM) */
     int fp64_ext;                /* the source needs cl_khr_fp64 (double compute or an f64 buffer) */
     int reads_c;                 /* the program reads the old C */
+    int one_matrix;              /* the call has one matrix: indices leave the batch term out */
     clf__epi_param p[CLF__EX_MAX_NAMES];
 } clf__epi;
 
