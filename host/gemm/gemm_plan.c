@@ -742,16 +742,26 @@ static clf_status plan_real(planner *pl, product p, clf__gemm_path path, int no_
 
 #define CONVERT_ALIGN 64   /* elements: every converted operand starts 256-byte aligned (uint4 loads) */
 
-/* Room for rows x cols (x batch) elements of type t in the convert scratch; *off gets its element offset. */
-static int convert_room(planner *pl, clf_dtype t, size_t rows, size_t cols, size_t batch, size_t *off)
+/* Where rows x cols (x batch) elements of type t placed after the first `from` bytes of the convert scratch would
+ * end, in bytes; 0 when they would not fit one allocation. *off gets their element offset. */
+static size_t convert_end(const planner *pl, clf_dtype t, size_t from, size_t rows, size_t cols, size_t batch,
+                          size_t *off)
 {
-    size_t esz = clf__dtype_size(t), n, bytes, at = round_up(pl->plan->convert_bytes, CONVERT_ALIGN * 4);
+    size_t esz = clf__dtype_size(t), n, bytes, at = round_up(from, CONVERT_ALIGN * 4);
     if (!clf__mul(rows, cols, &n) || !clf__mul(n, batch, &n) || !clf__mul(n, esz, &bytes) ||
         !clf__add(at, bytes, &bytes) || bytes > pl->ctx->info.max_alloc)
         return 0;
     *off = at / esz;
-    pl->plan->convert_bytes = bytes;
-    return 1;
+    return bytes;
+}
+
+/* Room for rows x cols (x batch) elements of type t in the convert scratch; *off gets its element offset. */
+static int convert_room(planner *pl, clf_dtype t, size_t rows, size_t cols, size_t batch, size_t *off)
+{
+    size_t end = convert_end(pl, t, pl->plan->convert_bytes, rows, cols, batch, off);
+    if (end)
+        pl->plan->convert_bytes = end;
+    return end != 0;
 }
 
 static clf_status add_convert(planner *pl, clf_dtype from, clf_dtype to, int kmajor, size_t rows, size_t cols,
@@ -781,8 +791,9 @@ static int kmajor_readable(const clf__gemm_operand *o, size_t batch, size_t unit
     return o->ld % unit == 0 && o->off % unit == 0 && (batch == 1 || o->stride % unit == 0);
 }
 
-/* One operand for the matrix units: rows x K, K contiguous, in the mode's input type; read in place when it
- * already is, rows 32-byte aligned (16-byte with cp.async in a small product), in whole tiles or (async:
+/* One operand for the matrix units: rows x K, K contiguous, in the mode's input type; split3 (1 for A, 2 for B;
+ * 3xTF32 on wgmma) always converted into rows of three runs of the padded K (SPLIT3 in cl/gemm_convert.cl); read
+ * in place when it already is, rows 32-byte aligned (16-byte with cp.async in a small product), in whole tiles or (async:
  * cp.async copies, which zero-fill what lies past the edges, *edge set) with K a whole number of 16-byte
  * pieces; or stored K-major in the input type with 16-byte aligned rows of K, where the configuration reads such
  * operands (mn_ok: clf__mma_reads_kmajor, tiles of a multiple of 64 rows; *mn set); else converted and packed.
@@ -795,37 +806,28 @@ static clf_status mma_operand(planner *pl, clf__mma_mode mode, clf_dtype type, i
     size_t q = 32 / clf__dtype_size(in);   /* elements per 32-byte load; cp.async copies 16-byte pieces */
     size_t unit = async && small ? q / 2 : q;
     int whole = rows % tile_rows == 0 && k % tile_k == 0;
-    if (split3) {   /* always packed: three runs of kp a row */
-        size_t rp = round_up(rows, tile_rows), kp = round_up(k, tile_k), at;
-        if (!convert_room(pl, in, rp, 3 * kp, batch, &at))
-            return no_room();
-        clf__gemm_operand dst = {CLF__BUF_CONVERT, NULL, at, 3 * kp, rp * 3 * kp};
-        clf_status s = add_convert(pl, type, in, kmajor, rows, k, rp, kp, batch, *o, dst);
-        if (s == CLF_SUCCESS)
-            pl->plan->steps[pl->plan->nsteps - 1].u.convert.split3 = split3;
-        *o = dst;   /* fp32: elements are words */
-        return s;
-    }
-    if (kmajor && mn_ok && type == in && tile_rows % 64 == 0 && kmajor_readable(o, batch, q / 2)) {
+    if (!split3 && kmajor && mn_ok && type == in && tile_rows % 64 == 0 && kmajor_readable(o, batch, q / 2)) {
         o->off = clf__mma_words(mode, o->off), o->ld = clf__mma_words(mode, o->ld);
         o->stride = clf__mma_words(mode, o->stride);
         *mn = 1;
         return CLF_SUCCESS;
     }
-    if (!kmajor && type == in && (whole || (async && k % (q / 2) == 0)) && o->ld % unit == 0 && o->off % unit == 0 &&
-        (batch == 1 || o->stride % unit == 0)) {
+    if (!split3 && !kmajor && type == in && (whole || (async && k % (q / 2) == 0)) && o->ld % unit == 0 &&
+        o->off % unit == 0 && (batch == 1 || o->stride % unit == 0)) {
         o->off = clf__mma_words(mode, o->off), o->ld = clf__mma_words(mode, o->ld);
         o->stride = clf__mma_words(mode, o->stride);
         *edge |= !whole;
         return CLF_SUCCESS;
     }
-    size_t rp = round_up(rows, tile_rows), kp = round_up(k, tile_k), at;
-    if (!convert_room(pl, in, rp, kp, batch, &at))
+    size_t rp = round_up(rows, tile_rows), kp = round_up(k, tile_k), row = split3 ? 3 * kp : kp, at;
+    if (!convert_room(pl, in, rp, row, batch, &at))
         return no_room();
-    clf__gemm_operand dst = {CLF__BUF_CONVERT, NULL, at, kp, rp * kp};
+    clf__gemm_operand dst = {CLF__BUF_CONVERT, NULL, at, row, rp * row};
     clf_status s = add_convert(pl, type, in, kmajor, rows, k, rp, kp, batch, *o, dst);
-    *o = (clf__gemm_operand){CLF__BUF_CONVERT, NULL, clf__mma_words(mode, at), clf__mma_words(mode, kp),
-                             clf__mma_words(mode, rp * kp)};
+    if (s == CLF_SUCCESS)
+        pl->plan->steps[pl->plan->nsteps - 1].u.convert.split3 = split3;
+    *o = (clf__gemm_operand){CLF__BUF_CONVERT, NULL, clf__mma_words(mode, at), clf__mma_words(mode, row),
+                             clf__mma_words(mode, rp * row)};
     return s;
 }
 
@@ -1019,14 +1021,14 @@ static int kmajor_wanted(const product *p, clf__mma_mode mode, const clf__config
            (p->a_kmajor && p->a_type == in && p->n <= KMAJOR_SYNC_ROWS && kmajor_readable(&p->a, p->batch, unit));
 }
 
-/* The two split operands of 3xTF32 on wgmma (three fp32 copies each, padded to the tiles) fit the convert
- * scratch's one allocation, beside what it holds already. */
-static int split3_fits(const planner *pl, const product *p, size_t bm, size_t bn, size_t bk)
+/* The two split operands of 3xTF32 on wgmma with configuration cfg (rows of three padded Ks, as mma_operand
+ * places them) fit the convert scratch's one allocation, beside what it holds already. */
+static int split3_fits(const planner *pl, const product *p, const clf__config *cfg)
 {
-    size_t kp = round_up(p->k, bk), a, b, all;   /* elements; then bytes, with each operand's alignment */
-    return clf__mul(round_up(p->m, bm), 3 * kp, &a) && clf__mul(round_up(p->n, bn), 3 * kp, &b) &&
-           clf__add(a, b, &all) && clf__mul(all, p->batch, &all) && clf__mul(all, 4, &all) &&
-           clf__add(all, 2 * CONVERT_ALIGN * 4 + pl->plan->convert_bytes, &all) && all <= pl->ctx->info.max_alloc;
+    size_t kp = round_up(p->k, (size_t)cfg->v[CLF__MMA_BK]), off;
+    size_t end = convert_end(pl, CLF_F32, pl->plan->convert_bytes, round_up(p->m, (size_t)cfg->v[CLF__MMA_BM]),
+                             3 * kp, p->batch, &off);
+    return end && convert_end(pl, CLF_F32, end, round_up(p->n, (size_t)cfg->v[CLF__MMA_BN]), 3 * kp, p->batch, &off);
 }
 
 static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const product *p, clf__mma_mode mode)
@@ -1056,6 +1058,15 @@ static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const produc
     }
     if (!clf__family_gemm_mma.valid(&plan->cfg_mma, &pl->ctx->info, clf__mma_precision(mode)))
         return clf__fail(CLF_ERR_INVALID_ARG, "gemm: matrix-unit configuration is not valid on this device");
+    /* 3xTF32 on wgmma: the units read operands from local memory as they are, so A and B come split (SPLIT3 in
+     * cl/gemm_convert.cl) into one product of depth 3 K; where the split copies would not fit one allocation,
+     * mma.sync (which splits in registers) runs the product instead */
+    int split3 = mode == CLF__MMA_3XTF32 && plan->cfg_mma.v[CLF__MMA_WGMMA];
+    if (split3 && !split3_fits(pl, p, &plan->cfg_mma)) {
+        clf__mma_sync_default(pl->ctx, mode, &plan->cfg_mma);
+        plan->origin_mma = "default (the split operands would not fit)";
+        split3 = 0, slots = 0;   /* the wgmma entry's work-groups per unit are not this configuration's */
+    }
     size_t bm = (size_t)plan->cfg_mma.v[CLF__MMA_BM], bn = (size_t)plan->cfg_mma.v[CLF__MMA_BN];
     size_t bk = (size_t)plan->cfg_mma.v[CLF__MMA_BK];
     clf__gemm_operand a = p->a, b = p->b;
@@ -1066,18 +1077,6 @@ static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const produc
     int async = plan->cfg_mma.v[CLF__MMA_ASYNC], edge = 0, a_mn = 0, b_mn = 0;
     int small = (double)p->m * (double)p->n * (double)p->k * (double)p->batch <= 2147483648.0;
     int mn_ok = clf__mma_reads_kmajor(&plan->cfg_mma, mode) && mn_in_place();
-    /* 3xTF32 on wgmma: the units read operands from local memory as they are, so A and B come split (SPLIT3 in
-     * cl/gemm_convert.cl) into one product of depth 3 K; where the split copies would not fit one allocation,
-     * mma.sync (which splits in registers) runs the product instead */
-    int split3 = mode == CLF__MMA_3XTF32 && plan->cfg_mma.v[CLF__MMA_WGMMA];
-    if (split3 && !split3_fits(pl, p, bm, bn, bk)) {
-        clf__mma_sync_default(pl->ctx, mode, &plan->cfg_mma);
-        plan->origin_mma = "default (the split operands would not fit)";
-        split3 = 0, async = plan->cfg_mma.v[CLF__MMA_ASYNC];
-        bm = (size_t)plan->cfg_mma.v[CLF__MMA_BM], bn = (size_t)plan->cfg_mma.v[CLF__MMA_BN];
-        bk = (size_t)plan->cfg_mma.v[CLF__MMA_BK];
-        mn_ok = 0, slots = 0;   /* the wgmma entry's work-groups per unit are not this configuration's */
-    }
     clf_status s = mma_operand(pl, mode, p->a_type, p->a_kmajor, p->m, p->k, bm, bk, p->batch, async, small,
                                mn_ok && p->n <= KMAJOR_PACK_ROWS, split3, &a, &edge, &a_mn);
     if (s == CLF_SUCCESS)
