@@ -130,7 +130,7 @@ static memo *lookup(task *t, const clf__config *c)
 /* A candidate of this task: valid on the device, and not a repeat of another in the bucket. */
 static int candidate(const task *t, const clf__config *c)
 {
-    return t->f->valid(c, &t->ctx->info, t->dt) && (!t->f->in_bucket || t->f->in_bucket(c, t->bucket));
+    return t->f->valid(c, &t->ctx->info, t->dt) && clf__config_in_bucket(t->f, c, t->bucket);
 }
 
 /* A random candidate (valid, and of the bucket) into *c; 0 when none was found. */
@@ -139,7 +139,7 @@ static int draw(task *t, clf__config *c)
     for (int tries = 0; tries < 64; tries++) {
         if (!clf__space_random(t->f, &t->ctx->info, t->dt, &t->rng, 1000, c))
             return 0;
-        if (!t->f->in_bucket || t->f->in_bucket(c, t->bucket))
+        if (clf__config_in_bucket(t->f, c, t->bucket))
             return 1;
     }
     return 0;

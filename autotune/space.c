@@ -180,7 +180,7 @@ long clf__space_count_valid(const clf__family *f, const clf_device_info *dev, cl
     long n = 0;
     clf__space_first(f, &c);
     do {
-        if (f->valid(&c, dev, dt) && (!bucket || !f->in_bucket || f->in_bucket(&c, bucket)) && ++n >= limit)
+        if (f->valid(&c, dev, dt) && clf__config_in_bucket(f, &c, bucket) && ++n >= limit)
             break;
     } while (clf__space_next(f, &c));
     return n;

@@ -58,6 +58,11 @@ clf_status clf__config_options(const clf__family *f, const clf__config *cfg, cha
     return CLF_SUCCESS;
 }
 
+int clf__config_in_bucket(const clf__family *f, const clf__config *cfg, const char *bucket)
+{
+    return !bucket || !f->in_bucket || f->in_bucket(cfg, bucket);
+}
+
 void clf__config_format(const clf__family *f, const clf__config *cfg, char *buf, size_t cap)
 {
     size_t len = 0;

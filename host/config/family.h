@@ -81,6 +81,8 @@ clf_status clf__config_options(const clf__family *f, const clf__config *cfg, cha
 /* "MWG=64 NWG=64 ..." and back; parse returns CLF_ERR_PARSE on unknown names or disallowed values. */
 void clf__config_format(const clf__family *f, const clf__config *cfg, char *buf, size_t cap);
 clf_status clf__config_parse(const clf__family *f, const char *text, clf__config *out);
+/* f's in_bucket hook on cfg, or 1 when the family has none or bucket is NULL (every bucket). */
+int clf__config_in_bucket(const clf__family *f, const clf__config *cfg, const char *bucket);
 /* Index of a parameter by name, -1 if absent. */
 int clf__param_index(const clf__family *f, const char *name);
 
