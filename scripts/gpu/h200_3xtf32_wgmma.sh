@@ -2,12 +2,19 @@
 # h200_3xtf32_wgmma.sh — on the GPU host: 3xTF32 on wgmma (operands split by the packing pass, each stage summed
 # fresh over WN / PARTS columns). PART=check: the mixed-precision tests that run 3xTF32 (shipped defaults off, so
 # the new default runs), the k = 4096 accuracy per configuration; PART=sweep: configurations at SHAPES against the
-# mma.sync configuration shipped before and cuBLAS SGEMM (torch.matmul, TF32 off) in the same run.
+# mma.sync configuration shipped before and cuBLAS SGEMM (torch.matmul, TF32 off) in the same run (check runs it
+# too); PART=final: the H200 tests, --waves and unseen shapes; splits: forced splits along K; tune: clforge tune of
+# the 3x bucket against the shipped entry; why: the tune traced, its failures run alone; recheck: those again.
 . scripts/gpu/common.sh
 gpu_session ${NAME:-3xtf32-wgmma}
 B=bench/bench_gemm_mixed
 SYNC="BM=128 BN=128 BK=32 WM=32 WN=64 LDSM=2 STAGES=1 FPIPE=1 ASYNC=0 SWZ=0 DK=4 WGMMA=0 PARTS=1"
 W="LDSM=0 ASYNC=1 SWZ=1 DK=4 WGMMA=1 WM=64"
+# rate3x OPTIONS...: one 3xTF32 run of bench_gemm_mixed, as "GFLOP/s max-error" (or its warning or error)
+rate3x() {
+  timeout 90 $B --device gpu --modes 3xtf32 --reps 5 "$@" 2>&1 | grep -E 'GFLOP|rror|warn' |
+    sed -E 's/.* ([0-9.]+) GFLOP\/s +max rel. error ([0-9.e+-]+).*/\1 \2/' | cut -c1-160 | tr '\n' ' '
+}
 CFGS=${CFGS:-"$SYNC
 BM=128 BN=128 BK=16 WN=128 STAGES=3 PARTS=2 FPIPE=0 $W
 BM=128 BN=128 BK=16 WN=128 STAGES=3 PARTS=4 FPIPE=1 $W
@@ -35,7 +42,7 @@ if [ "${PART:-check}" = sweep ] || [ "${PART:-check}" = check ]; then
     say "== $s, B stored N x K, 3xTF32: config | GFLOP/s, max error"
     for round in 1 2; do
       while read -r c; do
-        t=$(CLFORGE_GEMM_MMA_CONFIG="$c" timeout 90 $B --device gpu --modes 3xtf32 --bt --reps 5 --shape $s 2>&1 | grep -E 'GFLOP|rror|warn' | sed -E 's/.* ([0-9.]+) GFLOP\/s +max rel. error ([0-9.e+-]+).*/\1 \2/' | cut -c1-160 | tr '\n' ' ')
+        t=$(CLFORGE_GEMM_MMA_CONFIG="$c" rate3x --bt --shape $s)
         say "r$round | $c | $t"
       done <<< "$CFGS"
     done
@@ -56,7 +63,7 @@ if [ "${PART:-check}" = final ]; then
     for round in 1 2; do
       for c in "shipped" "$SYNC"; do
         if [ "$c" = shipped ]; then unset CLFORGE_GEMM_MMA_CONFIG; else export CLFORGE_GEMM_MMA_CONFIG="$c"; fi
-        t=$(timeout 90 $B --device gpu --modes 3xtf32 $extra --reps 5 --shape $s ${batch:+--batch $batch} 2>&1 | grep -E 'GFLOP|rror|warn' | sed -E 's/.* ([0-9.]+) GFLOP\/s +max rel. error ([0-9.e+-]+).*/\1 \2/' | tr '\n' ' ')
+        t=$(rate3x $extra --shape $s ${batch:+--batch $batch})
         say "r$round | ${batch:+$batch x }$s $extra | ${c:0:40} | $t"
       done
       unset CLFORGE_GEMM_MMA_CONFIG
@@ -69,7 +76,7 @@ if [ "${PART:-check}" = splits ]; then
   for s in ${SSHAPES:-1024x1024x8192 2048x512x32768 768x768x16384 1536x1024x6144}; do
     for sp in rule 1 2 4 8; do
       if [ $sp = rule ]; then unset CLFORGE_GEMM_SPLIT_K; else export CLFORGE_GEMM_SPLIT_K=$sp; fi
-      t=$(timeout 90 $B --device gpu --modes 3xtf32 --reps 5 --shape $s 2>&1 | grep -E 'GFLOP|rror|warn' | sed -E 's/.* ([0-9.]+) GFLOP\/s +max rel. error ([0-9.e+-]+).*/\1 \2/' | tr '\n' ' ')
+      t=$(rate3x --shape $s)
       say "$s | split $sp | $t"
     done
     unset CLFORGE_GEMM_SPLIT_K
@@ -100,13 +107,12 @@ if [ "${PART:-check}" = why ]; then
 fi
 if [ "${PART:-check}" = recheck ]; then
   # the configurations the tune saw fail, run alone; a short tune with a trace, its failures counted
-  W3="LDSM=0 ASYNC=1 SWZ=1 DK=4 WGMMA=1 WM=64"
-  for c in "BM=128 BN=128 BK=16 WN=128 STAGES=3 FPIPE=1 PARTS=1 $W3" "BM=64 BN=128 BK=16 WN=128 STAGES=2 FPIPE=1 PARTS=1 $W3"; do
+  for c in "BM=128 BN=128 BK=16 WN=128 STAGES=3 FPIPE=1 PARTS=1 $W" "BM=64 BN=128 BK=16 WN=128 STAGES=2 FPIPE=1 PARTS=1 $W"; do
     CLFORGE_GEMM_MMA_CONFIG="$c" CLFORGE_TEST_DEVICES=0:0 CK_RUN_CASE=three_tf32_is_fp32_accurate timeout 100 ctest -R gemm_mixed -V > $r/acc.log 2>&1
     say "$c | $(grep -E 'rms error' $r/acc.log | sed 's/.*: fp32/fp32/') $(grep -E 'tests passed' $r/acc.log) | $(grep -ciE 'answers instead|warn' $r/acc.log) warnings"
   done
   for m in 3xtf32 tf32; do
-    CLFORGE_GEMM_MMA_CONFIG="BM=128 BN=128 BK=16 WN=128 STAGES=3 FPIPE=1 PARTS=2 $W3" timeout 60 $B --device gpu --modes $m --bt --reps 3 --shape 4096x4096x4096 2>&1 | tail -2 | tee -a "$log"
+    CLFORGE_GEMM_MMA_CONFIG="BM=128 BN=128 BK=16 WN=128 STAGES=3 FPIPE=1 PARTS=2 $W" timeout 60 $B --device gpu --modes $m --bt --reps 3 --shape 4096x4096x4096 2>&1 | tail -2 | tee -a "$log"
   done
   CLFORGE_TUNE_TRACE=$r/trace2.jsonl timeout 150 ./clforge tune --device gpu --family gemm_mma --precision f32 --bucket 3x \
     --budget ${TUNE_BUDGET:-45} 2>&1 | tail -1 | tee -a "$log"
