@@ -497,12 +497,11 @@ START_TEST(threex_on_wgmma_splits_its_operands)
         clf__gemm_plan plan;
         ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS, "%s",
                       clf_last_error());
-        int splits[3] = {0, 0, 0}, converts = 0;
+        int splits[3] = {0, 0, 0};
         const clf__mma_step *mma = NULL;
         for (int j = 0; j < plan.nsteps; j++) {
             const clf__gemm_step *st = &plan.steps[j];
             if (st->kind == CLF__STEP_CONVERT) {
-                converts++;
                 splits[st->u.convert.split3]++;
                 if (st->u.convert.split3)
                     ck_assert_uint_eq(st->u.convert.dst.ld, 3 * st->u.convert.cols_pad);
@@ -525,7 +524,6 @@ START_TEST(threex_on_wgmma_splits_its_operands)
             ck_assert_int_eq(splits[1] + splits[2], 0);
             ck_assert_uint_eq(mma->kv, k);
         }
-        (void)converts;
     }
     ctx->info.max_alloc = max_alloc;
     unsetenv("CLFORGE_WGMMA");
