@@ -783,17 +783,17 @@ START_TEST(indices_follow_the_binding)
         clf_epilogue epi = {"c = acc + bias + res", args, 2};
         clf__epi e;
         ck_assert_msg(clf__epi_make(ctxs[0], &epi, &call, &e) == CLF_SUCCESS, "%s", clf_last_error());
+        int k_bias = -1;   /* the bias's number among the program's names */
+        for (int k = 0; k < e.ex.nnames; k++)
+            if (e.p[k].role == CLF__EPI_ARG && e.p[k].kind == CLF_EPI_COL)
+                k_bias = k;
+        ck_assert_int_ge(k_bias, 0);
+        char batch_term[32], multiply[32];
+        snprintf(batch_term, sizeof batch_term, "eb * es%d", k_bias);
+        snprintf(multiply, sizeof multiply, "ec * el%d", k_bias);
         for (int vw = 1; vw <= 4; vw += 3) {   /* the scalar store function, and the CPU kernel's vector one */
             char *src = NULL;
             ck_assert_int_eq(clf__epi_source(&e, CLF_F32, vw, &src), CLF_SUCCESS);
-            int k_bias = -1;
-            for (int k = 0; k < e.ex.nnames; k++)
-                if (e.p[k].role == CLF__EPI_ARG && e.p[k].kind == CLF_EPI_COL)
-                    k_bias = k;
-            ck_assert_int_ge(k_bias, 0);
-            char batch_term[32], multiply[32];
-            snprintf(batch_term, sizeof batch_term, "eb * es%d", k_bias);
-            snprintf(multiply, sizeof multiply, "ec * el%d", k_bias);
             ck_assert_msg((strstr(src, batch_term) != NULL) == !fixed, "vw %d, %s: batch term %s", vw,
                           fixed ? "one matrix" : "a batch", fixed ? "present" : "missing");
             ck_assert_msg((strstr(src, multiply) != NULL) == !fixed, "vw %d, increment %d: multiply %s", vw,
