@@ -719,6 +719,56 @@ START_TEST(products_that_leave_slots_empty_split)
 }
 END_TEST
 
+/* On a GPU (pretended) a single fp32 product with a K of 512 to 2047 whose tiles leave over a quarter of the
+ * compute units without one splits K into slices of 256, also where the direct kernel would have taken it; one
+ * whose tiles reach every unit, a K too short for two slices, a forced configuration or CLFORGE_GEMM_SPLIT_K=1
+ * does not split, and a split that would still leave units idle keeps the direct kernel. */
+START_TEST(short_k_products_split_when_units_idle)
+{
+    clf_device_info saved;
+    clf_context *ctx = pretend_gpu("short", &saved);
+    store_config(ctx, "medium", MEDIUM_CFG);
+    store_config(ctx, "skinny", SKINNY_CFG);
+    const struct { size_t m, n, k; const char *env, *path; size_t slices; } cases[] = {
+        {404, 580, 1488, NULL, "split-k", 5},  /* 70 tiles of 64 x 64: 5 slices of 256 and a rest */
+        {530, 410, 1700, NULL, "split-k", 6},  /* 63: the direct kernel's until now */
+        {820, 760, 1300, NULL, "split-k", 5},  /* 78 of 64 x 128 */
+        {672, 648, 1758, NULL, "packed", 0},   /* 121: every unit has a tile */
+        {1500, 700, 900, NULL, "packed", 0},   /* 264 of 64 x 64 */
+        {700, 600, 500, NULL, "packed", 0},    /* K under two slices */
+        {380, 380, 1024, NULL, "direct", 0},   /* 18 tiles of 64 x 128, 72 in four slices: units stay idle */
+        {404, 580, 1488, "1", "packed", 0},    /* CLFORGE_GEMM_SPLIT_K=1: never split */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (cases[i].env)
+            setenv("CLFORGE_GEMM_SPLIT_K", cases[i].env, 1);
+        clf__gemm_call call = nn_call(cases[i].m, cases[i].n, cases[i].k);
+        clf__gemm_plan plan;
+        ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS, "%s",
+                      clf_last_error());
+        unsetenv("CLFORGE_GEMM_SPLIT_K");
+        ck_assert_msg(strcmp(plan.path, cases[i].path) == 0, "case %zu: path %s, want %s", i, plan.path, cases[i].path);
+        if (!cases[i].slices)
+            continue;
+        ck_assert_int_eq(steps_of(&plan, CLF__STEP_REDUCE), 1);
+        const clf__gemm_step *first = NULL;
+        for (int j = 0; j < plan.nsteps && !first; j++)
+            first = plan.steps[j].kind == CLF__STEP_MAIN ? &plan.steps[j] : NULL;
+        ck_assert_ptr_nonnull(first);
+        ck_assert_uint_eq(first->u.main.k_flops, 256);
+        ck_assert_uint_eq(first->u.main.batch, cases[i].slices);
+    }
+    /* A configuration forced through the environment keeps the rule it was measured with: no split. */
+    setenv("CLFORGE_GEMM_CONFIG", SKINNY_CFG, 1);
+    clf__gemm_call call = nn_call(404, 580, 1488);
+    clf__gemm_plan plan;
+    ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS, "%s", clf_last_error());
+    unsetenv("CLFORGE_GEMM_CONFIG");
+    ck_assert_str_eq(plan.path, "packed");
+    pretend_end(ctx, &saved);
+}
+END_TEST
+
 #define BATCHED_CFG "MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=8 VWM=4 VWN=2 KWI=8 PADA=4 PADB=0 DBUF=1"
 
 /* On a GPU (pretended) an fp32 batch of A B (NN) that the packing pass would pad runs the direct kernel with the
@@ -854,6 +904,7 @@ int main(void)
     CLF_TEST_ALONE(s, transposed_b_packed_only_for_tall_products);
     CLF_TEST_ALONE(s, poorly_covered_thin_products_leave_the_thin_bucket);
     CLF_TEST_ALONE(s, products_that_leave_slots_empty_split);
+    CLF_TEST_ALONE(s, short_k_products_split_when_units_idle);
     CLF_TEST_ALONE(s, padded_nn_batches_read_in_place);
     CLF_TEST_ALONE(s, vector_aligned_operands_read_in_place_with_edges);
     return clf_test_run(s);

@@ -86,7 +86,7 @@ static size_t split_k_parts(const clf_context *ctx, const clf__config *cfg, size
     if (is_cpu(ctx))
         return 1;
     double tiles = tile_count(cfg, M, N);   /* >= 1: M and N are not 0 here */
-    if (tiles >= (double)cus(ctx) && (tiles >= SPLIT_K_SLOT_USE * (double)slots || most < 2))
+    if (most < 2 || (tiles >= (double)cus(ctx) && tiles >= SPLIT_K_SLOT_USE * (double)slots))
         return 1;
     size_t tl = (size_t)tiles, parts = (SPLIT_K_WAVES * cus(ctx) + tl - 1) / tl;
     if (parts > most)
@@ -96,7 +96,8 @@ static size_t split_k_parts(const clf_context *ctx, const clf__config *cfg, size
 
 /* 1 when the packed kernel's tiles would leave most of a GPU idle and K is too short to split: the direct
  * kernel's smaller tiles do better (H200, 544^3: 5.6 TFLOP/s in 45 tiles of 64x128 with two packs, where
- * the direct kernel runs 512^3 at 13). */
+ * the direct kernel runs 512^3 at 13). choose_config keeps the packed kernel when short_split's slices of K
+ * give every compute unit a work-group. */
 static int underfilled(const clf_context *ctx, const clf__config *cfg, const product *p)
 {
     if (is_cpu(ctx) || p->k >= 2 * SPLIT_K_MIN_SLICE)
@@ -596,6 +597,29 @@ static clf_status refill(planner *pl, const product *p)
     return CLF_SUCCESS;
 }
 
+/* Slices of K (1: none) for a single fp32 product on a GPU whose K is too short for split_k_parts (under twice
+ * SPLIT_K_MIN_SLICE, at least two SPLIT_K_GRAIN) and whose tiles, in the configuration the rules above chose,
+ * leave more than a quarter of the compute units without one (fewer than FILL_POOR tiles a unit): as many slices
+ * of SPLIT_K_GRAIN as give SPLIT_K_WAVES work-groups a unit. H200 fp32, forced splits over the sweep's
+ * configurations (scripts/gpu/h200_skinny_tiles.sh, bench/results/h200/2026-12-02/skinny-tiles/run1-sweep.txt),
+ * unsplit -> slices of 256: 404x580x1488 (70 tiles of 64 x 64) 11.4 -> 15.0 TFLOP/s, 530x410x1700 (63; the
+ * direct kernel ran 11.5) 9.6 -> 15.5, 820x760x1300 (78 of 64 x 128) 20.1 -> 23.2. Where every unit has a tile
+ * splitting lost, even when they balance poorly: 672x648x1758 (121 tiles) 21.4 -> 17.9, 1500x700x900 (144 of
+ * 64 x 128) 18.9 -> 18.3, 777x1555x999 (169) 21.7 -> 19.8 (bench/results/h200/2026-12-01/odd-shapes/). Only the
+ * bucket's own configuration (sweeps that force one keep the rule they were measured with), and not under a
+ * forced CLFORGE_GEMM_SPLIT_K. */
+static size_t short_split(const planner *pl, const clf__config *cfg, const product *p)
+{
+    const clf__gemm_plan *plan = pl->plan;
+    if (is_cpu(pl->ctx) || plan->dtype != CLF_F32 || p->batch != 1 || forced_split() ||
+        p->k < 2 * SPLIT_K_GRAIN || p->k >= 2 * SPLIT_K_MIN_SLICE || strcmp(plan->origin_main, "override") == 0 ||
+        strcmp(plan->origin_main, "caller") == 0 || tile_count(cfg, p->m, p->n) >= FILL_POOR * (double)cus(pl->ctx))
+        return 1;
+    size_t tiles = (size_t)tile_count(cfg, p->m, p->n), most = p->k / SPLIT_K_GRAIN;
+    size_t parts = (SPLIT_K_WAVES * cus(pl->ctx) + tiles - 1) / tiles;
+    return parts < most ? parts : most;
+}
+
 #define THIN_MIN_USE 0.85   /* the share of the thin configuration's tiles' area that C covers, at least */
 
 /* A product of the thin bucket (128..511 rows or columns, long K) runs the medium or large bucket's tiles instead,
@@ -622,7 +646,8 @@ static clf_status unthin(planner *pl, const product *p)
 }
 
 /* The bucket and its configuration, or the caller's. */
-static clf_status choose_config(planner *pl, const product *p, clf__gemm_path path, int scale_only, int *direct)
+static clf_status choose_config(planner *pl, const product *p, clf__gemm_path path, int scale_only, int no_split,
+                                int *direct)
 {
     clf__gemm_plan *plan = pl->plan;
     const char *bucket = clf__gemm_bucket_for(&pl->ctx->info, p->m, p->n, p->k, p->batch);
@@ -645,7 +670,9 @@ static clf_status choose_config(planner *pl, const product *p, clf__gemm_path pa
         s = unthin(pl, p);
     if (s == CLF_SUCCESS && !*direct && path == CLF__GEMM_AUTO)
         s = refill(pl, p);
-    if (s != CLF_SUCCESS || *direct || path != CLF__GEMM_AUTO || !underfilled(pl->ctx, &plan->cfg_main, p))
+    if (s != CLF_SUCCESS || *direct || path != CLF__GEMM_AUTO || !underfilled(pl->ctx, &plan->cfg_main, p) ||
+        (!no_split && !scale_only &&
+         tile_count(&plan->cfg_main, p->m, p->n) * (double)short_split(pl, &plan->cfg_main, p) >= (double)cus(pl->ctx)))
         return s;
     *direct = 1;
     plan->bucket = "small";
@@ -712,7 +739,7 @@ static clf_status plan_real(planner *pl, product p, clf__gemm_path path, int no_
         p.a = p.b = p.c;   /* any valid buffer will do for the unread operands */
     }
     int direct;
-    clf_status s = choose_config(pl, &p, path, scale_only, &direct);
+    clf_status s = choose_config(pl, &p, path, scale_only, no_split, &direct);
     if (s != CLF_SUCCESS)
         return s;
     const clf__config *main_cfg = &plan->cfg_main;
@@ -729,6 +756,8 @@ static clf_status plan_real(planner *pl, product p, clf__gemm_path path, int no_
                            ? clf__gemm_wave_slots(pl->ctx, &clf__family_gemm, plan->dtype, plan->bucket, main_cfg)
                            : 0;
         parts = split_k_parts(pl->ctx, main_cfg, p.m, p.n, p.k, slots);
+        if (parts == 1 && !direct)
+            parts = short_split(pl, main_cfg, &p);
     }
     plan->path = parts > 1 ? "split-k" : direct ? "direct" : "packed";
     if (parts > 1)

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# h200_skinny_tiles.sh — on the GPU host: which tiles and K splits run skinny and odd-sized fp32 products fastest.
+#   PART=sweep   every configuration in CFGS (128 x 128 down to 64 x 64, with 64 or 128 work-items; a config
+#                forced by CLFORGE_GEMM_CONFIG) times every forced split in SPLITS over SHAPES, the planner's own
+#                choice and cuBLAS (torch.matmul) in the same script. The planner's per-configuration cost model is
+#                drawn from this.
+#   PART=ab      this build against the one in .old (a worktree of the commit before), alternating rounds, over
+#                ABSHAPES (products in no list above), cuBLAS once, after test_gemm and test_gemm_plan on the H200.
+. scripts/gpu/common.sh
+gpu_session skinny-tiles
+PART=${PART:-sweep}
+declare -A CFG=(
+  [L128x128]="${F32_CFG[large]}"
+  [T128x64]="MWG=128 NWG=64 KWG=16 MDIMC=16 NDIMC=8 VWM=4 VWN=2 KWI=8 PADA=4 PADB=0 DBUF=1"
+  [W64x128]="MWG=64 NWG=128 KWG=16 MDIMC=8 NDIMC=16 VWM=4 VWN=2 KWI=8 PADA=4 PADB=0 DBUF=1"
+  [X128x96]="MWG=128 NWG=96 KWG=16 MDIMC=16 NDIMC=8 VWM=4 VWN=4 KWI=8 PADA=4 PADB=0 DBUF=1"
+  [Y96x128]="MWG=96 NWG=128 KWG=16 MDIMC=8 NDIMC=16 VWM=4 VWN=2 KWI=8 PADA=4 PADB=0 DBUF=1"
+  [S64x64]="${F32_CFG[skinny]}"
+  [Q64x64t64]="MWG=64 NWG=64 KWG=16 MDIMC=8 NDIMC=8 VWM=4 VWN=2 KWI=8 PADA=4 PADB=0 DBUF=1"
+  [M64x128]="${F32_CFG[medium]}"
+)
+if [ "$PART" = sweep ]; then
+  SHAPES=${SHAPES:-"92x2990x4725 4485x89x6813 6159x188x3555 199x6102x5457 3300x70x5000 150x4200x3600 2700x130x4100 48x6000x5000 404x580x1488 672x648x1758 1141x793x244 530x410x1700 820x760x1300"}
+  sh=""; for s in $SHAPES; do sh="$sh --shape $s"; done
+  say "== cuBLAS"
+  timeout 150 python3 ../bench/torch_gemm.py --dtype f32 $sh --json $r/cublas.json 2>&1 | grep -E "cuBLAS|rror" | tee -a "$log"
+  f32_bench "rule" $sh --json $r/rule.json
+  for c in ${CFGS:-L128x128 T128x64 W64x128 X128x96 Y96x128 S64x64 Q64x64t64 M64x128}; do
+    for sp in ${SPLITS:-1 2 4 6 8 12}; do
+      CLFORGE_GEMM_CONFIG="${CFG[$c]}" CLFORGE_GEMM_SPLIT_K=$sp f32_bench "$c s$sp" $sh
+    done
+  done
+fi
+if [ "$PART" = ab ]; then
+  for t in test_gemm test_gemm_plan; do
+    ( [ $t = test_gemm ] && export CK_RUN_CASE=random; CLFORGE_GEMM_TEST_CASES=200 CLFORGE_SOURCE_DIR=.. CLFORGE_TEST_DEVICES=0:0 \
+      timeout 200 tests/$t > $r/$t.log 2>&1 )
+    say "$t rc=$? $(grep -E 'Checks|random cases|cases on' $r/$t.log | tr '\n' ' ')"
+  done
+  ( cd ../.old && cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release >/dev/null &&
+    cmake --build build-gpu -j16 --target bench_gemm_mixed > $r/old-build.log 2>&1 ) || say "old build failed"
+  ss=""; for s in ${ABSHAPES:?}; do ss="$ss --shape $s"; done
+  say "== cuBLAS"
+  timeout 150 python3 ../bench/torch_gemm.py --dtype f32 $ss --json $r/cublas-ab.json 2>&1 | grep -E "cuBLAS|rror" | tee -a "$log"
+  for round in 1 2; do
+    for v in old new; do
+      d=.; [ $v = old ] && d=../.old/build-gpu
+      B=$d/bench/bench_gemm_mixed CLFORGE_CACHE_DIR=/tmp/clf-cache-ab-$v f32_bench "$v r$round" $ss --json $r/ab-$v-$round.json
+    done
+  done
+fi
+date -u | tee -a "$log"
