@@ -719,9 +719,9 @@ START_TEST(products_that_leave_slots_empty_split)
 }
 END_TEST
 
-/* On a GPU (pretended) a single fp32 product with a K of 512 to 2047 whose tiles leave over a quarter of the
- * compute units without one splits K into slices of 256, also where the direct kernel would have taken it; one
- * whose tiles reach every unit, a K too short for two slices, a forced configuration or CLFORGE_GEMM_SPLIT_K=1
+/* On a GPU (pretended) a single fp32 product with a K of 1280 to 2047 whose tiles leave 40% of the compute
+ * units or more without one splits K into slices of 256, also where the direct kernel would have taken it; one
+ * whose tiles reach every unit, a K under five slices, a forced configuration or CLFORGE_GEMM_SPLIT_K=1
  * does not split, and a split that would still leave units idle keeps the direct kernel. */
 START_TEST(short_k_products_split_when_units_idle)
 {
@@ -734,8 +734,9 @@ START_TEST(short_k_products_split_when_units_idle)
         {530, 410, 1700, NULL, "split-k", 6},  /* 63: the direct kernel's until now */
         {820, 760, 1300, NULL, "split-k", 5},  /* 78 of 64 x 128 */
         {672, 648, 1758, NULL, "packed", 0},   /* 121: every unit has a tile */
+        {430, 770, 1650, NULL, "packed", 0},   /* 91: 0.69 a unit */
         {1500, 700, 900, NULL, "packed", 0},   /* 264 of 64 x 64 */
-        {700, 600, 500, NULL, "packed", 0},    /* K under two slices */
+        {1250, 500, 1000, NULL, "packed", 0},  /* 80 tiles of 64 x 128, K under five slices */
         {380, 380, 1024, NULL, "direct", 0},   /* 18 tiles of 64 x 128, 72 in four slices: units stay idle */
         {404, 580, 1488, "1", "packed", 0},    /* CLFORGE_GEMM_SPLIT_K=1: never split */
     };

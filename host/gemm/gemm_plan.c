@@ -597,23 +597,30 @@ static clf_status refill(planner *pl, const product *p)
     return CLF_SUCCESS;
 }
 
+#define SHORT_SPLIT_MIN_K (5 * SPLIT_K_GRAIN)   /* shorter K lost to the split's launches and partial sums */
+#define SHORT_SPLIT_MAX_USE 0.6                 /* tiles per compute unit under which a short K is split */
+
 /* Slices of K (1: none) for a single fp32 product on a GPU whose K is too short for split_k_parts (under twice
- * SPLIT_K_MIN_SLICE, at least two SPLIT_K_GRAIN) and whose tiles, in the configuration the rules above chose,
- * leave more than a quarter of the compute units without one (fewer than FILL_POOR tiles a unit): as many slices
- * of SPLIT_K_GRAIN as give SPLIT_K_WAVES work-groups a unit. H200 fp32, forced splits over the sweep's
- * configurations (scripts/gpu/h200_skinny_tiles.sh, bench/results/h200/2026-12-02/skinny-tiles/run1-sweep.txt),
- * unsplit -> slices of 256: 404x580x1488 (70 tiles of 64 x 64) 11.4 -> 15.0 TFLOP/s, 530x410x1700 (63; the
- * direct kernel ran 11.5) 9.6 -> 15.5, 820x760x1300 (78 of 64 x 128) 20.1 -> 23.2. Where every unit has a tile
- * splitting lost, even when they balance poorly: 672x648x1758 (121 tiles) 21.4 -> 17.9, 1500x700x900 (144 of
- * 64 x 128) 18.9 -> 18.3, 777x1555x999 (169) 21.7 -> 19.8 (bench/results/h200/2026-12-01/odd-shapes/). Only the
- * bucket's own configuration (sweeps that force one keep the rule they were measured with), and not under a
- * forced CLFORGE_GEMM_SPLIT_K. */
+ * SPLIT_K_MIN_SLICE, at least SHORT_SPLIT_MIN_K) and whose tiles, in the configuration the rules above chose, leave
+ * at least 40% of the compute units without one (SHORT_SPLIT_MAX_USE): as many slices of SPLIT_K_GRAIN as give
+ * SPLIT_K_WAVES work-groups a unit. H200 fp32, scripts/gpu/h200_skinny_tiles.sh,
+ * bench/results/h200/2026-12-02/skinny-tiles/ (TFLOP/s, unsplit -> split):
+ * - forced splits (run1-sweep.txt): 404x580x1488 (70 tiles of 64 x 64) 11.4 -> 15.0, 530x410x1700 (63; the direct
+ *   kernel ran 11.5) 9.6 -> 15.5, 820x760x1300 (78 of 64 x 128) 20.1 -> 23.2;
+ * - the build before against a first form of the rule on unseen shapes (run2-ab.txt, run3-check.txt): with under
+ *   0.6 tiles a unit, 460x460x1900 11.5 -> 16.1, 640x300x1600 10.4 -> 15.7, 950x610x1500 19.1 -> 20.1; with
+ *   0.6-0.75, mixed: 500x700x1400 +11%, 380x900x2000 +14%, 700x900x1800 +8%, 900x350x1500 0, 430x770x1650 -5%,
+ *   260x1000x1300 -10%; K under 1280 gained nothing or lost (544^3 -25%, 480x520x640 -17%, 600x450x900 -17%).
+ * Where every unit has a tile splitting lost, even when they balance poorly: 672x648x1758 (121 tiles) 21.4 ->
+ * 17.9, 1500x700x900 (144 of 64 x 128) 18.9 -> 18.3, 777x1555x999 (169) 21.7 -> 19.8
+ * (bench/results/h200/2026-12-01/odd-shapes/). Only the bucket's own configuration (sweeps that force one keep the
+ * rule they were measured with), and not under a forced CLFORGE_GEMM_SPLIT_K. */
 static size_t short_split(const planner *pl, const clf__config *cfg, const product *p)
 {
     const clf__gemm_plan *plan = pl->plan;
     if (is_cpu(pl->ctx) || plan->dtype != CLF_F32 || p->batch != 1 || forced_split() ||
-        p->k < 2 * SPLIT_K_GRAIN || p->k >= 2 * SPLIT_K_MIN_SLICE || strcmp(plan->origin_main, "override") == 0 ||
-        strcmp(plan->origin_main, "caller") == 0 || tile_count(cfg, p->m, p->n) >= FILL_POOR * (double)cus(pl->ctx))
+        p->k < SHORT_SPLIT_MIN_K || p->k >= 2 * SPLIT_K_MIN_SLICE || strcmp(plan->origin_main, "override") == 0 ||
+        strcmp(plan->origin_main, "caller") == 0 || tile_count(cfg, p->m, p->n) >= SHORT_SPLIT_MAX_USE * (double)cus(pl->ctx))
         return 1;
     size_t tiles = (size_t)tile_count(cfg, p->m, p->n), most = p->k / SPLIT_K_GRAIN;
     size_t parts = (SPLIT_K_WAVES * cus(pl->ctx) + tiles - 1) / tiles;

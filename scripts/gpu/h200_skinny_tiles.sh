@@ -5,7 +5,9 @@
 #                choice and cuBLAS (torch.matmul) in the same script. The planner's per-configuration cost model is
 #                drawn from this.
 #   PART=ab      this build against the one in .old (a worktree of the commit before), alternating rounds, over
-#                ABSHAPES (products in no list above), cuBLAS once, after test_gemm and test_gemm_plan on the H200.
+#                ABSHAPES (products in no list above), cuBLAS once, after test_gemm and test_gemm_plan on the H200;
+#                with FSHAPES, those products also with CLFORGE_GEMM_SPLIT_K=FSPLIT (default 5) in the same rounds,
+#                to check where the rule declines to split.
 . scripts/gpu/common.sh
 gpu_session skinny-tiles
 PART=${PART:-sweep}
@@ -47,6 +49,10 @@ if [ "$PART" = ab ]; then
       d=.; [ $v = old ] && d=../.old/build-gpu
       B=$d/bench/bench_gemm_mixed CLFORGE_CACHE_DIR=/tmp/clf-cache-ab-$v f32_bench "$v r$round" $ss --json $r/ab-$v-$round.json
     done
+    if [ -n "${FSHAPES:-}" ]; then
+      fs=""; for s in $FSHAPES; do fs="$fs --shape $s"; done
+      CLFORGE_CACHE_DIR=/tmp/clf-cache-ab-new CLFORGE_GEMM_SPLIT_K=${FSPLIT:-5} f32_bench "split=${FSPLIT:-5} r$round" $fs
+    fi
   done
 fi
 date -u | tee -a "$log"
