@@ -34,6 +34,7 @@ typedef struct product {
     int epi;                      /* C is stored through the epilogue; r0, c0: where this C starts in the whole */
     size_t r0, c0;
     int edge_a, edge_b;           /* read in place past the last whole tile (operand_reads) */
+    int rest_in_place;            /* the rest of K after a short split's slices: read with edge checks, not packed */
 } product;
 
 typedef struct planner {
@@ -180,7 +181,7 @@ static clf_status plan_product(planner *pl, const product *p, const clf__config 
  * product goes to its own M x N plane of the partial scratch (the whole slices as one batched product
  * whose A and B step along K), and a reduction sums the planes into C with alpha and beta. */
 static clf_status plan_split(planner *pl, const product *p, const clf__config *cfg, int direct, size_t parts,
-                             size_t grain)
+                             size_t grain, int rest_in_place)
 {
     clf_context *ctx = pl->ctx;
     size_t esz = clf__dtype_size(pl->plan->dtype);
@@ -208,6 +209,7 @@ static clf_status plan_split(planner *pl, const product *p, const clf__config *c
         tail.a.off = p->a.off + whole * kc * step_a;
         tail.b.off = p->b.off + whole * kc * step_b;
         tail.c.off = whole * plane;
+        tail.rest_in_place = rest_in_place;
         s = plan_product(pl, &tail, cfg, direct, 0);
     }
     if (s != CLF_SUCCESS)
@@ -228,7 +230,7 @@ static clf_status plan_strip(planner *pl, const product *p, int may_split)
     if (s != CLF_SUCCESS)
         return s;
     size_t parts = may_split && p->batch == 1 ? split_k_parts(pl->ctx, cfg, p->m, p->n, p->k, 0) : 1;
-    return parts > 1 ? plan_split(pl, p, cfg, 1, parts, SPLIT_K_GRAIN) : add_direct(pl, p, cfg);
+    return parts > 1 ? plan_split(pl, p, cfg, 1, parts, SPLIT_K_GRAIN, 0) : add_direct(pl, p, cfg);
 }
 
 #define NT_PACK_MIN_M 512   /* rows of C from which a GPU packs a B stored N x K (plan_packs) */
@@ -309,8 +311,11 @@ static void operand_reads(const planner *pl, const product *p, const clf__config
      * 10.8 -> 14.8 TFLOP/s, 40 x 500x300x400 24.6 -> 26.5, 16 x 1000x1000x200 32.0 -> 32.6; single products lost
      * up to 11% (4000^3 42.0 -> 37.2, 1000^3 30.6 -> 28.6, A B^T 3000x5000x2000 37.1 -> 33.5) and, with only a
      * K-major B read so, still 4-13% (4000^3 42.1 -> 40.2, 1000^3 31.1 -> 27.2): the in-place rows are not
-     * aligned as the packed ones are. 1000x3000x1000 gained 4-8% either way and 1500x700x904 6% with both. */
-    int mode = pack_mode(), edges = mode == PACK_EDGES || (mode == PACK_RULE && !is_cpu(pl->ctx) && p->batch > 1);
+     * aligned as the packed ones are. 1000x3000x1000 gained 4-8% either way and 1500x700x904 6% with both.
+     * The rest of K after a short split's slices (short_split) is read so too: two packs of a few dozen K steps
+     * are two launches of next to no work. */
+    int mode = pack_mode(),
+        edges = mode == PACK_EDGES || (mode == PACK_RULE && !is_cpu(pl->ctx) && (p->batch > 1 || p->rest_in_place));
     *edge_a = edges && *pack_a && fit_a;
     *edge_b = edges && *pack_b && fit_b && !nt;
     *pack_a &= !*edge_a;
@@ -520,7 +525,7 @@ static int plan_waves(planner *pl, const product *p, const clf__config *cfg, clf
     pl->plan->path = "waves";
     *s = plan_product(pl, &bulk, cfg, 0, 1);
     if (*s == CLF_SUCCESS)
-        *s = plan_split(pl, &tail, cfg, 0, best_parts, WAVE_GRAIN);
+        *s = plan_split(pl, &tail, cfg, 0, best_parts, WAVE_GRAIN, 0);
     return 1;
 }
 
@@ -755,6 +760,7 @@ static clf_status plan_real(planner *pl, product p, clf__gemm_path path, int no_
         return add_direct(pl, &p, main_cfg);
     }
     size_t parts = 1;
+    int short_k = 0;
     if (p.batch == 1 && !scale_only && !no_split) {
         /* Slots count only for the bucket's own configuration on the packed path of a GPU (sweeps that force
          * one keep the rule they were measured with). */
@@ -764,11 +770,11 @@ static clf_status plan_real(planner *pl, product p, clf__gemm_path path, int no_
                            : 0;
         parts = split_k_parts(pl->ctx, main_cfg, p.m, p.n, p.k, slots);
         if (parts == 1 && !direct)
-            parts = short_split(pl, main_cfg, &p);
+            short_k = (parts = short_split(pl, main_cfg, &p)) > 1;
     }
     plan->path = parts > 1 ? "split-k" : direct ? "direct" : "packed";
     if (parts > 1)
-        return plan_split(pl, &p, main_cfg, direct, parts, SPLIT_K_GRAIN);
+        return plan_split(pl, &p, main_cfg, direct, parts, SPLIT_K_GRAIN, short_k);
     if (!direct && !no_split && !scale_only && plan_waves(pl, &p, main_cfg, &s))
         return s;
     return plan_product(pl, &p, main_cfg, direct, !no_split);
