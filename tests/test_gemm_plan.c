@@ -719,8 +719,8 @@ START_TEST(products_that_leave_slots_empty_split)
 }
 END_TEST
 
-/* On a GPU (pretended) a single fp32 product with a K of 1280 to 2047 whose tiles leave 40% of the compute
- * units or more without one splits K into slices of 256, also where the direct kernel would have taken it; one
+/* On a GPU (pretended) a single fp32 product with a K of 1280 to 2047 whose tiles leave over a quarter of the
+ * compute units without one splits K into slices of 256, also where the direct kernel would have taken it; one
  * whose tiles reach every unit, a K under five slices, a forced configuration or CLFORGE_GEMM_SPLIT_K=1
  * does not split, and a split that would still leave units idle keeps the direct kernel. */
 START_TEST(short_k_products_split_when_units_idle)
@@ -734,7 +734,8 @@ START_TEST(short_k_products_split_when_units_idle)
         {530, 410, 1700, NULL, "split-k", 6},  /* 63: the direct kernel's until now */
         {820, 760, 1300, NULL, "split-k", 5},  /* 78 of 64 x 128 */
         {672, 648, 1758, NULL, "packed", 0},   /* 121: every unit has a tile */
-        {430, 770, 1650, NULL, "packed", 0},   /* 91: 0.69 a unit */
+        {430, 770, 1650, NULL, "split-k", 6},  /* 91: 0.69 a unit */
+        {610, 610, 1280, NULL, "packed", 0},   /* 100: 0.76 a unit */
         {1500, 700, 900, NULL, "packed", 0},   /* 264 of 64 x 64 */
         {1250, 500, 1000, NULL, "packed", 0},  /* 80 tiles of 64 x 128, K under five slices */
         {380, 380, 1024, NULL, "direct", 0},   /* 18 tiles of 64 x 128, 72 in four slices: units stay idle */
@@ -759,10 +760,18 @@ START_TEST(short_k_products_split_when_units_idle)
         ck_assert_uint_eq(first->u.main.k_flops, 256);
         ck_assert_uint_eq(first->u.main.batch, cases[i].slices);
     }
-    /* A configuration forced through the environment keeps the rule it was measured with: no split. */
-    setenv("CLFORGE_GEMM_CONFIG", SKINNY_CFG, 1);
+    /* The rest of K (1488 - 5 * 256 = 208) is read in place with edge checks, as the slices are: nothing packed. */
     clf__gemm_call call = nn_call(404, 580, 1488);
     clf__gemm_plan plan;
+    ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS, "%s", clf_last_error());
+    ck_assert_int_eq(steps_of(&plan, CLF__STEP_PACK), 0);
+    const clf__main_step *rest = &plan.steps[plan.nsteps - 2].u.main;
+    ck_assert_int_eq(plan.steps[plan.nsteps - 2].kind, CLF__STEP_MAIN);
+    ck_assert_uint_eq(rest->k_flops, 208);
+    ck_assert_uint_eq(rest->batch, 1);
+    ck_assert(rest->edge_a || rest->edge_b);
+    /* A configuration forced through the environment keeps the rule it was measured with: no split. */
+    setenv("CLFORGE_GEMM_CONFIG", SKINNY_CFG, 1);
     ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS, "%s", clf_last_error());
     unsetenv("CLFORGE_GEMM_CONFIG");
     ck_assert_str_eq(plan.path, "packed");

@@ -603,19 +603,23 @@ static clf_status refill(planner *pl, const product *p)
 }
 
 #define SHORT_SPLIT_MIN_K (5 * SPLIT_K_GRAIN)   /* shorter K lost to the split's launches and partial sums */
-#define SHORT_SPLIT_MAX_USE 0.6                 /* tiles per compute unit under which a short K is split */
+#define SHORT_SPLIT_MAX_USE 0.75                /* tiles per compute unit under which a short K is split */
 
 /* Slices of K (1: none) for a single fp32 product on a GPU whose K is too short for split_k_parts (under twice
  * SPLIT_K_MIN_SLICE, at least SHORT_SPLIT_MIN_K) and whose tiles, in the configuration the rules above chose, leave
- * at least 40% of the compute units without one (SHORT_SPLIT_MAX_USE): as many slices of SPLIT_K_GRAIN as give
- * SPLIT_K_WAVES work-groups a unit. H200 fp32, scripts/gpu/h200_skinny_tiles.sh,
- * bench/results/h200/2026-12-02/skinny-tiles/ (TFLOP/s, unsplit -> split):
- * - forced splits (run1-sweep.txt): 404x580x1488 (70 tiles of 64 x 64) 11.4 -> 15.0, 530x410x1700 (63; the direct
- *   kernel ran 11.5) 9.6 -> 15.5, 820x760x1300 (78 of 64 x 128) 20.1 -> 23.2;
- * - the build before against a first form of the rule on unseen shapes (run2-ab.txt, run3-check.txt): with under
- *   0.6 tiles a unit, 460x460x1900 11.5 -> 16.1, 640x300x1600 10.4 -> 15.7, 950x610x1500 19.1 -> 20.1; with
- *   0.6-0.75, mixed: 500x700x1400 +11%, 380x900x2000 +14%, 700x900x1800 +8%, 900x350x1500 0, 430x770x1650 -5%,
- *   260x1000x1300 -10%; K under 1280 gained nothing or lost (544^3 -25%, 480x520x640 -17%, 600x450x900 -17%).
+ * over a quarter of the compute units without one (SHORT_SPLIT_MAX_USE): as many slices of SPLIT_K_GRAIN as give
+ * SPLIT_K_WAVES work-groups a unit; the rest of K is read in place (operand_reads). H200 fp32,
+ * scripts/gpu/h200_skinny_tiles.sh, bench/results/h200/2026-12-02/skinny-tiles/ (TFLOP/s):
+ * - forced splits (run1-sweep.txt), unsplit -> slices of 256: 404x580x1488 (70 tiles of 64 x 64) 11.4 -> 15.0,
+ *   530x410x1700 (63; the direct kernel ran 11.5) 9.6 -> 15.5, 820x760x1300 (78 of 64 x 128) 20.1 -> 23.2;
+ * - with the rest of K packed, the build before against the rule on unseen shapes (run2-ab.txt, run3-check.txt,
+ *   run4-final.txt): gains of 3-51% under 0.6 tiles a unit, -10% to +14% from 0.6 to 0.75, and every K under
+ *   1280 gained nothing or lost (544^3 -25%, 480x520x640 -17%, 600x450x900 -17%);
+ * - the rest read in place instead of packed (run5-rest-in-place.txt): 8-48% faster again, and steady between
+ *   rounds (the packed rest's two extra launches had made those plans vary by up to 25%);
+ * - with the rest in place, this rule against splitting also K from 512 (run6-wide-gates.txt): from 0.6 to 0.75
+ *   tiles a unit the split gained 18-25% (620x460x1300 13.8 -> 16.3, 760x480x1800 18.1 -> 22.6), under K = 1280 it
+ *   lost up to 31% (450x450x1100 10.4 -> 7.2, 600x380x800 11.7 -> 8.1).
  * Where every unit has a tile splitting lost, even when they balance poorly: 672x648x1758 (121 tiles) 21.4 ->
  * 17.9, 1500x700x900 (144 of 64 x 128) 18.9 -> 18.3, 777x1555x999 (169) 21.7 -> 19.8
  * (bench/results/h200/2026-12-01/odd-shapes/). Only the bucket's own configuration (sweeps that force one keep the
