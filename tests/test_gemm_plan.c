@@ -77,6 +77,12 @@ static int steps_of(const clf__gemm_plan *plan, clf__step_kind kind)
     return n;
 }
 
+/* Plans call on ctx with the planner's own choices (no configuration or path forced); the plan must succeed. */
+static void plan_auto(clf_context *ctx, const clf__gemm_call *call, clf__gemm_plan *plan)
+{
+    ck_assert_msg(clf__gemm_plan_make(ctx, call, NULL, CLF__GEMM_AUTO, plan) == CLF_SUCCESS, "%s", clf_last_error());
+}
+
 static clf__gemm_call nn_call(size_t m, size_t n, size_t k)
 {
     return (clf__gemm_call){.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_NO_TRANS,
@@ -102,7 +108,7 @@ START_TEST(thin_slices_keep_the_thin_configuration)
     clf__gemm_call call = nn_call(256, 4096, 4096);
     ck_assert_str_eq(clf__gemm_bucket(&ctx->info, 256, 4096, 4096), "thin");
     clf__gemm_plan plan;
-    ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS, "%s", clf_last_error());
+    plan_auto(ctx, &call, &plan);
     ck_assert_str_eq(plan.path, "split-k");
     ck_assert_str_eq(plan.bucket, "thin");
     ck_assert_str_eq(plan.origin_main, "tuned");
@@ -455,8 +461,7 @@ START_TEST(wgmma_tiles_narrow_for_small_products)
                                .typed = 1, .a_type = CLF_F16, .b_type = CLF_F16, .c_type = CLF_F32,
                                .compute = CLF_COMPUTE_EXACT, .mma = 1};
         clf__gemm_plan plan;
-        ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS, "%s",
-                      clf_last_error());
+        plan_auto(ctx, &call, &plan);
         const clf__config *cfg = NULL;
         for (int j = 0; j < plan.nsteps; j++)
             if (plan.steps[j].kind == CLF__STEP_MMA)
@@ -495,8 +500,7 @@ START_TEST(threex_on_wgmma_splits_its_operands)
                                .typed = 1, .a_type = CLF_F32, .b_type = CLF_F32, .c_type = CLF_F32,
                                .compute = CLF_COMPUTE_3XTF32, .mma = 1};
         clf__gemm_plan plan;
-        ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS, "%s",
-                      clf_last_error());
+        plan_auto(ctx, &call, &plan);
         int splits[3] = {0, 0, 0};
         const clf__mma_step *mma = NULL;
         for (int j = 0; j < plan.nsteps; j++) {
@@ -578,8 +582,7 @@ START_TEST(poorly_filled_products_take_smaller_tiles)
             setenv("CLFORGE_GEMM_FILL", cases[i].env, 1);
         clf__gemm_call call = nn_call(cases[i].m, cases[i].n, cases[i].k);
         clf__gemm_plan plan;
-        ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS, "%s",
-                      clf_last_error());
+        plan_auto(ctx, &call, &plan);
         ck_assert_msg(strcmp(plan.bucket, cases[i].bucket) == 0, "case %d: bucket %s, want %s", i, plan.bucket,
                       cases[i].bucket);
         char got[256];
@@ -603,7 +606,7 @@ START_TEST(poorly_filled_products_take_smaller_tiles)
     setenv("CLFORGE_GEMM_CONFIG", "KWI=8", 1);   /* an override is the caller's choice: kept */
     clf__gemm_call call = nn_call(1500, 700, 900);
     clf__gemm_plan plan;
-    ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS, "%s", clf_last_error());
+    plan_auto(ctx, &call, &plan);
     ck_assert_str_eq(plan.bucket, "medium");
     unsetenv("CLFORGE_GEMM_CONFIG");
     pretend_end(ctx, &saved);
@@ -675,15 +678,14 @@ START_TEST(poorly_covered_thin_products_leave_the_thin_bucket)
         ck_assert_str_eq(clf__gemm_bucket(&ctx->info, cases[i].m, cases[i].n, cases[i].k), "thin");
         clf__gemm_call call = nn_call(cases[i].m, cases[i].n, cases[i].k);
         clf__gemm_plan plan;
-        ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS, "%s",
-                      clf_last_error());
+        plan_auto(ctx, &call, &plan);
         ck_assert_msg(strcmp(plan.bucket, cases[i].bucket) == 0, "case %d: bucket %s, want %s", i, plan.bucket,
                       cases[i].bucket);
     }
     setenv("CLFORGE_GEMM_CONFIG", "KWI=8", 1);   /* an override is the caller's choice: kept */
     clf__gemm_call call = nn_call(900, 500, 3000);
     clf__gemm_plan plan;
-    ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS, "%s", clf_last_error());
+    plan_auto(ctx, &call, &plan);
     ck_assert_str_eq(plan.bucket, "thin");
     unsetenv("CLFORGE_GEMM_CONFIG");
     pretend_end(ctx, &saved);
@@ -708,8 +710,7 @@ START_TEST(products_that_leave_slots_empty_split)
         store_config_wg(ctx, "skinny", SKINNY_CFG, cases[i].wg_per_cu);
         clf__gemm_call call = nn_call(cases[i].m, cases[i].n, cases[i].k);
         clf__gemm_plan plan;
-        ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS, "%s",
-                      clf_last_error());
+        plan_auto(ctx, &call, &plan);
         ck_assert_str_eq(plan.bucket, "skinny");
         ck_assert_msg((strcmp(plan.path, "split-k") == 0) == cases[i].split, "case %d: path %s", i, plan.path);
         if (cases[i].split)
@@ -746,8 +747,7 @@ START_TEST(short_k_products_split_when_units_idle)
             setenv("CLFORGE_GEMM_SPLIT_K", cases[i].env, 1);
         clf__gemm_call call = nn_call(cases[i].m, cases[i].n, cases[i].k);
         clf__gemm_plan plan;
-        ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS, "%s",
-                      clf_last_error());
+        plan_auto(ctx, &call, &plan);
         unsetenv("CLFORGE_GEMM_SPLIT_K");
         ck_assert_msg(strcmp(plan.path, cases[i].path) == 0, "case %zu: path %s, want %s", i, plan.path, cases[i].path);
         if (!cases[i].slices)
@@ -763,7 +763,7 @@ START_TEST(short_k_products_split_when_units_idle)
     /* The rest of K (1488 - 5 * 256 = 208) is read in place with edge checks, as the slices are: nothing packed. */
     clf__gemm_call call = nn_call(404, 580, 1488);
     clf__gemm_plan plan;
-    ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS, "%s", clf_last_error());
+    plan_auto(ctx, &call, &plan);
     ck_assert_int_eq(steps_of(&plan, CLF__STEP_PACK), 0);
     const clf__main_step *rest = &plan.steps[plan.nsteps - 2].u.main;
     ck_assert_int_eq(plan.steps[plan.nsteps - 2].kind, CLF__STEP_MAIN);
@@ -772,7 +772,7 @@ START_TEST(short_k_products_split_when_units_idle)
     ck_assert(rest->edge_a || rest->edge_b);
     /* A configuration forced through the environment keeps the rule it was measured with: no split. */
     setenv("CLFORGE_GEMM_CONFIG", SKINNY_CFG, 1);
-    ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS, "%s", clf_last_error());
+    plan_auto(ctx, &call, &plan);
     unsetenv("CLFORGE_GEMM_CONFIG");
     ck_assert_str_eq(plan.path, "packed");
     pretend_end(ctx, &saved);
@@ -802,8 +802,7 @@ START_TEST(padded_nn_batches_read_in_place)
                                .lda = k, .ldb = cases[i].tb ? k : n, .ldc = n, .stride_a = m * k, .stride_b = n * k,
                                .stride_c = m * n, .batch = cases[i].batch};
         clf__gemm_plan plan;
-        ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS, "%s",
-                      clf_last_error());
+        plan_auto(ctx, &call, &plan);
         int packs = steps_of(&plan, CLF__STEP_PACK), direct = 0, mains = 0;
         for (int j = 0; j < plan.nsteps; j++) {
             if (plan.steps[j].kind == CLF__STEP_MAIN) {

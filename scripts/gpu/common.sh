@@ -8,6 +8,8 @@
 #   gemv_bench    bench_gemv over $thin, said under a label
 #   f32_bench     bench_gemm_mixed (fp32) with options, its result lines said under a label; F32_CFG: the H200's
 #                 shipped fp32 tiles by bucket, for CLFORGE_GEMM_CONFIG
+#   old_build T.. builds targets T of the worktree in ../.old (the build before, for A/B rounds) from build-gpu
+#   gemm_suites N test_gemm's random cases (N of them) and test_gemm_plan on the GPU, each said with its counts
 set -u
 out=${OUT:-$PWD/gpu-out}; mkdir -p "$out"
 export PYTHONUNBUFFERED=1
@@ -51,4 +53,18 @@ f32_bench() {
   say "-- $label"
   timeout 120 ${B:-bench/bench_gemm_mixed} --device gpu --modes f32 --reps 10 "$@" 2>&1 | grep -E "GFLOP|rror" | cut -c1-90 |
     sed "s/^/$label | /" | tee -a "$log"
+}
+# old_build TARGET...: Release build of TARGETs in ../.old/build-gpu (run from build-gpu); said when it fails.
+old_build() {
+  ( cd ../.old && cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release >/dev/null &&
+    cmake --build build-gpu -j16 --target "$@" > $r/old-build.log 2>&1 ) || say "old build failed"
+}
+# gemm_suites N: test_gemm's random tcase (N random cases, with its split-K and edge cases) and test_gemm_plan on the
+# GPU (0:0), each said with its counts; logs in $r.
+gemm_suites() {
+  for t in test_gemm test_gemm_plan; do
+    ( [ $t = test_gemm ] && export CK_RUN_CASE=random; CLFORGE_GEMM_TEST_CASES=$1 CLFORGE_SOURCE_DIR=.. CLFORGE_TEST_DEVICES=0:0 \
+      timeout 200 tests/$t > $r/$t.log 2>&1 )
+    say "$t rc=$? $(grep -E 'Checks|random cases|cases on' $r/$t.log | tr '\n' ' ')"
+  done
 }

@@ -34,13 +34,8 @@ if [ "$PART" = sweep ]; then
   done
 fi
 if [ "$PART" = ab ]; then
-  for t in test_gemm test_gemm_plan; do
-    ( [ $t = test_gemm ] && export CK_RUN_CASE=random; CLFORGE_GEMM_TEST_CASES=200 CLFORGE_SOURCE_DIR=.. CLFORGE_TEST_DEVICES=0:0 \
-      timeout 200 tests/$t > $r/$t.log 2>&1 )
-    say "$t rc=$? $(grep -E 'Checks|random cases|cases on' $r/$t.log | tr '\n' ' ')"
-  done
-  ( cd ../.old && cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release >/dev/null &&
-    cmake --build build-gpu -j16 --target bench_gemm_mixed > $r/old-build.log 2>&1 ) || say "old build failed"
+  gemm_suites 200
+  old_build bench_gemm_mixed
   ss=""; for s in ${ABSHAPES:?}; do ss="$ss --shape $s"; done
   say "== cuBLAS"
   timeout 150 python3 ../bench/torch_gemm.py --dtype f32 $ss --json $r/cublas-ab.json 2>&1 | grep -E "cuBLAS|rror" | tee -a "$log"

@@ -79,13 +79,8 @@ if on mma; then
   done
 fi
 if on splitab; then
-  for t in test_gemm test_gemm_plan; do
-    ( [ $t = test_gemm ] && export CK_RUN_CASE=random; CLFORGE_GEMM_TEST_CASES=150 CLFORGE_SOURCE_DIR=.. CLFORGE_TEST_DEVICES=0:0 \
-      timeout 200 tests/$t > $r/$t.log 2>&1 )
-    say "$t rc=$? $(grep -E 'Checks|random cases|cases on' $r/$t.log | tr '\n' ' ')"
-  done
-  ( cd ../.old && cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release >/dev/null &&
-    cmake --build build-gpu -j16 --target bench_gemm_mixed > $r/old-build.log 2>&1 ) || say "old build failed"
+  gemm_suites 150
+  old_build bench_gemm_mixed
   ss=""; for s in ${SSHAPES:-7000x110x3000 9000x70x2500 100x8000x4000 120x12000x2048 6000x100x6000 5000x200x3000 3500x150x5000 2048x2048x2048 4096x4096x4096}; do ss="$ss --shape $s"; done
   say "== cuBLAS"
   timeout 120 python3 ../bench/torch_gemm.py --dtype f32 $ss --json $r/cublas-splitab.json 2>&1 | grep -E "cuBLAS|rror" | tee -a "$log"
@@ -99,8 +94,7 @@ if on splitab; then
 fi
 if on ab; then
   epi_suite
-  ( cd ../.old && cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release >/dev/null &&
-    cmake --build build-gpu -j16 --target bench_gemm_epilogue bench_gemm_mixed > $r/old-build.log 2>&1 ) || say "old build failed"
+  old_build bench_gemm_epilogue bench_gemm_mixed
   es=""; for s in ${ABSHAPES:-5120x3072x1536 2500x4000x1200 6144x6144x768}; do es="$es --shape $s"; done
   gs=""; for s in ${ABGEMM:-4096x4096x4096 3072x3072x3072 5000x3000x2000}; do gs="$gs --shape $s"; done
   also=(--also "c = acc * 0.5 + bias" --also "c = max(acc + bias, 0.1 * (acc + bias))" --also "c = tanh(acc + bias)"
