@@ -627,12 +627,12 @@ static clf_status refill(planner *pl, const product *p)
 static size_t short_split(const planner *pl, const clf__config *cfg, const product *p)
 {
     const clf__gemm_plan *plan = pl->plan;
+    double tiles = tile_count(cfg, p->m, p->n);
     if (is_cpu(pl->ctx) || plan->dtype != CLF_F32 || p->batch != 1 || forced_split() ||
         p->k < SHORT_SPLIT_MIN_K || p->k >= 2 * SPLIT_K_MIN_SLICE || strcmp(plan->origin_main, "override") == 0 ||
-        strcmp(plan->origin_main, "caller") == 0 || tile_count(cfg, p->m, p->n) >= SHORT_SPLIT_MAX_USE * (double)cus(pl->ctx))
+        strcmp(plan->origin_main, "caller") == 0 || tiles >= SHORT_SPLIT_MAX_USE * (double)cus(pl->ctx))
         return 1;
-    size_t tiles = (size_t)tile_count(cfg, p->m, p->n), most = p->k / SPLIT_K_GRAIN;
-    size_t parts = (SPLIT_K_WAVES * cus(pl->ctx) + tiles - 1) / tiles;
+    size_t tl = (size_t)tiles, most = p->k / SPLIT_K_GRAIN, parts = (SPLIT_K_WAVES * cus(pl->ctx) + tl - 1) / tl;
     return parts < most ? parts : most;
 }
 
