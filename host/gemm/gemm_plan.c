@@ -67,6 +67,15 @@ static long forced_split(void)
 
 #define SPLIT_K_SLOT_USE 0.75   /* split a product of more tiles than compute units below this share of the slots */
 
+/* Slices that give SPLIT_K_WAVES work-groups a compute unit to tiles tiles (>= 1), at most `most` and SPLIT_K_MAX. */
+static size_t waves_parts(const clf_context *ctx, double tiles, size_t most)
+{
+    size_t tl = (size_t)tiles, parts = (SPLIT_K_WAVES * cus(ctx) + tl - 1) / tl;
+    if (parts > most)
+        parts = most;
+    return parts > SPLIT_K_MAX ? SPLIT_K_MAX : parts;
+}
+
 /* slots: work-groups the device holds at once in cfg's tiles (0: unknown, as for edge strips). A product with
  * more tiles than compute units is split too when those tiles fill under SPLIT_K_SLOT_USE of the slots and K
  * gives slices of SPLIT_K_MIN_SLICE: H200 fp32 (bench/results/h200/2026-12-02/underfilled/run1-split-batched.txt,
@@ -89,10 +98,7 @@ static size_t split_k_parts(const clf_context *ctx, const clf__config *cfg, size
     double tiles = tile_count(cfg, M, N);   /* >= 1: M and N are not 0 here */
     if (most < 2 || (tiles >= (double)cus(ctx) && tiles >= SPLIT_K_SLOT_USE * (double)slots))
         return 1;
-    size_t tl = (size_t)tiles, parts = (SPLIT_K_WAVES * cus(ctx) + tl - 1) / tl;
-    if (parts > most)
-        parts = most;
-    return parts > SPLIT_K_MAX ? SPLIT_K_MAX : parts;
+    return waves_parts(ctx, tiles, most);
 }
 
 /* 1 when the packed kernel's tiles would leave most of a GPU idle and K is too short to split: the direct
@@ -602,6 +608,13 @@ static clf_status refill(planner *pl, const product *p)
     return CLF_SUCCESS;
 }
 
+/* 1 when plan's main configuration is its bucket's own (resolved), not one forced by CLFORGE_GEMM_CONFIG or the
+ * caller: the rules measured on the buckets' configurations apply to it. */
+static int own_config(const clf__gemm_plan *plan)
+{
+    return strcmp(plan->origin_main, "override") != 0 && strcmp(plan->origin_main, "caller") != 0;
+}
+
 #define SHORT_SPLIT_MIN_K (5 * SPLIT_K_GRAIN)   /* shorter K lost to the split's launches and partial sums */
 #define SHORT_SPLIT_MAX_USE 0.75                /* tiles per compute unit under which a short K is split */
 
@@ -629,11 +642,10 @@ static size_t short_split(const planner *pl, const clf__config *cfg, const produ
     const clf__gemm_plan *plan = pl->plan;
     double tiles = tile_count(cfg, p->m, p->n);
     if (is_cpu(pl->ctx) || plan->dtype != CLF_F32 || p->batch != 1 || forced_split() ||
-        p->k < SHORT_SPLIT_MIN_K || p->k >= 2 * SPLIT_K_MIN_SLICE || strcmp(plan->origin_main, "override") == 0 ||
-        strcmp(plan->origin_main, "caller") == 0 || tiles >= SHORT_SPLIT_MAX_USE * (double)cus(pl->ctx))
+        p->k < SHORT_SPLIT_MIN_K || p->k >= 2 * SPLIT_K_MIN_SLICE || !own_config(plan) ||
+        tiles >= SHORT_SPLIT_MAX_USE * (double)cus(pl->ctx))
         return 1;
-    size_t tl = (size_t)tiles, most = p->k / SPLIT_K_GRAIN, parts = (SPLIT_K_WAVES * cus(pl->ctx) + tl - 1) / tl;
-    return parts < most ? parts : most;
+    return waves_parts(pl->ctx, tiles, p->k / SPLIT_K_GRAIN);
 }
 
 #define THIN_MIN_USE 0.85   /* the share of the thin configuration's tiles' area that C covers, at least */
@@ -768,8 +780,7 @@ static clf_status plan_real(planner *pl, product p, clf__gemm_path path, int no_
     if (p.batch == 1 && !scale_only && !no_split) {
         /* Slots count only for the bucket's own configuration on the packed path of a GPU (sweeps that force
          * one keep the rule they were measured with). */
-        int own = strcmp(plan->origin_main, "override") != 0 && strcmp(plan->origin_main, "caller") != 0;
-        size_t slots = !is_cpu(pl->ctx) && !direct && own
+        size_t slots = !is_cpu(pl->ctx) && !direct && own_config(plan)
                            ? clf__gemm_wave_slots(pl->ctx, &clf__family_gemm, plan->dtype, plan->bucket, main_cfg)
                            : 0;
         parts = split_k_parts(pl->ctx, main_cfg, p.m, p.n, p.k, slots);
