@@ -4,7 +4,9 @@
 # the new default runs), the k = 4096 accuracy per configuration; PART=sweep: configurations at SHAPES against the
 # mma.sync configuration shipped before and cuBLAS SGEMM (torch.matmul, TF32 off) in the same run (check runs it
 # too); PART=final: the H200 tests, --waves and unseen shapes; splits: forced splits along K; tune: clforge tune of
-# the 3x bucket against the shipped entry; why: the tune traced, its failures run alone; recheck: those again.
+# the 3x bucket against the shipped entry; why: the tune traced, its failures run alone; recheck: those again;
+# ab: this build against the one in .old (a worktree of the commit before), the tests and the k = 4096 accuracy,
+# then alternating rounds over ABSHAPES and cuBLAS SGEMM once per shape.
 . scripts/gpu/common.sh
 gpu_session ${NAME:-3xtf32-wgmma}
 B=bench/bench_gemm_mixed
@@ -117,4 +119,28 @@ if [ "${PART:-check}" = recheck ]; then
   CLFORGE_TUNE_TRACE=$r/trace2.jsonl timeout 150 ./clforge tune --device gpu --family gemm_mma --precision f32 --bucket 3x \
     --budget ${TUNE_BUDGET:-45} 2>&1 | tail -1 | tee -a "$log"
   say "traced evaluations: $(grep -c . $r/trace2.jsonl), failed: $(grep -c '"failed"' $r/trace2.jsonl)"
+fi
+if [ "${PART:-check}" = ab ]; then
+  old_build bench_gemm_mixed test_gemm_mixed
+  say "== tests on the H200 (shipped defaults)"
+  CLFORGE_TEST_DEVICES=0:0 timeout 300 ctest -R 'test_gemm_mixed|test_gemm_plan' -j2 --output-on-failure > $r/ctest.log 2>&1
+  say "$(grep -E 'tests passed|Failed' $r/ctest.log | head -4)"
+  for d in .. ../.old; do
+    CLFORGE_TEST_DEVICES=0:0 CK_RUN_CASE=three_tf32_is_fp32_accurate CLFORGE_SOURCE_DIR=$d timeout 100 $d/build-gpu/tests/test_gemm_mixed \
+      > $r/acc.log 2>&1
+    say "accuracy at k = 4096, $d: $(grep -E 'rms error' $r/acc.log | head -2 | tr '\n' ' ') $(grep -E 'Checks' $r/acc.log)"
+  done
+  for x in ${ABSHAPES:-"8192x8192x8192 --bt" "4096x4096x4096 --bt" "7168x6144x2560" "3500x4500x2200" "2500x9000x1800 --bt" \
+           "1536x1536x12288" "16x768x768x768"}; do
+    set -- $x; s=$1; shift; extra="$*"; batch=""
+    case $s in *x*x*x*) batch=${s%%x*}; s=${s#*x};; esac
+    for round in 1 2; do
+      for v in old new; do
+        d=.; [ $v = old ] && d=../.old/build-gpu
+        t=$(B=$d/bench/bench_gemm_mixed CLFORGE_CACHE_DIR=/tmp/clf-cache-ab-$v rate3x $extra --shape $s ${batch:+--batch $batch})
+        say "r$round | ${batch:+$batch x }$s $extra | $v | $t"
+      done
+    done
+    say "$(timeout 60 python3 ../bench/torch_gemm.py --dtype f32 $extra --shape $s ${batch:+--batch $batch} 2>&1 | grep cuBLAS) (SGEMM)"
+  done
 fi
