@@ -779,6 +779,46 @@ START_TEST(short_k_products_split_when_units_idle)
 }
 END_TEST
 
+/* On a GPU (pretended), a split product's slices keep their partial edge tiles: the edge strips that a whole
+ * product sends to the direct kernel would be batched over the slices and not split further. */
+START_TEST(split_products_keep_edge_tiles)
+{
+    clf_device_info saved;
+    clf_context *ctx = pretend_gpu("splitedges", &saved);
+    store_config_wg(ctx, "large", THIN_CFG, 2);
+    store_config_wg(ctx, "medium", MEDIUM_CFG, 2);
+    store_config_wg(ctx, "skinny", SKINNY_CFG, 4);
+    const struct { size_t m, n, k, rest; } cases[] = {
+        {1300, 900, 2600, 40},    /* 20 rows and 4 columns past the last whole 64 x 64 tiles */
+        {3010, 260, 4800, 192},   /* 2 rows and 4 columns */
+        {211, 5800, 5100, 492},   /* 19 rows */
+        {1310, 1090, 2400, 352},  /* 30 rows, 2 columns; A packed */
+    };
+    for (int i = 0; i < 4; i++) {
+        clf__gemm_call call = nn_call(cases[i].m, cases[i].n, cases[i].k);
+        clf__gemm_plan plan;
+        plan_auto(ctx, &call, &plan);
+        ck_assert_msg(strcmp(plan.path, "split-k") == 0, "case %d: path %s", i, plan.path);
+        int mains = 0;
+        const clf__main_step *rest = NULL;
+        for (int j = 0; j < plan.nsteps; j++) {
+            if (plan.steps[j].kind != CLF__STEP_MAIN)
+                continue;
+            const clf__main_step *m = &plan.steps[j].u.main;
+            ck_assert_msg(!m->direct && m->m == cases[i].m && m->n == cases[i].n, "case %d: step %d is %zu x %zu%s", i,
+                          j, m->m, m->n, m->direct ? " on the direct kernel" : "");
+            mains++;
+            rest = m;
+        }
+        ck_assert_int_eq(mains, 2);   /* the slices, the rest of K */
+        ck_assert_uint_eq(rest->batch, 1);
+        ck_assert_uint_ge(rest->k_flops, cases[i].rest);
+        ck_assert_int_eq(steps_of(&plan, CLF__STEP_REDUCE), 1);
+    }
+    pretend_end(ctx, &saved);
+}
+END_TEST
+
 #define BATCHED_CFG "MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=8 VWM=4 VWN=2 KWI=8 PADA=4 PADB=0 DBUF=1"
 
 /* On a GPU (pretended) an fp32 batch of A B (NN) that the packing pass would pad runs the direct kernel with the
@@ -914,6 +954,7 @@ int main(void)
     CLF_TEST_ALONE(s, poorly_covered_thin_products_leave_the_thin_bucket);
     CLF_TEST_ALONE(s, products_that_leave_slots_empty_split);
     CLF_TEST_ALONE(s, short_k_products_split_when_units_idle);
+    CLF_TEST_ALONE(s, split_products_keep_edge_tiles);
     CLF_TEST_ALONE(s, padded_nn_batches_read_in_place);
     CLF_TEST_ALONE(s, vector_aligned_operands_read_in_place_with_edges);
     return clf_test_run(s);

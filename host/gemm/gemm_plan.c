@@ -35,6 +35,7 @@ typedef struct product {
     size_t r0, c0;
     int edge_a, edge_b;           /* read in place past the last whole tile (operand_reads) */
     int rest_in_place;            /* the rest of K after a short split's slices: read with edge checks, not packed */
+    int in_split;                 /* the slices or the rest of K of a split product: no edge strips (plan_packed) */
 } product;
 
 typedef struct planner {
@@ -185,7 +186,11 @@ static clf_status plan_product(planner *pl, const product *p, const clf__config 
 
 /* Split-K: K is cut into slices of kc (a multiple of SPLIT_K_GRAIN) and a shorter remainder; each slice's
  * product goes to its own M x N plane of the partial scratch (the whole slices as one batched product
- * whose A and B step along K), and a reduction sums the planes into C with alpha and beta. */
+ * whose A and B step along K), and a reduction sums the planes into C with alpha and beta. rest_in_place: the
+ * remainder is read with edge checks rather than packed (short_split's). Reading every split's remainder so, up to
+ * 512 deep, was measured and not kept: H200 fp32, packed -> in place, two rounds (scripts/gpu/h200_skinny_tiles.sh
+ * PART=ab, bench/results/h200/2026-12-02/split-edges/run1-ab.txt, run2-confirm.txt), 14 products from -4%
+ * (458x2333x2540) to +3% (1300x900x2600); remainders of 864-880 lost 5-7%. */
 static clf_status plan_split(planner *pl, const product *p, const clf__config *cfg, int direct, size_t parts,
                              size_t grain, int rest_in_place)
 {
@@ -205,6 +210,7 @@ static clf_status plan_split(planner *pl, const product *p, const clf__config *c
     slices.c = (clf__gemm_operand){CLF__BUF_PARTIAL, NULL, 0, p->n, plane};
     slices.k = kc;
     slices.batch = whole;
+    slices.in_split = 1;
     slices.a.stride = kc * step_a;
     slices.b.stride = kc * step_b;
     clf_status s = plan_product(pl, &slices, cfg, direct, 0);
@@ -368,12 +374,19 @@ static int plan_packs(planner *pl, product *p, const clf__config *cfg, size_t *e
 /* The packed kernel over whole tiles. Edge tiles that would be mostly padding (under half a tile used) go
  * to the direct kernel instead, so that e.g. 4097 does not pay for a nearly empty extra row and column of
  * tiles and a partly filled extra wave; only when the bulk runs several waves, or the edge tiles run
- * alongside it for free and the extra launches cost more (H200: 1000x3000x700 lost 24% with the split). */
+ * alongside it for free and the extra launches cost more (H200: 1000x3000x700 lost 24% with the split).
+ * Not inside a split product (in_split): the strips of its slices, batched over the slices and not split further,
+ * ran the direct kernel's slow K-long launches. H200 fp32, strips -> none (scripts/gpu/h200_skinny_tiles.sh PART=ab,
+ * bench/results/h200/2026-12-02/split-edges/): 1300x900x2600 19.1 -> 26.4 TFLOP/s, 3010x260x4800 18.6 -> 25.1,
+ * 211x5800x5100 22.7 -> 26.0 (run1-ab.txt); on unseen products, with the remainders of K also read in place in
+ * that run (-4% to +3% by itself, plan_split), 219x5912x3170 19.6 -> 27.2, 1947x606x3862 19.6 -> 26.7,
+ * 1111x1117x5504 21.2 -> 28.9, 811x1482x3482 22.4 -> 26.2, 542x2549x7052 26.0 -> 28.4, 2839x1044x4857 31.3 -> 32.6
+ * (run2-confirm.txt). */
 static clf_status plan_packed(planner *pl, const product *p, const clf__config *cfg, int may_split, int *fell_back)
 {
     size_t mwg = param(cfg, CLF__GEMM_MWG), nwg = param(cfg, CLF__GEMM_NWG), kwg = param(cfg, CLF__GEMM_KWG);
     size_t M = p->m, N = p->n;
-    int split = (double)(M / mwg) * (double)(N / nwg) * (double)p->batch >= 4.0 * (double)cus(pl->ctx);
+    int split = !p->in_split && (double)(M / mwg) * (double)(N / nwg) * (double)p->batch >= 4.0 * (double)cus(pl->ctx);
     size_t Mb = split && M % mwg && M % mwg < mwg / 2 && M > mwg ? M - M % mwg : M;
     size_t Nb = split && N % nwg && N % nwg < nwg / 2 && N > nwg ? N - N % nwg : N;
     product bulk = *p;

@@ -7,7 +7,8 @@
 #   PART=ab      this build against the one in .old (a worktree of the commit before), alternating rounds, over
 #                ABSHAPES (products in no list above), cuBLAS once, after test_gemm and test_gemm_plan on the H200;
 #                with FSHAPES, those products also with CLFORGE_GEMM_SPLIT_K=FSPLIT (default 5) in the same rounds,
-#                to check where the rule declines to split.
+#                to check where the rule declines to split; with VARIANTS (LABEL:VAR=VALUE ...), this build again
+#                with VAR set in each round.
 . scripts/gpu/common.sh
 gpu_session skinny-tiles
 PART=${PART:-sweep}
@@ -43,6 +44,9 @@ if [ "$PART" = ab ]; then
     for v in old new; do
       d=.; [ $v = old ] && d=../.old/build-gpu
       B=$d/bench/bench_gemm_mixed CLFORGE_CACHE_DIR=/tmp/clf-cache-ab-$v f32_bench "$v r$round" $ss --json $r/ab-$v-$round.json
+    done
+    for x in ${VARIANTS:-}; do   # LABEL:VAR=VALUE, this build with VAR set (a rule switched off, for the A/B)
+      ( export "${x#*:}"; CLFORGE_CACHE_DIR=/tmp/clf-cache-ab-new f32_bench "${x%%:*} r$round" $ss --json $r/ab-${x%%:*}-$round.json )
     done
     if [ -n "${FSHAPES:-}" ]; then
       fs=""; for s in $FSHAPES; do fs="$fs --shape $s"; done
