@@ -477,6 +477,57 @@ START_TEST(wgmma_tiles_narrow_for_small_products)
 }
 END_TEST
 
+/* On a compute-capability-9.0 GPU (pretended) f16 products of a few hundred rows take the tiles that balance them
+ * over the compute units (reshape_wgmma): 64 x 128 or 64 x 64, unsplit; products the entry's tiles fill, batches,
+ * a forced configuration and CLFORGE_GEMM_MMA_TILES=entry keep what the narrowing rule gives. */
+START_TEST(wgmma_tiles_for_mid_size_products)
+{
+    clf_device_info saved;
+    clf_context *ctx = pretend_cc90("midsize", &saved);
+    const struct { size_t m, n, k, batch; int bm, bn; const char *env, *forced; } cases[] = {
+        {300, 12288, 4096, 1, 64, 128, NULL, NULL},      /* 288 entry tiles, C covers 78% of them */
+        {832, 5120, 4096, 1, 64, 128, NULL, NULL},
+        {112, 7168, 4096, 1, 64, 64, NULL, NULL},        /* 56 entry tiles; 64 x 128 would give 112 */
+        {8192, 8192, 8192, 1, 128, 128, NULL, NULL},     /* fills the device */
+        {512, 8192, 8192, 1, 128, 128, NULL, NULL},      /* 256 tiles, two rounds of whole tiles */
+        {256, 8192, 8192, 1, 128, 64, NULL, NULL},       /* narrowed, and the model agrees */
+        {300, 12288, 4096, 2, 128, 128, NULL, NULL},     /* a batch: the rule is for single products */
+        {300, 12288, 4096, 1, 128, 128, "entry", NULL},
+        {300, 12288, 4096, 1, 128, 128, NULL, "BM=128"}, /* forced: kept as it is */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (cases[i].env)
+            setenv("CLFORGE_GEMM_MMA_TILES", cases[i].env, 1);
+        if (cases[i].forced)
+            setenv("CLFORGE_GEMM_MMA_CONFIG", cases[i].forced, 1);
+        size_t m = cases[i].m, n = cases[i].n, k = cases[i].k;
+        clf__gemm_call call = {.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_TRANS,
+                               .m = m, .n = n, .k = k, .alpha = 1.0, .lda = k, .ldb = k, .ldc = n,
+                               .stride_a = m * k, .stride_b = n * k, .stride_c = m * n, .batch = cases[i].batch,
+                               .typed = 1, .a_type = CLF_F16, .b_type = CLF_F16, .c_type = CLF_F16,
+                               .compute = CLF_COMPUTE_EXACT, .mma = 1};
+        clf__gemm_plan plan;
+        plan_auto(ctx, &call, &plan);
+        unsetenv("CLFORGE_GEMM_MMA_TILES");
+        unsetenv("CLFORGE_GEMM_MMA_CONFIG");
+        int mma_steps = 0;
+        const clf__config *cfg = NULL;
+        for (int j = 0; j < plan.nsteps; j++)
+            if (plan.steps[j].kind == CLF__STEP_MMA)
+                cfg = plan.steps[j].u.mma.cfg, mma_steps++;
+        ck_assert_msg(cfg && cfg->v[CLF__MMA_WGMMA] == 1, "case %zu: no wgmma step", i);
+        ck_assert_msg(cfg->v[CLF__MMA_BM] == cases[i].bm && cfg->v[CLF__MMA_BN] == cases[i].bn &&
+                          cfg->v[CLF__MMA_WN] == cases[i].bn && cfg->v[CLF__MMA_WM] == 64,
+                      "case %zu (%zux%zux%zu x %zu): %d x %d tiles, want %d x %d", i, m, n, k, cases[i].batch,
+                      cfg->v[CLF__MMA_BM], cfg->v[CLF__MMA_BN], cases[i].bm, cases[i].bn);
+        if (cases[i].bm == 64)   /* the model's tiles run unsplit: one launch of the product */
+            ck_assert_msg(mma_steps == 1, "case %zu: %d matrix-unit steps", i, mma_steps);
+    }
+    unsetenv("CLFORGE_SHIPPED");
+    pretend_end(ctx, &saved);
+}
+END_TEST
+
 /* On a compute-capability-9.0 GPU (pretended) a 3xTF32 product runs on wgmma over operands split by the packing
  * pass: A as lo, hi, hi runs of K and B as hi, lo, hi, rows of three padded Ks, and a product three times as deep;
  * with wgmma off, or where the split copies would not fit one allocation, it runs on mma.sync over the operands
@@ -947,6 +998,7 @@ int main(void)
     CLF_TEST_ALONE(s, stale_config_checked_on_first_use);
     CLF_TEST_ALONE(s, matrix_vector_products);
     CLF_TEST_ALONE(s, wgmma_tiles_narrow_for_small_products);
+    CLF_TEST_ALONE(s, wgmma_tiles_for_mid_size_products);
     CLF_TEST_ALONE(s, threex_on_wgmma_splits_its_operands);
     CLF_TEST_ALONE(s, parts_tuned_only_for_3x);
     CLF_TEST_ALONE(s, poorly_filled_products_take_smaller_tiles);

@@ -924,6 +924,75 @@ static void narrow_wgmma(const clf_context *ctx, const product *p, clf_dtype dt,
     }
 }
 
+/* Tiles for f16/bf16 products with a few hundred rows or columns (a batch of tokens times a weight matrix). The
+ * entry's 128 x 128 tiles leave such products poorly balanced over the compute units: 300 x 12288 is 288 tiles on
+ * 132 units, and C covers 78% of them. Each candidate's time is modelled as the busiest unit's: its tiles one after
+ * another at the candidate's measured rate, slower where a unit holds only one or two of them (too few warps to
+ * hide the operands' latency). H200, f16 in and out, B stored N x K, every candidate forced, 2026-12-02
+ * (scripts/gpu/h200_midm_mma.sh, bench/results/h200/2026-12-02/midm-mma/run1-sweep.txt; the 2026-12-01 kmajor
+ * sweep in run6-splits.txt for 128 to 512 rows): TFLOP/s of the entry's tiles -> the best candidate, 300 x 12288 x
+ * 4096 202 -> 296 (64 x 128), 832 x 5120 x 4096 238 -> 346, 112 x 7168 x 4096 89 -> 173 (64 x 64), 240 x 5120 x
+ * 8192 146 -> 234; 512 x 8192 x 8192, 640 x 11008 x 2048 and 1000 x 8192 x 3072 ran fastest on the entry's. The
+ * model's rates, relative to the entry's, and the share of them a unit reaches holding one or two tiles, are
+ * fitted to those runs. A candidate replaces the narrowing rule's choice only when modelled TILE_SWITCH faster. */
+typedef struct wgmma_tiles {
+    int bm, bn, bk, stages;
+    double rate, one, two;   /* saturated rate; the share of it with one, two tiles on a unit */
+} wgmma_tiles;
+
+static const wgmma_tiles WGMMA_TILES[] = {
+    {128, 128, 0, 0, 1.00, 0.55, 1.0},   /* the entry's (bk, stages 0: as resolved) */
+    {128, 64, 0, 4, 0.83, 0.55, 1.0},    /* narrow_wgmma's */
+    {64, 128, 0, 4, 0.86, 0.45, 0.8},    /* one warpgroup of 64 x 128 */
+    {64, 64, 64, 3, 0.80, 0.45, 0.8},    /* one warpgroup of 64 x 64, 64-deep stages */
+};
+#define TILE_SWITCH 1.10
+
+/* Modelled throughput (relative) of t's tiles on an m x n product: C's area over the busiest unit's time. */
+static double tiles_speed(const clf_context *ctx, const wgmma_tiles *t, size_t m, size_t n)
+{
+    double cu = (double)cus(ctx), bm = t->bm, bn = t->bn;
+    double tiles = ceil((double)m / bm) * ceil((double)n / bn), hi = ceil(tiles / cu), lo = floor(tiles / cu);
+    double share[3] = {1.0, t->one, t->two};
+    double time = hi / (hi < 3 ? share[(int)hi] : 1.0);
+    if (lo > 0 && lo < hi)
+        time = fmax(time, lo / (lo < 3 ? share[(int)lo] : 1.0));
+    return (double)m * (double)n * t->rate / (time * cu * bm * bn);
+}
+
+/* 1 when cfg (the entry's wgmma configuration, perhaps narrowed) was replaced by tiles the model finds TILE_SWITCH
+ * faster on this product; those run unsplit. Only the f16/bf16 entry's own 128 x 128 tiles, single products. */
+static int reshape_wgmma(const clf_context *ctx, const product *p, clf__mma_mode mode, clf__config *cfg,
+                         const clf__config *entry, const char **origin)
+{
+    const int *e = entry->v;
+    if ((mode != CLF__MMA_F16 && mode != CLF__MMA_BF16) || p->batch != 1 || !e[CLF__MMA_WGMMA] ||
+        e[CLF__MMA_BM] != 128 || e[CLF__MMA_BN] != 128 || strcmp(*origin, "override") == 0 ||
+        !env_rule_on("CLFORGE_GEMM_MMA_TILES", "entry", "gemm-mma-tiles-env"))
+        return 0;
+    const wgmma_tiles *now = &WGMMA_TILES[cfg->v[CLF__MMA_BN] == 64 ? 1 : 0], *best = now;
+    double base = tiles_speed(ctx, now, p->m, p->n), top = base;
+    for (size_t i = 2; i < sizeof WGMMA_TILES / sizeof WGMMA_TILES[0]; i++) {
+        double s = tiles_speed(ctx, &WGMMA_TILES[i], p->m, p->n);
+        if (s > top)
+            top = s, best = &WGMMA_TILES[i];
+    }
+    if (best == now || top < TILE_SWITCH * base)
+        return 0;
+    clf__config c = *entry;
+    c.v[CLF__MMA_BM] = best->bm;
+    c.v[CLF__MMA_BN] = c.v[CLF__MMA_WN] = best->bn;
+    c.v[CLF__MMA_WM] = 64;
+    c.v[CLF__MMA_STAGES] = best->stages;
+    if (best->bk)
+        c.v[CLF__MMA_BK] = best->bk;
+    if (!clf__family_gemm_mma.valid(&c, &ctx->info, clf__mma_precision(mode)))
+        return 0;
+    *cfg = c;
+    *origin = "tiles chosen for the shape";
+    return 1;
+}
+
 /* Elements of the mode's input type in w words. */
 static size_t mma_elems(const clf__mma_step *m, size_t w)
 {
@@ -1124,7 +1193,10 @@ static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const produc
             bucket = CLF__MMA_KMAJOR;
         }
         slots = clf__gemm_wave_slots(pl->ctx, &clf__family_gemm_mma, clf__mma_precision(mode), bucket, &plan->cfg_mma);
+        clf__config entry = plan->cfg_mma;
         narrow_wgmma(pl->ctx, p, clf__mma_precision(mode), &plan->cfg_mma, &plan->origin_mma);
+        if (reshape_wgmma(pl->ctx, p, mode, &plan->cfg_mma, &entry, &plan->origin_mma))
+            slots = 0;   /* the split rule's figures are the entry's tiles' */
     }
     if (!clf__family_gemm_mma.valid(&plan->cfg_mma, &pl->ctx->info, clf__mma_precision(mode)))
         return clf__fail(CLF_ERR_INVALID_ARG, "gemm: matrix-unit configuration is not valid on this device");
