@@ -477,8 +477,8 @@ START_TEST(wgmma_tiles_narrow_for_small_products)
 }
 END_TEST
 
-/* On a compute-capability-9.0 GPU (pretended) f16 products of a few hundred rows take the tiles that balance them
- * over the compute units (reshape_wgmma): 64 x 128 or 64 x 64, unsplit; products the entry's tiles fill, batches,
+/* On a compute-capability-9.0 GPU (pretended) f16 and tf32 products of a few hundred rows take the tiles that balance
+ * them over the compute units (reshape_wgmma): 64 x 128 or 64 x 64, unsplit; products the entry's tiles fill, batches,
  * a forced configuration and CLFORGE_GEMM_MMA_TILES=entry keep what the narrowing rule gives. */
 START_TEST(wgmma_tiles_for_mid_size_products)
 {
@@ -494,6 +494,8 @@ START_TEST(wgmma_tiles_for_mid_size_products)
         {300, 12288, 4096, 2, 128, 128, NULL, NULL},     /* a batch: the rule is for single products */
         {300, 12288, 4096, 1, 128, 128, "entry", NULL},
         {300, 12288, 4096, 1, 128, 128, NULL, "BM=128"}, /* forced: kept as it is */
+        {300, 12288, 4096, 1, 64, 128, NULL, NULL},      /* tf32 (below): the same tiles, the entry's 16-deep stages */
+        {112, 7168, 4096, 1, 64, 64, NULL, NULL},        /* tf32: 32-deep stages */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         if (cases[i].env)
@@ -506,6 +508,9 @@ START_TEST(wgmma_tiles_for_mid_size_products)
                                .stride_a = m * k, .stride_b = n * k, .stride_c = m * n, .batch = cases[i].batch,
                                .typed = 1, .a_type = CLF_F16, .b_type = CLF_F16, .c_type = CLF_F16,
                                .compute = CLF_COMPUTE_EXACT, .mma = 1};
+        int tf32 = i >= 9;
+        if (tf32)
+            call.a_type = call.b_type = call.c_type = CLF_F32, call.compute = CLF_COMPUTE_TF32;
         clf__gemm_plan plan;
         plan_auto(ctx, &call, &plan);
         unsetenv("CLFORGE_GEMM_MMA_TILES");
@@ -522,6 +527,8 @@ START_TEST(wgmma_tiles_for_mid_size_products)
                       cfg->v[CLF__MMA_BM], cfg->v[CLF__MMA_BN], cases[i].bm, cases[i].bn);
         if (cases[i].bm == 64)   /* the model's tiles run unsplit: one launch of the product */
             ck_assert_msg(mma_steps == 1, "case %zu: %d matrix-unit steps", i, mma_steps);
+        if (tf32)
+            ck_assert_int_eq(cfg->v[CLF__MMA_BK], cases[i].bn == 64 ? 32 : 16);
     }
     unsetenv("CLFORGE_SHIPPED");
     pretend_end(ctx, &saved);

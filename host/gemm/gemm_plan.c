@@ -924,7 +924,7 @@ static void narrow_wgmma(const clf_context *ctx, const product *p, clf_dtype dt,
     }
 }
 
-/* Tiles for f16/bf16 products with a few hundred rows or columns (a batch of tokens times a weight matrix). The
+/* Tiles for f16/bf16/tf32 products with a few hundred rows or columns (a batch of tokens times a weight matrix). The
  * entry's 128 x 128 tiles leave such products poorly balanced over the compute units: 300 x 12288 is 288 tiles on
  * 132 units, and C covers 78% of them. Each candidate's time is modelled as the busiest unit's: its tiles one after
  * another at the candidate's measured rate, slower where a unit holds only one or two of them (too few warps to
@@ -934,17 +934,18 @@ static void narrow_wgmma(const clf_context *ctx, const product *p, clf_dtype dt,
  * 4096 202 -> 296 (64 x 128), 832 x 5120 x 4096 238 -> 346, 112 x 7168 x 4096 89 -> 173 (64 x 64), 240 x 5120 x
  * 8192 146 -> 234; 512 x 8192 x 8192, 640 x 11008 x 2048 and 1000 x 8192 x 3072 ran fastest on the entry's. The
  * model's rates, relative to the entry's, and the share of them a unit reaches holding one or two tiles, are
- * fitted to those runs. A candidate replaces the narrowing rule's choice only when modelled TILE_SWITCH faster. */
+ * fitted to those runs; the same sweep in tf32 (run3-tf32-sweep.txt) gave the same relative rates (entry 1, the
+ * others 0.80-0.85). A candidate replaces the narrowing rule's choice only when modelled TILE_SWITCH faster. */
 typedef struct wgmma_tiles {
-    int bm, bn, bk, stages;
+    int bm, bn, wide_k, stages;   /* wide_k: stages of 128-byte rows (BK 64 in f16, 32 in tf32), else the entry's */
     double rate, one, two;   /* saturated rate; the share of it with one, two tiles on a unit */
 } wgmma_tiles;
 
 static const wgmma_tiles WGMMA_TILES[] = {
-    {128, 128, 0, 0, 1.00, 0.55, 1.0},   /* the entry's (bk, stages 0: as resolved) */
+    {128, 128, 0, 0, 1.00, 0.55, 1.0},   /* the entry's (stages 0: as resolved) */
     {128, 64, 0, 4, 0.83, 0.55, 1.0},    /* narrow_wgmma's */
     {64, 128, 0, 4, 0.86, 0.45, 0.8},    /* one warpgroup of 64 x 128 */
-    {64, 64, 64, 3, 0.80, 0.45, 0.8},    /* one warpgroup of 64 x 64, 64-deep stages */
+    {64, 64, 1, 3, 0.80, 0.45, 0.8},     /* one warpgroup of 64 x 64 */
 };
 #define TILE_SWITCH 1.10
 
@@ -961,12 +962,13 @@ static double tiles_speed(const clf_context *ctx, const wgmma_tiles *t, size_t m
 }
 
 /* 1 when cfg (the entry's wgmma configuration, perhaps narrowed) was replaced by tiles the model finds TILE_SWITCH
- * faster on this product; those run unsplit. Only the f16/bf16 entry's own 128 x 128 tiles, single products. */
+ * faster on this product; those run unsplit. Only the f16/bf16 and tf32 entries' own 128 x 128 tiles, single
+ * products. */
 static int reshape_wgmma(const clf_context *ctx, const product *p, clf__mma_mode mode, clf__config *cfg,
                          const clf__config *entry, const char **origin)
 {
     const int *e = entry->v;
-    if ((mode != CLF__MMA_F16 && mode != CLF__MMA_BF16) || p->batch != 1 || !e[CLF__MMA_WGMMA] ||
+    if ((mode != CLF__MMA_F16 && mode != CLF__MMA_BF16 && mode != CLF__MMA_TF32) || p->batch != 1 || !e[CLF__MMA_WGMMA] ||
         e[CLF__MMA_BM] != 128 || e[CLF__MMA_BN] != 128 || strcmp(*origin, "override") == 0 ||
         !env_rule_on("CLFORGE_GEMM_MMA_TILES", "entry", "gemm-mma-tiles-env"))
         return 0;
@@ -984,8 +986,8 @@ static int reshape_wgmma(const clf_context *ctx, const product *p, clf__mma_mode
     c.v[CLF__MMA_BN] = c.v[CLF__MMA_WN] = best->bn;
     c.v[CLF__MMA_WM] = 64;
     c.v[CLF__MMA_STAGES] = best->stages;
-    if (best->bk)
-        c.v[CLF__MMA_BK] = best->bk;
+    if (best->wide_k)
+        c.v[CLF__MMA_BK] = (int)(128 / clf__dtype_size(clf__mma_input_type(mode)));
     if (!clf__family_gemm_mma.valid(&c, &ctx->info, clf__mma_precision(mode)))
         return 0;
     *cfg = c;

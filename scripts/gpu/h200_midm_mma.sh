@@ -3,7 +3,8 @@
 #   few hundred rows (a batch of tokens times a weight matrix) fastest.
 #   PART=sweep   every configuration in CFGS (forced by CLFORGE_GEMM_MMA_CONFIG) times every forced split in
 #                SPLITS over SHAPES, the planner's own choice (twice) and cuBLAS (torch.matmul) in the same script;
-#                MODE (default f16h: f16 in and out, fp32 accumulation), B stored N x K.
+#                MODE (default f16h: f16 in and out, fp32 accumulation; tf32: the stages keep their bytes), B stored
+#                N x K.
 #   PART=ab      this build against the one in .old (a worktree of the commit before), alternating rounds, over
 #                ABSHAPES in each MODE:LAYOUT of MODES (LAYOUT bt: B stored N x K, nn: K x N; default "f16h:bt"),
 #                cuBLAS once per entry, after the mixed-precision suite and the planner tests on the H200.
@@ -11,11 +12,12 @@
 gpu_session midm-mma
 PART=${PART:-sweep}
 W="LDSM=0 FPIPE=0 ASYNC=1 SWZ=1 WGMMA=1"
+k=32; [ "${MODE:-f16h}" = tf32 ] && k=16   # stages of 64-byte rows (128-byte for the 64 x 64 tiles)
 declare -A CFG=(
-  [L128x128]="BM=128 BN=128 BK=32 WM=64 WN=128 STAGES=3 $W"
-  [N128x64]="BM=128 BN=64 BK=32 WM=64 WN=64 STAGES=4 $W"
-  [W64x128]="BM=64 BN=128 BK=32 WM=64 WN=128 STAGES=4 $W"
-  [Q64x64]="BM=64 BN=64 BK=64 WM=64 WN=64 STAGES=3 $W"
+  [L128x128]="BM=128 BN=128 BK=$k WM=64 WN=128 STAGES=3 $W"
+  [N128x64]="BM=128 BN=64 BK=$k WM=64 WN=64 STAGES=4 $W"
+  [W64x128]="BM=64 BN=128 BK=$k WM=64 WN=128 STAGES=4 $W"
+  [Q64x64]="BM=64 BN=64 BK=$((2 * k)) WM=64 WN=64 STAGES=3 $W"
 )
 # mma_bench LABEL [OPTIONS...]: bench_gemm_mixed (or $B) on the GPU in $MODE, B stored N x K, said under the label.
 mma_bench() {
@@ -24,7 +26,7 @@ mma_bench() {
   timeout 150 ${B:-bench/bench_gemm_mixed} --device gpu --modes ${MODE:-f16h} ${BT---bt} --reps 10 "$@" 2>&1 |
     grep -E "GFLOP|rror|warn" | cut -c1-90 | sed "s/^/$label | /" | tee -a "$log"
 }
-torch_dtype() { case ${MODE:-f16h} in bf16*) echo bf16;; tf32|3xtf32) echo f32;; f64) echo f64;; *) echo f16;; esac; }
+torch_dtype() { case ${MODE:-f16h} in bf16*) echo bf16;; tf32) echo tf32;; 3xtf32) echo f32;; f64) echo f64;; *) echo f16;; esac; }
 if [ "$PART" = sweep ]; then
   sh=""; for s in ${SHAPES:?}; do sh="$sh --shape $s"; done
   say "== cuBLAS"
