@@ -440,6 +440,16 @@ static clf_context *pretend_cc90(const char *name, clf_device_info *saved)
     return ctx;
 }
 
+/* A typed row-major product (batch strided), B stored N x K, for the matrix units; planning reads no buffer. */
+static clf__gemm_call typed_bt_call(size_t m, size_t n, size_t k, size_t batch, clf_dtype in, clf_dtype c_type,
+                                    clf_compute mode)
+{
+    return (clf__gemm_call){.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_TRANS,
+                            .m = m, .n = n, .k = k, .alpha = 1.0, .lda = k, .ldb = k, .ldc = n,
+                            .stride_a = m * k, .stride_b = n * k, .stride_c = m * n, .batch = batch,
+                            .typed = 1, .a_type = in, .b_type = in, .c_type = c_type, .compute = mode, .mma = 1};
+}
+
 /* On a compute-capability-9.0 GPU (pretended: planning launches nothing) f16 products get the wgmma
  * configuration; it keeps its 128-wide tiles where they fill the device, and narrows them to 64 columns where
  * C has at most half a tile of columns or the tiles are fewer than the compute units. A forced configuration
@@ -455,11 +465,7 @@ START_TEST(wgmma_tiles_narrow_for_small_products)
         if (i == 5)
             setenv("CLFORGE_GEMM_MMA_CONFIG", "BN=128 WN=128", 1);
         size_t m = cases[i].m, n = cases[i].n, k = cases[i].k;
-        clf__gemm_call call = {.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_TRANS,
-                               .m = m, .n = n, .k = k, .alpha = 1.0, .lda = k, .ldb = k, .ldc = n,
-                               .stride_a = m * k, .stride_b = n * k, .stride_c = m * n, .batch = cases[i].batch,
-                               .typed = 1, .a_type = CLF_F16, .b_type = CLF_F16, .c_type = CLF_F32,
-                               .compute = CLF_COMPUTE_EXACT, .mma = 1};
+        clf__gemm_call call = typed_bt_call(m, n, k, cases[i].batch, CLF_F16, CLF_F32, CLF_COMPUTE_EXACT);
         clf__gemm_plan plan;
         plan_auto(ctx, &call, &plan);
         const clf__config *cfg = NULL;
@@ -503,14 +509,9 @@ START_TEST(wgmma_tiles_for_mid_size_products)
         if (cases[i].forced)
             setenv("CLFORGE_GEMM_MMA_CONFIG", cases[i].forced, 1);
         size_t m = cases[i].m, n = cases[i].n, k = cases[i].k;
-        clf__gemm_call call = {.dtype = CLF_F32, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_TRANS,
-                               .m = m, .n = n, .k = k, .alpha = 1.0, .lda = k, .ldb = k, .ldc = n,
-                               .stride_a = m * k, .stride_b = n * k, .stride_c = m * n, .batch = cases[i].batch,
-                               .typed = 1, .a_type = CLF_F16, .b_type = CLF_F16, .c_type = CLF_F16,
-                               .compute = CLF_COMPUTE_EXACT, .mma = 1};
         int tf32 = i >= 9;
-        if (tf32)
-            call.a_type = call.b_type = call.c_type = CLF_F32, call.compute = CLF_COMPUTE_TF32;
+        clf__gemm_call call = tf32 ? typed_bt_call(m, n, k, cases[i].batch, CLF_F32, CLF_F32, CLF_COMPUTE_TF32)
+                                   : typed_bt_call(m, n, k, cases[i].batch, CLF_F16, CLF_F16, CLF_COMPUTE_EXACT);
         clf__gemm_plan plan;
         plan_auto(ctx, &call, &plan);
         unsetenv("CLFORGE_GEMM_MMA_TILES");
