@@ -484,8 +484,8 @@ START_TEST(wgmma_tiles_narrow_for_small_products)
 END_TEST
 
 /* On a compute-capability-9.0 GPU (pretended) f16 and tf32 products of a few hundred rows take the tiles that balance
- * them over the compute units (reshape_wgmma): 64 x 128 or 64 x 64, unsplit; products the entry's tiles fill, batches,
- * a forced configuration and CLFORGE_GEMM_MMA_TILES=entry keep what the narrowing rule gives. */
+ * them over the compute units (reshape_wgmma), batches counted whole: 64 x 128 or 64 x 64, unsplit; products the
+ * entry's tiles fill, a forced configuration and CLFORGE_GEMM_MMA_TILES=entry keep what the narrowing rule gives. */
 START_TEST(wgmma_tiles_for_mid_size_products)
 {
     clf_device_info saved;
@@ -497,7 +497,8 @@ START_TEST(wgmma_tiles_for_mid_size_products)
         {8192, 8192, 8192, 1, 128, 128, NULL, NULL},     /* fills the device */
         {512, 8192, 8192, 1, 128, 128, NULL, NULL},      /* 256 tiles, two rounds of whole tiles */
         {256, 8192, 8192, 1, 128, 64, NULL, NULL},       /* narrowed, and the model agrees */
-        {300, 12288, 4096, 2, 128, 128, NULL, NULL},     /* a batch: the rule is for single products */
+        {300, 12288, 4096, 2, 128, 128, NULL, NULL},     /* a batch of two fills the units well enough */
+        {832, 2560, 4096, 2, 64, 128, NULL, NULL},       /* two of them: 64 x 128 balances the batch */
         {300, 12288, 4096, 1, 128, 128, "entry", NULL},
         {300, 12288, 4096, 1, 128, 128, NULL, "BM=128"}, /* forced: kept as it is */
         {300, 12288, 4096, 1, 64, 128, NULL, NULL},      /* tf32 (below): the same tiles, the entry's 16-deep stages */
@@ -509,7 +510,7 @@ START_TEST(wgmma_tiles_for_mid_size_products)
         if (cases[i].forced)
             setenv("CLFORGE_GEMM_MMA_CONFIG", cases[i].forced, 1);
         size_t m = cases[i].m, n = cases[i].n, k = cases[i].k;
-        int tf32 = i >= 9;
+        int tf32 = i >= 10;
         clf__gemm_call call = tf32 ? typed_bt_call(m, n, k, cases[i].batch, CLF_F32, CLF_F32, CLF_COMPUTE_TF32)
                                    : typed_bt_call(m, n, k, cases[i].batch, CLF_F16, CLF_F16, CLF_COMPUTE_EXACT);
         clf__gemm_plan plan;

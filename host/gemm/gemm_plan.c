@@ -949,33 +949,34 @@ static const wgmma_tiles WGMMA_TILES[] = {
 };
 #define TILE_SWITCH 1.10
 
-/* Modelled throughput (relative) of t's tiles on an m x n product: C's area over the busiest unit's time. */
-static double tiles_speed(const clf_context *ctx, const wgmma_tiles *t, size_t m, size_t n)
+/* Modelled throughput (relative) of t's tiles on a batch of m x n products: C's area over the busiest unit's time. */
+static double tiles_speed(const clf_context *ctx, const wgmma_tiles *t, size_t m, size_t n, size_t batch)
 {
     double cu = (double)cus(ctx), bm = t->bm, bn = t->bn;
-    double tiles = ceil((double)m / bm) * ceil((double)n / bn), hi = ceil(tiles / cu), lo = floor(tiles / cu);
+    double tiles = ceil((double)m / bm) * ceil((double)n / bn) * (double)batch;
+    double hi = ceil(tiles / cu), lo = floor(tiles / cu);
     double share[3] = {1.0, t->one, t->two};
     double time = hi / (hi < 3 ? share[(int)hi] : 1.0);
     if (lo > 0 && lo < hi)
         time = fmax(time, lo / (lo < 3 ? share[(int)lo] : 1.0));
-    return (double)m * (double)n * t->rate / (time * cu * bm * bn);
+    return (double)m * (double)n * (double)batch * t->rate / (time * cu * bm * bn);
 }
 
 /* 1 when cfg (the entry's wgmma configuration, perhaps narrowed) was replaced by tiles the model finds TILE_SWITCH
- * faster on this product; those run unsplit. Only the f16/bf16 and tf32 entries' own 128 x 128 tiles, single
- * products. */
+ * faster on this product (a batch counts all its tiles); those run unsplit. Only the f16/bf16 and tf32 entries' own
+ * 128 x 128 tiles. */
 static int reshape_wgmma(const clf_context *ctx, const product *p, clf__mma_mode mode, clf__config *cfg,
                          const clf__config *entry, const char **origin)
 {
     const int *e = entry->v;
-    if ((mode != CLF__MMA_F16 && mode != CLF__MMA_BF16 && mode != CLF__MMA_TF32) || p->batch != 1 || !e[CLF__MMA_WGMMA] ||
+    if ((mode != CLF__MMA_F16 && mode != CLF__MMA_BF16 && mode != CLF__MMA_TF32) || !e[CLF__MMA_WGMMA] ||
         e[CLF__MMA_BM] != 128 || e[CLF__MMA_BN] != 128 || strcmp(*origin, "override") == 0 ||
         !env_rule_on("CLFORGE_GEMM_MMA_TILES", "entry", "gemm-mma-tiles-env"))
         return 0;
     const wgmma_tiles *now = &WGMMA_TILES[cfg->v[CLF__MMA_BN] == 64 ? 1 : 0], *best = now;
-    double base = tiles_speed(ctx, now, p->m, p->n), top = base;
+    double base = tiles_speed(ctx, now, p->m, p->n, p->batch), top = base;
     for (size_t i = 2; i < sizeof WGMMA_TILES / sizeof WGMMA_TILES[0]; i++) {
-        double s = tiles_speed(ctx, &WGMMA_TILES[i], p->m, p->n);
+        double s = tiles_speed(ctx, &WGMMA_TILES[i], p->m, p->n, p->batch);
         if (s > top)
             top = s, best = &WGMMA_TILES[i];
     }

@@ -7,7 +7,8 @@
 #                N x K.
 #   PART=ab      this build against the one in .old (a worktree of the commit before), alternating rounds, over
 #                ABSHAPES in each MODE:LAYOUT of MODES (LAYOUT bt: B stored N x K, nn: K x N; default "f16h:bt"),
-#                cuBLAS once per entry, after the mixed-precision suite and the planner tests on the H200.
+#                cuBLAS once per entry, after the mixed-precision suite and the planner tests on the H200 (CTEST=1:
+#                the whole suite); BATCHES: each product also as batches of these counts.
 . scripts/gpu/common.sh
 gpu_session midm-mma
 PART=${PART:-sweep}
@@ -42,10 +43,17 @@ if [ "$PART" = sweep ]; then
 fi
 if [ "$PART" = ab ]; then
   say "== mixed-precision GEMM suite and planner tests on the H200"
-  for t in test_gemm_mixed test_gemm_plan; do
-    ( CLFORGE_SOURCE_DIR=.. CLFORGE_TEST_DEVICES=0:0 timeout 300 tests/$t > $r/$t.log 2>&1 )
-    say "$t rc=$? $(grep -E 'Checks' $r/$t.log | tr '\n' ' ')"
-  done
+  if [ -n "${NOTEST:-}" ]; then
+    say "(tests not run: NOTEST)"
+  elif [ -n "${CTEST:-}" ]; then   # the whole suite instead (the three tests that need packages or a network fail there)
+    ( CLFORGE_TEST_DEVICES=0:0 timeout 400 ctest -j8 --output-on-failure ) > $out/ctest-h200.log 2>&1
+    grep -E "tests passed|Failed|Timeout" $out/ctest-h200.log | tail -8 | tee -a "$log"
+  else
+    for t in test_gemm_mixed test_gemm_plan; do
+      ( CLFORGE_SOURCE_DIR=.. CLFORGE_TEST_DEVICES=0:0 timeout 300 tests/$t > $r/$t.log 2>&1 )
+      say "$t rc=$? $(grep -E 'Checks' $r/$t.log | tr '\n' ' ')"
+    done
+  fi
   old_build bench_gemm_mixed
   ss=""; for s in ${ABSHAPES:?}; do ss="$ss --shape $s"; done
   for ml in ${MODES:-f16h:bt}; do
@@ -53,11 +61,15 @@ if [ "$PART" = ab ]; then
     say "== cuBLAS ($ml)"
     timeout 150 python3 ../bench/torch_gemm.py --dtype $(torch_dtype) $BT $ss --json $r/cublas-$MODE-${ml#*:}.json 2>&1 |
       grep -E "cuBLAS|rror" | tee -a "$log"
-    for round in 1 2; do
-      for v in old new; do
-        d=.; [ $v = old ] && d=../.old/build-gpu
-        B=$d/bench/bench_gemm_mixed CLFORGE_CACHE_DIR=/tmp/clf-cache-ab-$v mma_bench "$v $ml r$round" $ss \
-          --json $r/ab-$v-$MODE-${ml#*:}-$round.json
+    for b in ${BATCHES:-1}; do
+      [ "$b" = 1 ] || timeout 150 python3 ../bench/torch_gemm.py --dtype $(torch_dtype) $BT --batch $b $ss 2>&1 |
+        grep -E "cuBLAS|rror" | sed "s/^/batch $b /" | tee -a "$log"
+      for round in 1 2; do
+        for v in old new; do
+          d=.; [ $v = old ] && d=../.old/build-gpu
+          B=$d/bench/bench_gemm_mixed CLFORGE_CACHE_DIR=/tmp/clf-cache-ab-$v mma_bench "$v $ml b$b r$round" $ss \
+            --batch $b --json $r/ab-$v-$MODE-${ml#*:}-b$b-$round.json
+        done
       done
     done
   done
