@@ -935,7 +935,9 @@ static void narrow_wgmma(const clf_context *ctx, const product *p, clf_dtype dt,
  * 8192 146 -> 234; 512 x 8192 x 8192, 640 x 11008 x 2048 and 1000 x 8192 x 3072 ran fastest on the entry's. The
  * model's rates, relative to the entry's, and the share of them a unit reaches holding one or two tiles, are
  * fitted to those runs; the same sweep in tf32 (run3-tf32-sweep.txt) gave the same relative rates (entry 1, the
- * others 0.80-0.85). A candidate replaces the narrowing rule's choice only when modelled TILE_SWITCH faster. */
+ * others 0.80-0.85). A candidate replaces the narrowing rule's choice only when modelled TILE_SWITCH faster, and
+ * only with at least as many tiles as units: 80 x 4096 x 14336 on 128 unsplit 64 x 64 tiles ran 90 TFLOP/s against
+ * 142 on the narrowed tiles split along K (run6-rows-batches-ab.txt). */
 typedef struct wgmma_tiles {
     int bm, bn, wide_k, stages;   /* wide_k: stages of 128-byte rows (BK 64 in f16, 32 in tf32), else the entry's */
     double rate, one, two;   /* saturated rate; the share of it with one, two tiles on a unit */
@@ -976,9 +978,12 @@ static int reshape_wgmma(const clf_context *ctx, const product *p, clf__mma_mode
     const wgmma_tiles *now = &WGMMA_TILES[cfg->v[CLF__MMA_BN] == 64 ? 1 : 0], *best = now;
     double base = tiles_speed(ctx, now, p->m, p->n, p->batch), top = base;
     for (size_t i = 2; i < sizeof WGMMA_TILES / sizeof WGMMA_TILES[0]; i++) {
-        double s = tiles_speed(ctx, &WGMMA_TILES[i], p->m, p->n, p->batch);
+        const wgmma_tiles *t = &WGMMA_TILES[i];
+        if (ceil((double)p->m / t->bm) * ceil((double)p->n / t->bn) * (double)p->batch < (double)cus(ctx))
+            continue;   /* fewer tiles than units: the narrowed tiles split along K serve better */
+        double s = tiles_speed(ctx, t, p->m, p->n, p->batch);
         if (s > top)
-            top = s, best = &WGMMA_TILES[i];
+            top = s, best = t;
     }
     if (best == now || top < TILE_SWITCH * base)
         return 0;
