@@ -503,6 +503,62 @@ START_TEST(split_k_cases)
 }
 END_TEST
 
+/* Products of a few hundred rows or columns, which the planner runs on wgmma tiles chosen for the shape (64 x 128 or
+ * 64 x 64, derived from the entry: reshape_wgmma in gemm_plan.c): f16, bf16 and tf32 inputs, random C types,
+ * layouts, transposes, offsets, alpha and beta (0 over a C of NaN), odd sizes and a short K (the rule looks at the
+ * tiles only, and a short K keeps the reference cheap), one batch of two; checked against the reference. On a device
+ * whose matrix units run wgmma most of them must take such tiles; elsewhere they run on the path the device has
+ * (still checked). */
+START_TEST(shape_tiles_cases)
+{
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    ck_assert_int_gt(nctx, 0);
+    static const size_t shapes[][4] = {{112, 7168, 40, 1}, {300, 12288, 72, 1}, {177, 9215, 33, 1},
+                                       {9216, 176, 50, 1}, {700, 1300, 24, 1}, {833, 2561, 64, 2}};
+    static const clf_dtype out[] = {CLF_F32, CLF_F16, CLF_BF16};
+    for (int d = 0; d < nctx; d++) {
+        uint64_t seed = 9090 + (uint64_t)d;
+        int failed = 0, cases = 0, shaped = 0;
+        int mma = clf__mma_usable(ctxs[d], CLF__MMA_F16);
+        clf__config entry;
+        const char *origin;
+        int wgmma = mma && clf__mma_config(ctxs[d], CLF__MMA_F16, &entry, &origin) == CLF_SUCCESS &&
+                    entry.v[CLF__MMA_WGMMA] && entry.v[CLF__MMA_BM] == 128 && entry.v[CLF__MMA_BN] == 128;
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+            for (int rep = 0; rep < (mma ? 3 : 1); rep++, cases++) {
+                mcase c;
+                random_case(&c, &seed, 0);
+                int pick = (int)(cases % 3);
+                c.t.a = c.t.b = pick == 0 ? CLF_F16 : pick == 1 ? CLF_BF16 : CLF_F32;
+                c.t.compute = pick == 2 ? CLF_COMPUTE_TF32 : CLF_COMPUTE_EXACT;
+                c.t.c = out[clf_test_rand_u64(&seed) % 3];
+                c.m = shapes[i][0], c.n = shapes[i][1], c.k = shapes[i][2], c.batch = shapes[i][3];
+                int row = c.layout == CLF_ROW_MAJOR;
+                c.lda = ((c.ta == CLF_NO_TRANS) == row ? c.k : c.m) + c.lda % 3;
+                c.ldb = ((c.tb == CLF_NO_TRANS) == row ? c.n : c.k) + c.ldb % 5;
+                c.ldc = (row ? c.n : c.m) + c.ldc % 2;
+                clf__gemm_call call = {.dtype = CLF_F32, .layout = c.layout, .ta = c.ta, .tb = c.tb, .m = c.m, .n = c.n,
+                                       .k = c.k, .alpha = c.alpha, .beta = c.beta, .lda = c.lda, .ldb = c.ldb,
+                                       .ldc = c.ldc, .batch = c.batch, .typed = 1, .a_type = c.t.a, .b_type = c.t.b,
+                                       .c_type = c.t.c, .compute = c.t.compute, .mma = mma};
+                clf__gemm_plan plan;
+                if (mma && clf__gemm_plan_make(ctxs[d], &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS)
+                    for (int j = 0; j < plan.nsteps; j++)
+                        shaped += plan.steps[j].kind == CLF__STEP_MMA && plan.steps[j].u.mma.cfg->v[CLF__MMA_BM] == 64 &&
+                                  plan.steps[j].u.mma.cfg->v[CLF__MMA_WM] == 64;
+                failed += run_case(ctxs[d], &c, &seed);
+            }
+        fprintf(stderr, "gemm_mixed: %d shape-tile cases on %s, %d on 64-row wgmma tiles, %d failed\n", cases,
+                clf_context_device(ctxs[d])->name, shaped, failed);
+        ck_assert_int_eq(failed, 0);
+        if (wgmma)
+            ck_assert_msg(2 * shaped >= cases, "only %d of %d cases on the tiles chosen for the shape", shaped, cases);
+    }
+    clf_test_contexts_free(ctxs, nctx);
+}
+END_TEST
+
 /* f16/bf16 operands stored K-major (B stored K x N, as x W has it; A stored K x M) with rows of K 16-byte aligned,
  * read in place on matrix units that can (the "kmajor" configuration for products of few rows, or an mma.sync
  * "all" configuration): random types of C, odd M, N and K, offsets, batches, alpha and beta, every third case
@@ -921,6 +977,7 @@ int main(void)
     CLF_TEST_ALONE(s, thin_f16_widening);
     CLF_TEST_ALONE(s, random_mixed_cases);
     CLF_TEST_ALONE(s, split_k_cases);
+    CLF_TEST_ALONE(s, shape_tiles_cases);
     CLF_TEST_ALONE(s, edges_read_in_place);
     CLF_TEST_ALONE(s, reduce_stores_c_types);
     CLF_TEST_ALONE(s, three_tf32_is_fp32_accurate);
