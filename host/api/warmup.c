@@ -46,7 +46,12 @@ static const warm_shape shapes[] = {
     {256, 256, 256, 1, "skinny"},    {250, 251, 255, 1, "skinny"},
     {64, 64, 64, 4096, "batched"},   {61, 45, 37, 16384, "batched"},
 };
-#define LARGE_PAIR 6   /* shapes[6..7]: the large bucket's aligned and odd shapes (matrix units) */
+/* The matrix units' shapes: the large bucket's aligned and odd ones, and two of a few hundred rows, which the
+ * planner runs on smaller wgmma tiles chosen for the shape (64 x 128, 64 x 64) where the device has them. */
+static const warm_shape mma_shapes[] = {
+    {4096, 4096, 4096, 1, "large"}, {4000, 3999, 4001, 1, "large"},
+    {300, 12288, 4096, 1, "large"}, {112, 7168, 4096, 1, "large"},
+};
 
 /* 1 when name is in the comma-separated list (NULL: every name). */
 static int listed(const char *list, const char *name)
@@ -167,8 +172,8 @@ static clf_status plan_gemm(warm_run *r, const clf_warmup_options *o)
     return CLF_SUCCESS;
 }
 
-/* gemm_mma: every selected mode the matrix units run on this device (the self-test runs here, once), on a
- * large aligned product and an odd one. Devices without usable matrix units have nothing to build. */
+/* gemm_mma: every selected mode the matrix units run on this device (the self-test runs here, once), on
+ * mma_shapes. Devices without usable matrix units have nothing to build. */
 static void plan_mma(warm_run *r, const clf_warmup_options *o)
 {
     static const struct { clf__mma_mode mode; const char *prec; clf_dtype in; clf_compute compute; } modes[] = {
@@ -179,8 +184,8 @@ static void plan_mma(warm_run *r, const clf_warmup_options *o)
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
         if (!listed(o->precisions, modes[i].prec) || !clf__mma_usable(r->ctx, modes[i].mode))
             continue;
-        for (int s = LARGE_PAIR; s < LARGE_PAIR + 2; s++) {
-            clf__gemm_call c = shape_call(&shapes[s], modes[i].in == CLF_F64 ? CLF_F64 : CLF_F32);
+        for (size_t s = 0; s < sizeof mma_shapes / sizeof mma_shapes[0]; s++) {
+            clf__gemm_call c = shape_call(&mma_shapes[s], modes[i].in == CLF_F64 ? CLF_F64 : CLF_F32);
             if (modes[i].in != CLF_F64)
                 c.typed = 1, c.a_type = c.b_type = modes[i].in, c.c_type = CLF_F32, c.compute = modes[i].compute;
             c.mma = 1;
