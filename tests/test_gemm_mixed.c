@@ -541,7 +541,7 @@ START_TEST(shape_tiles_cases)
                 clf__gemm_call call = {.dtype = CLF_F32, .layout = c.layout, .ta = c.ta, .tb = c.tb, .m = c.m, .n = c.n,
                                        .k = c.k, .alpha = c.alpha, .beta = c.beta, .lda = c.lda, .ldb = c.ldb,
                                        .ldc = c.ldc, .batch = c.batch, .typed = 1, .a_type = c.t.a, .b_type = c.t.b,
-                                       .c_type = c.t.c, .compute = c.t.compute, .mma = mma};
+                                       .c_type = c.t.c, .compute = c.t.compute};   /* planned as clf_gemm plans it */
                 clf__gemm_plan plan;
                 if (mma && clf__gemm_plan_make(ctxs[d], &call, NULL, CLF__GEMM_AUTO, &plan) == CLF_SUCCESS)
                     for (int j = 0; j < plan.nsteps; j++)
