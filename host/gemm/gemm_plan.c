@@ -901,6 +901,12 @@ static clf_status mma_operand(planner *pl, clf__mma_mode mode, clf_dtype type, i
     return s;
 }
 
+/* bm x bn tiles of p's C, over the whole batch. */
+static double mma_tiles(const product *p, size_t bm, size_t bn)
+{
+    return (double)((p->m + bm - 1) / bm) * (double)((p->n + bn - 1) / bn) * (double)p->batch;
+}
+
 /* A wgmma configuration's tiles made narrow (BN = WN = 64 on four stages) for products they would leave mostly
  * empty (n at most half of BN) or that fill fewer work-groups than the device has compute units. H200, f16,
  * 2026-12-01 (bench/results/h200/2026-12-01/mma-sweeps/small1.txt, small2.txt): batched 512 x 128x64x128
@@ -911,8 +917,7 @@ static void narrow_wgmma(const clf_context *ctx, const product *p, clf_dtype dt,
     int *v = cfg->v;
     if (!v[CLF__MMA_WGMMA] || v[CLF__MMA_BN] <= 64 || strcmp(*origin, "override") == 0)   /* a forced one stays */
         return;
-    double tiles = (double)((p->m + (size_t)v[CLF__MMA_BM] - 1) / (size_t)v[CLF__MMA_BM]) *
-                   (double)((p->n + (size_t)v[CLF__MMA_BN] - 1) / (size_t)v[CLF__MMA_BN]) * (double)p->batch;
+    double tiles = mma_tiles(p, (size_t)v[CLF__MMA_BM], (size_t)v[CLF__MMA_BN]);
     if (2 * p->n > (size_t)v[CLF__MMA_BN] && tiles >= (double)cus(ctx))
         return;
     clf__config n = *cfg;
@@ -951,17 +956,16 @@ static const wgmma_tiles WGMMA_TILES[] = {
 };
 #define TILE_SWITCH 1.10
 
-/* Modelled throughput (relative) of t's tiles on a batch of m x n products: C's area over the busiest unit's time. */
-static double tiles_speed(const clf_context *ctx, const wgmma_tiles *t, size_t m, size_t n, size_t batch)
+/* Modelled throughput (relative) of t's tiles on p: C's area over the busiest unit's time. */
+static double tiles_speed(const clf_context *ctx, const wgmma_tiles *t, const product *p)
 {
-    double cu = (double)cus(ctx), bm = t->bm, bn = t->bn;
-    double tiles = ceil((double)m / bm) * ceil((double)n / bn) * (double)batch;
+    double cu = (double)cus(ctx), bm = t->bm, bn = t->bn, tiles = mma_tiles(p, (size_t)t->bm, (size_t)t->bn);
     double hi = ceil(tiles / cu), lo = floor(tiles / cu);
     double share[3] = {1.0, t->one, t->two};
     double time = hi / (hi < 3 ? share[(int)hi] : 1.0);
     if (lo > 0 && lo < hi)
         time = fmax(time, lo / (lo < 3 ? share[(int)lo] : 1.0));
-    return (double)m * (double)n * (double)batch * t->rate / (time * cu * bm * bn);
+    return (double)p->m * (double)p->n * (double)p->batch * t->rate / (time * cu * bm * bn);
 }
 
 /* 1 when cfg (the entry's wgmma configuration, perhaps narrowed) was replaced by tiles the model finds TILE_SWITCH
@@ -976,12 +980,12 @@ static int reshape_wgmma(const clf_context *ctx, const product *p, clf__mma_mode
         !env_rule_on("CLFORGE_GEMM_MMA_TILES", "entry", "gemm-mma-tiles-env"))
         return 0;
     const wgmma_tiles *now = &WGMMA_TILES[cfg->v[CLF__MMA_BN] == 64 ? 1 : 0], *best = now;
-    double base = tiles_speed(ctx, now, p->m, p->n, p->batch), top = base;
+    double base = tiles_speed(ctx, now, p), top = base;
     for (size_t i = 2; i < sizeof WGMMA_TILES / sizeof WGMMA_TILES[0]; i++) {
         const wgmma_tiles *t = &WGMMA_TILES[i];
-        if (ceil((double)p->m / t->bm) * ceil((double)p->n / t->bn) * (double)p->batch < (double)cus(ctx))
+        if (mma_tiles(p, (size_t)t->bm, (size_t)t->bn) < (double)cus(ctx))
             continue;   /* fewer tiles than units: the narrowed tiles split along K serve better */
-        double s = tiles_speed(ctx, t, p->m, p->n, p->batch);
+        double s = tiles_speed(ctx, t, p);
         if (s > top)
             top = s, best = t;
     }
