@@ -56,6 +56,14 @@
 #ifndef BKN
 #define BKN 0     /* 1 (likewise): B is stored K x N (N contiguous), as x W has it, and read in place */
 #endif
+#ifndef GA
+#define GA 0      /* 1 (ASYNC, A K-contiguous): A's rows are not 16-byte aligned (an odd leading dimension or offset), so
+                   * cp.async cannot copy them: each 16-byte piece is gathered through registers instead (copy_gather),
+                   * and A's offset, leading dimension and stride are in elements, not words */
+#endif
+#ifndef GB
+#define GB 0      /* 1: likewise for B (stored N x K) */
+#endif
 #ifndef SWZ
 #define SWZ 0     /* 1 (ldmatrix only): rows unpadded, their 16-byte chunks XOR-swizzled by row so that the 8 rows
                    * an ldmatrix phase reads fall on distinct banks: more stages fit in 48 KiB */
@@ -155,6 +163,9 @@ typedef float acc_t;
 #endif
 #if (AKM || BKN) && (!(MODE == 16 || MODE == 17) || !ASYNC || !(LDSM || WGMMA))
 #error "AKM and BKN need f16/bf16 and ASYNC with ldmatrix or WGMMA"
+#endif
+#if (GA || GB) && (!ASYNC || (GA && AKM) || (GB && BKN))
+#error "GA and GB need ASYNC and an operand stored K-contiguous"
 #endif
 #if (AKM && BM % 64) || (BKN && BN % 64)
 #error "an operand read from K-major storage needs tiles of a multiple of 64 rows"
@@ -658,6 +669,65 @@ static inline void copy_async_mn(__local uint *S, const __global uint4 *X, ulong
 }
 #endif
 
+#if GA || GB
+/* The elements of an operand read by gathering, as raw bits: EPP of them fill a 16-byte piece. */
+#if MODE == 16 || MODE == 17
+typedef ushort gelem_t;
+#define EPP 8
+#elif MODE == 64
+typedef ulong gelem_t;
+#define EPP 2
+#else
+typedef uint gelem_t;
+#define EPP 4
+#endif
+
+/* The 16-byte piece of EPP elements from element `at` of X, of which n (<= 0: none) exist; zeros past them. A whole
+ * f16/bf16 piece is read as the 4-byte words that cover it and shifted into place (five words when it starts on an
+ * odd element, which then needs one element past the piece: n > EPP); the rest element by element. */
+static inline uint4 gather_piece(const __global gelem_t *X, ulong at, int n)
+{
+#if MODE == 16 || MODE == 17
+    const int odd = (int)(at & 1);
+    if (n > EPP || (n == EPP && !odd)) {
+        const __global uint *w = (const __global uint *)(X + (at - (ulong)odd));
+        const uint w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = odd ? w[4] : 0u;
+        const uint sh = odd ? 16u : 0u;
+        return (uint4)((uint)((upsample(w1, w0)) >> sh), (uint)((upsample(w2, w1)) >> sh),
+                       (uint)((upsample(w3, w2)) >> sh), (uint)((upsample(w4, w3)) >> sh));
+    }
+#endif
+    gelem_t e[EPP];
+#pragma unroll
+    for (int j = 0; j < EPP; j++)
+        e[j] = j < n ? X[at + (ulong)j] : (gelem_t)0;
+#if MODE == 16 || MODE == 17
+    return as_uint4(vload8(0, e));
+#elif MODE == 64
+    return as_uint4(vload2(0, e));
+#else
+    return vload4(0, e);
+#endif
+}
+
+/* One stage of an operand (GA, GB) from element k0 of each row: rows ld elements apart from element base, of which
+ * `rows` exist with kv elements of K each. The loads go through registers while the stage's products already
+ * issued run; the pieces land where copy_async puts them. */
+static inline void copy_gather(__local uint *S, const __global gelem_t *X, ulong base, long ld, int k0, int chunks,
+                               int rows, int kv)
+{
+#pragma unroll
+    for (int i = 0; i < (chunks + THREADS - 1) / THREADS; i++) {
+        const int v = (int)get_local_id(0) + i * THREADS, row = v / CPR, c = v % CPR;
+        if (chunks % THREADS == 0 || v < chunks) {
+            const int k = k0 + c * EPP, n = row < rows ? kv - k : 0;
+            *(__local uint4 *)(S + WORD_AT(row, c * 4)) =
+                gather_piece(X, n > 0 ? base + (ulong)((long)row * ld) + (ulong)k : base, n);
+        }
+    }
+}
+#endif
+
 static inline void async_commit(void) { asm volatile("cp.async.commit_group;" ::: "memory"); }
 
 /* Stages loaded ahead of the one computing: all the other buffers. */
@@ -759,20 +829,24 @@ static inline void put_c2(__global void *C, ulong i, acc_t v0, acc_t v1)
 #if ASYNC   /* one stage of A or B into local memory, from its K-contiguous or (AKM, BKN) K-major storage */
 #if AKM
 #define COPY_A(S, st) copy_async_mn(S, A4, abase, lda, (st) * BK, BM, rows_a, Kv)
+#elif GA
+#define COPY_A(S, st) copy_gather(S, (const __global gelem_t *)A, abase, lda, (st) * BK, BM * CPR, rows_a, Kv)
 #else
 #define COPY_A(S, st) copy_async(S, A4, abase, lda, (st) * BKW, BM * CPR, rows_a, kvw)
 #endif
 #if BKN
 #define COPY_B(S, st) copy_async_mn(S, B4, bbase, ldb, (st) * BK, BN, rows_b, Kv)
+#elif GB
+#define COPY_B(S, st) copy_gather(S, (const __global gelem_t *)B, bbase, ldb, (st) * BK, BN * CPR, rows_b, Kv)
 #else
 #define COPY_B(S, st) copy_async(S, B4, bbase, ldb, (st) * BKW, BN * CPR, rows_b, kvw)
 #endif
 #endif
 
 /* C (M x N, row-major, ldc) = alpha * A B^T + beta * C for each matrix of a batch (dimension 1 of the
- * grid). K is Kw words, a multiple of BKW, of which Kv elements exist (EDGE, AKM, BKN). Offsets and strides of
- * A and B are in words and multiples of 8 (of 4 with ASYNC: cp.async copies 16 bytes); lda and ldb are in
- * words. A is M x K (K contiguous) or, with AKM, K x M; B is N x K or, with BKN, K x N. Work-groups: THREADS x 1,
+ * grid). K is Kw words, a multiple of BKW, of which Kv elements exist (EDGE, AKM, BKN, GA, GB). Offsets and strides
+ * of A and B are in words and multiples of 8 (of 4 with ASYNC: cp.async copies 16 bytes); lda and ldb are in
+ * words; those of an operand gathered (GA, GB) are in elements, any value. A is M x K (K contiguous) or, with AKM, K x M; B is N x K or, with BKN, K x N. Work-groups: THREADS x 1,
  * one per BM x BN tile, in GROUP_M swizzled order. */
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1)))
 void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t alpha, const acc_t beta,

@@ -537,6 +537,64 @@ START_TEST(wgmma_tiles_for_mid_size_products)
 }
 END_TEST
 
+/* On a compute-capability-9.0 GPU (pretended) operands whose rows cp.async cannot copy (an odd K, an odd leading
+ * dimension, an offset off 16 bytes) are gathered by the kernel in small products, offsets and leading dimensions kept
+ * in elements, with no packing launch; large products and CLFORGE_GEMM_MMA_GATHER=pack pack them; =always gathers
+ * in large ones too. Split slices step along K in elements. */
+START_TEST(unaligned_rows_gathered_in_small_products)
+{
+    clf_device_info saved;
+    clf_context *ctx = pretend_cc90("gather", &saved);
+    const struct { size_t m, n, k, lda, a_off; const char *env; int ga, gb, converts; } cases[] = {
+        {777, 1555, 999, 999, 0, NULL, 1, 1, 0},        /* odd K: both rows odd */
+        {1000, 1000, 1000, 1001, 0, NULL, 1, 0, 0},     /* A's leading dimension alone */
+        {1000, 1000, 1000, 1000, 3, NULL, 1, 0, 0},     /* A's offset alone */
+        {1024, 1024, 1024, 1024, 0, NULL, 0, 0, 0},     /* aligned: read in place by cp.async */
+        {4097, 4097, 4097, 4097, 0, NULL, 0, 0, 2},     /* large: packed */
+        {777, 1555, 999, 999, 0, "pack", 0, 0, 2},
+        {4097, 4097, 4097, 4097, 0, "always", 1, 1, 0},
+        {300, 300, 20001, 20001, 0, NULL, 1, 1, 0},     /* split along K (forced below) */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (cases[i].env)
+            setenv("CLFORGE_GEMM_MMA_GATHER", cases[i].env, 1);
+        if (i == 7)
+            setenv("CLFORGE_GEMM_SPLIT_K", "3", 1);
+        clf__gemm_call call = typed_bt_call(cases[i].m, cases[i].n, cases[i].k, 1, CLF_F16, CLF_F16, CLF_COMPUTE_EXACT);
+        call.lda = cases[i].lda;
+        call.a_off = cases[i].a_off;
+        clf__gemm_plan plan;
+        plan_auto(ctx, &call, &plan);
+        unsetenv("CLFORGE_GEMM_MMA_GATHER");
+        unsetenv("CLFORGE_GEMM_SPLIT_K");
+        int mma = 0, slices = 0;
+        for (int j = 0; j < plan.nsteps; j++) {
+            const clf__mma_step *m = &plan.steps[j].u.mma;
+            if (plan.steps[j].kind != CLF__STEP_MMA)
+                continue;
+            mma++;
+            ck_assert_msg(m->a_gather == cases[i].ga && m->b_gather == cases[i].gb, "case %zu: gather A %d B %d", i,
+                          m->a_gather, m->b_gather);
+            if (m->a_gather && m->batch == 1 && m->kv == cases[i].k) {   /* the whole product: elements */
+                ck_assert_uint_eq(m->a.off, cases[i].a_off);
+                ck_assert_uint_eq(m->a.ld, cases[i].lda);
+            }
+            if (m->a_gather && m->batch > 1) {   /* K slices: each starts kw words (2 kw elements) further */
+                ck_assert_uint_eq(m->a.stride, 2 * m->kw);
+                slices++;
+            }
+        }
+        ck_assert_msg(mma >= 1, "case %zu: no matrix-unit step", i);
+        ck_assert_msg(steps_of(&plan, CLF__STEP_CONVERT) == cases[i].converts, "case %zu: %d packing launches", i,
+                      steps_of(&plan, CLF__STEP_CONVERT));
+        if (i == 7)
+            ck_assert_msg(slices == 1, "case %zu: not split along K", i);
+    }
+    unsetenv("CLFORGE_SHIPPED");
+    pretend_end(ctx, &saved);
+}
+END_TEST
+
 /* On a compute-capability-9.0 GPU (pretended) a 3xTF32 product runs on wgmma over operands split by the packing
  * pass: A as lo, hi, hi runs of K and B as hi, lo, hi, rows of three padded Ks, and a product three times as deep;
  * with wgmma off, or where the split copies would not fit one allocation, it runs on mma.sync over the operands
@@ -1008,6 +1066,7 @@ int main(void)
     CLF_TEST_ALONE(s, matrix_vector_products);
     CLF_TEST_ALONE(s, wgmma_tiles_narrow_for_small_products);
     CLF_TEST_ALONE(s, wgmma_tiles_for_mid_size_products);
+    CLF_TEST_ALONE(s, unaligned_rows_gathered_in_small_products);
     CLF_TEST_ALONE(s, threex_on_wgmma_splits_its_operands);
     CLF_TEST_ALONE(s, parts_tuned_only_for_3x);
     CLF_TEST_ALONE(s, poorly_filled_products_take_smaller_tiles);

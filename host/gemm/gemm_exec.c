@@ -63,6 +63,9 @@ static clf_status step_options(const clf__gemm_plan *plan, const clf__gemm_step 
         snprintf(opts + len, cap - len, " -DMODE=%d -DCTYPE=%d -DEDGE=%d -DAKM=%d -DBKN=%d -DCLF_PTX_CVT=1%s", m->mode,
                  clf__convert_code(m->c_type), m->edge, m->a_mn, m->b_mn,
                  m->cfg->v[CLF__MMA_WGMMA] ? " -DCLF_SM90A=1" : "");
+        len = strlen(opts);
+        if (m->a_gather || m->b_gather)   /* otherwise the options (and the program cache's key) are as before */
+            snprintf(opts + len, cap - len, " -DGA=%d -DGB=%d", m->a_gather, m->b_gather);
         return CLF_SUCCESS;
     }
     case CLF__STEP_CPU_PACK:

@@ -861,16 +861,34 @@ static int kmajor_readable(const clf__gemm_operand *o, size_t batch, size_t unit
     return o->ld % unit == 0 && o->off % unit == 0 && (batch == 1 || o->stride % unit == 0);
 }
 
+/* $CLFORGE_GEMM_MMA_GATHER: "pack" packs every operand whose rows are not 16-byte aligned (as before gathering
+ * existed), "always" gathers them whatever the product's size; unset: the rule in mma_operand. */
+typedef enum { GATHER_RULE, GATHER_PACK, GATHER_ALWAYS } gather_mode;
+
+static gather_mode gather_env(void)
+{
+    const char *env = getenv("CLFORGE_GEMM_MMA_GATHER");
+    if (!env || !*env)
+        return GATHER_RULE;
+    if (strcmp(env, "pack") == 0)
+        return GATHER_PACK;
+    if (strcmp(env, "always") == 0)
+        return GATHER_ALWAYS;
+    clf__warn_once("gemm-mma-gather-env", "CLFORGE_GEMM_MMA_GATHER=%s is neither pack nor always: ignored", env);
+    return GATHER_RULE;
+}
+
 /* One operand for the matrix units: rows x K, K contiguous, in the mode's input type; split3 (1 for A, 2 for B;
  * 3xTF32 on wgmma) always converted into rows of three runs of the padded K (SPLIT3 in cl/gemm_convert.cl); read
  * in place when it already is, rows 32-byte aligned (16-byte with cp.async in a small product), in whole tiles or (async:
  * cp.async copies, which zero-fill what lies past the edges, *edge set) with K a whole number of 16-byte
  * pieces; or stored K-major in the input type with 16-byte aligned rows of K, where the configuration reads such
- * operands (mn_ok: clf__mma_reads_kmajor, tiles of a multiple of 64 rows; *mn set); else converted and packed.
- * *o gets it in 32-bit words. */
+ * operands (mn_ok: clf__mma_reads_kmajor, tiles of a multiple of 64 rows; *mn set); K-contiguous in the input type
+ * but not so aligned, in a small product on cp.async copies: read in place by gathering each piece (*gather set;
+ * *o stays in elements); else converted and packed. *o gets it in 32-bit words. */
 static clf_status mma_operand(planner *pl, clf__mma_mode mode, clf_dtype type, int kmajor, size_t rows, size_t k,
                               size_t tile_rows, size_t tile_k, size_t batch, int async, int small, int mn_ok,
-                              int split3, clf__gemm_operand *o, int *edge, int *mn)
+                              int split3, clf__gemm_operand *o, int *edge, int *mn, int *gather)
 {
     clf_dtype in = clf__mma_input_type(mode);
     size_t q = 32 / clf__dtype_size(in);   /* elements per 32-byte load; cp.async copies 16-byte pieces */
@@ -887,6 +905,14 @@ static clf_status mma_operand(planner *pl, clf__mma_mode mode, clf_dtype type, i
         o->off = clf__mma_words(mode, o->off), o->ld = clf__mma_words(mode, o->ld);
         o->stride = clf__mma_words(mode, o->stride);
         *edge |= !whole;
+        return CLF_SUCCESS;
+    }
+    /* Rows that cp.async cannot copy (an odd K or leading dimension, an offset off 16 bytes): the packing pass is two
+     * launches that cost more than the whole of a small product (H200, f16 777x1555x999: 7.2 us each against the
+     * kernel's 19 us), so the kernel gathers those rows itself there. */
+    gather_mode gm = gather_env();
+    if (!split3 && !kmajor && type == in && async && gm != GATHER_PACK && (small || gm == GATHER_ALWAYS)) {
+        *gather = 1;
         return CLF_SUCCESS;
     }
     size_t rp = round_up(rows, tile_rows), kp = round_up(k, tile_k), row = split3 ? 3 * kp : kp, at;
@@ -1011,11 +1037,11 @@ static size_t mma_elems(const clf__mma_step *m, size_t w)
     return w * 4 / clf__dtype_size(clf__mma_input_type((clf__mma_mode)m->mode));
 }
 
-/* How far an operand's storage (words) moves for kw words of K: kw along a K-contiguous row, kw's elements rows of
- * K down a K-major one (mn). */
-static size_t k_span(const clf__mma_step *m, const clf__gemm_operand *o, int mn, size_t kw)
+/* How far an operand's storage moves for kw words of K: kw words along a K-contiguous row (kw's elements where it is
+ * gathered, whose offsets are in elements), kw's elements rows of K down a K-major one (mn). */
+static size_t k_span(const clf__mma_step *m, const clf__gemm_operand *o, int mn, int gather, size_t kw)
 {
-    return mn ? mma_elems(m, kw) * o->ld : kw;
+    return mn ? mma_elems(m, kw) * o->ld : gather ? mma_elems(m, kw) : kw;
 }
 
 /* Slices of K on the matrix units are whole stages and start on 8-word boundaries (the kernel's operands do). */
@@ -1064,8 +1090,8 @@ static clf_status mma_split(planner *pl, const clf__mma_step *m, size_t r0, size
     slices.kw = kc;
     slices.kv = mma_elems(m, kc);
     slices.batch = whole;
-    slices.a.stride = k_span(m, &m->a, m->a_mn, kc);   /* words: one slice along K */
-    slices.b.stride = k_span(m, &m->b, m->b_mn, kc);
+    slices.a.stride = k_span(m, &m->a, m->a_mn, m->a_gather, kc);   /* one slice along K */
+    slices.b.stride = k_span(m, &m->b, m->b_mn, m->b_gather, kc);
     clf_status s = whole ? add_mma(pl, &slices) : CLF_SUCCESS;
     if (s == CLF_SUCCESS && rest) {
         clf__mma_step tail = slices;
@@ -1228,20 +1254,20 @@ static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const produc
     /* Rows that are 16-byte but not 32-byte aligned are read in place only in small products: there the
      * pre-pass's launches cost more than the extra sectors (H200 f16, MNK <= 2^31: 1000^3 87 -> 113 TFLOP/s,
      * 1500x700x904 77 -> 102); in large ones less (3000^3 234 -> 213, 2000x3000x1000 173 -> 169). */
-    int async = plan->cfg_mma.v[CLF__MMA_ASYNC], edge = 0, a_mn = 0, b_mn = 0;
+    int async = plan->cfg_mma.v[CLF__MMA_ASYNC], edge = 0, a_mn = 0, b_mn = 0, a_gather = 0, b_gather = 0;
     int small = (double)p->m * (double)p->n * (double)p->k * (double)p->batch <= 2147483648.0;
     int mn_ok = clf__mma_reads_kmajor(&plan->cfg_mma, mode) && mn_in_place();
     clf_status s = mma_operand(pl, mode, p->a_type, p->a_kmajor, p->m, p->k, bm, bk, p->batch, async, small,
-                               mn_ok && p->n <= KMAJOR_PACK_ROWS, split3, &a, &edge, &a_mn);
+                               mn_ok && p->n <= KMAJOR_PACK_ROWS, split3, &a, &edge, &a_mn, &a_gather);
     if (s == CLF_SUCCESS)
         s = mma_operand(pl, mode, p->b_type, p->b_kmajor, p->n, p->k, bn, bk, p->batch, async, small,
-                        mn_ok && p->m <= KMAJOR_PACK_ROWS, split3 ? 2 : 0, &b, &edge, &b_mn);
+                        mn_ok && p->m <= KMAJOR_PACK_ROWS, split3 ? 2 : 0, &b, &edge, &b_mn, &b_gather);
     if (s != CLF_SUCCESS)
         return s;
     size_t kw = clf__mma_words(mode, round_up(p->k, bk));
     clf__mma_step whole = {&plan->cfg_mma, (int)mode, clf__gemm_c_type(call), p->m, p->n, split3 ? 3 * kw : kw,
                            p->batch, p->alpha, p->beta, a, b, p->c, p->epi, split3 ? 3 * kw : p->k, edge, a_mn, b_mn,
-                           split3};
+                           split3, a_gather, b_gather};
     return call->no_split || p->batch != 1 ? add_mma(pl, &whole) : mma_waves(pl, &whole, slots);
 }
 

@@ -85,6 +85,8 @@ typedef struct clf__mma_step {
     int a_mn, b_mn;              /* A stored K x M, B stored K x N (f16/bf16), read in place: offsets, ld and
                                   * strides in words of that storage (the kernel's AKM, BKN) */
     int split3;                  /* 3xTF32 on wgmma: A and B come split, K three times as long (the flops are a third) */
+    int a_gather, b_gather;      /* A (B) read in place although its rows are not 16-byte aligned: each piece gathered
+                                  * through registers (the kernel's GA, GB); its offset, ld and stride in elements */
 } clf__mma_step;
 
 /* Matrix-vector or thin products (gemv.c): for each of nv vectors (x_vstride and y_vstride apart) of each
