@@ -69,11 +69,13 @@ static void pretend_end(clf_context *ctx, const clf_device_info *saved)
 }
 
 /* Steps of the given kind in a plan. */
+/* Steps of a kind; for CLF__STEP_PACK the operands packed (one launch packs one or both). */
 static int steps_of(const clf__gemm_plan *plan, clf__step_kind kind)
 {
     int n = 0;
     for (int j = 0; j < plan->nsteps; j++)
-        n += plan->steps[j].kind == kind;
+        if (plan->steps[j].kind == kind)
+            n += kind == CLF__STEP_PACK ? plan->steps[j].u.pack.count : 1;
     return n;
 }
 
@@ -1031,6 +1033,10 @@ START_TEST(vector_aligned_operands_read_in_place_with_edges)
         }
         ck_assert_int_ge(mains, 1);
         ck_assert_msg(packs == cases[i].packs, "case %d: %d packs, want %d", i, packs, cases[i].packs);
+        int launches = 0;   /* both operands in one launch */
+        for (int j = 0; j < plan.nsteps; j++)
+            launches += plan.steps[j].kind == CLF__STEP_PACK;
+        ck_assert_int_eq(launches, cases[i].packs > 0);
     }
     /* Another value of the variable warns once, naming it, and the rule decides (a batch: edge checks). */
     char log[1024];

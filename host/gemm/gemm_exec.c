@@ -35,7 +35,8 @@ static clf_status step_options(const clf__gemm_plan *plan, const clf__gemm_step 
     switch (st->kind) {
     case CLF__STEP_PACK:
         *file = "gemm_pack.cl", *name = "gemm_pack";
-        snprintf(opts, cap, "-DPRECISION=%d -DTRANS=%d", prec, st->u.pack.trans);
+        snprintf(opts, cap, "-DPRECISION=%d -DTRANS=%d -DTRANS2=%d", prec, st->u.pack.op[0].trans,
+                 st->u.pack.op[st->u.pack.count - 1].trans);
         return CLF_SUCCESS;
     case CLF__STEP_REDUCE:
         *file = "gemm_reduce.cl", *name = "gemm_reduce";
@@ -149,26 +150,44 @@ static cl_mem bind(const clf__gemm_operand *o, const scratch_bufs *sb)
     }
 }
 
+/* The twelve arguments of one operand of gemm_pack from index i, for the batch items from b0. */
+static clf_status pack_args(cl_kernel k, cl_uint i, const clf__pack_operand *o, const scratch_bufs *sb, size_t b0)
+{
+    cl_mem src = bind(&o->src, sb), dst = bind(&o->dst, sb);
+    cl_long r = (cl_long)o->rows, cn = (cl_long)o->cols, rp = (cl_long)o->rows_pad, cp = (cl_long)o->cols_pad;
+    cl_long lds = (cl_long)o->src.ld, ldd = (cl_long)o->dst.ld;
+    cl_ulong soff = o->src.off + b0 * o->src.stride, sst = o->src.stride;
+    cl_ulong doff = o->dst.off + b0 * o->dst.stride, dst_stride = o->dst.stride;
+    const void *v[] = {&r, &cn, &rp, &cp, &src, &soff, &lds, &sst, &dst, &doff, &ldd, &dst_stride};
+    size_t z[] = {8, 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8};
+    for (cl_uint j = 0; j < 12; j++) {
+        cl_int e = clSetKernelArg(k, i + j, z[j], v[j]);
+        if (e != CL_SUCCESS)
+            return clf__fail_cl(e, "clSetKernelArg", "gemm pack argument %u", i + j);
+    }
+    return CLF_SUCCESS;
+}
+
+/* Work-groups along dimension 0 are the first operand's column tiles, then the second's (its arguments repeat the
+ * first's when it packs one); dimension 1 the rows along K, which both have alike. */
 static clf_status enqueue_pack(clf_context *ctx, const clf__gemm_plan *plan, const clf__pack_step *p, cl_kernel k,
                                const scratch_bufs *sb, cl_event *done)
 {
     size_t esz = clf__dtype_size(plan->dtype);
-    cl_mem src = bind(&p->src, sb), dst = bind(&p->dst, sb);
-    clf_status s = CLF_SUCCESS;
+    const clf__pack_operand *o0 = &p->op[0], *o1 = &p->op[p->count - 1];
+    size_t x0 = round_up(o0->cols_pad, 32) / 32, x1 = p->count > 1 ? round_up(o1->cols_pad, 32) / 32 : 0;
+    double bytes = 0.0;
+    for (int i = 0; i < p->count; i++)
+        bytes += (double)(p->op[i].rows * p->op[i].cols + p->op[i].rows_pad * p->op[i].cols_pad) * (double)esz;
+    cl_long split = (cl_long)x0;
+    clf_status s = set_args(k, (const void *[]){&split}, (size_t[]){8}, 1);
     for (size_t b0 = 0; b0 < p->batch && s == CLF_SUCCESS; b0 += BATCH_CHUNK) {
         size_t nb = p->batch - b0 < BATCH_CHUNK ? p->batch - b0 : BATCH_CHUNK;
-        cl_long r = (cl_long)p->rows, cn = (cl_long)p->cols, rp = (cl_long)p->rows_pad, cp = (cl_long)p->cols_pad;
-        cl_long lds = (cl_long)p->src.ld, ldd = (cl_long)p->dst.ld;
-        cl_ulong soff = p->src.off + b0 * p->src.stride, sst = p->src.stride;
-        cl_ulong doff = p->dst.off + b0 * p->dst.stride, dst_stride = p->dst.stride;
-        const void *v[] = {&r, &cn, &rp, &cp, &src, &soff, &lds, &sst, &dst, &doff, &ldd, &dst_stride};
-        size_t z[] = {8, 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8};
-        if ((s = set_args(k, v, z, 12)) != CLF_SUCCESS)
+        if ((s = pack_args(k, 1, o0, sb, b0)) != CLF_SUCCESS || (s = pack_args(k, 13, o1, sb, b0)) != CLF_SUCCESS)
             break;
-        size_t global[3] = {round_up(p->cols_pad, 32), round_up(p->rows_pad, 32) / 4, nb};
+        size_t global[3] = {(x0 + x1) * 32, round_up(o0->rows_pad, 32) / 4, nb};
         size_t local[3] = {32, 8, 1};
-        clf__work w = {plan->dtype == CLF_F64 ? "dgemm_pack" : "sgemm_pack", 0.0,
-                       (double)nb * (double)(p->rows * p->cols + p->rows_pad * p->cols_pad) * (double)esz};
+        clf__work w = {plan->dtype == CLF_F64 ? "dgemm_pack" : "sgemm_pack", 0.0, (double)nb * bytes};
         s = clf__enqueue(ctx, k, 3, global, local, &w, b0 + nb >= p->batch ? done : NULL);
     }
     return s;

@@ -351,19 +351,22 @@ static int plan_packs(planner *pl, product *p, const clf__config *cfg, size_t *e
         return 0;
     if (bytes > pl->plan->pack_bytes)
         pl->plan->pack_bytes = bytes;   /* products of one plan run in order: they share the region */
+    if (!pack_a && !pack_b)
+        return 1;
+    clf__gemm_step *st = add_step(pl, CLF__STEP_PACK);   /* one launch for both */
+    if (!st) {
+        *s = too_many_steps();
+        return 1;
+    }
+    st->u.pack = (clf__pack_step){0, p->batch, {{0}}};
     clf__gemm_operand *ops[2] = {&p->a, &p->b};
     size_t cols[2] = {M, N}, cols_pad[2] = {Mp, Np}, dst_off[2] = {0, sa}, *ext[2] = {ea, eb};
     int *kmajor[2] = {&p->a_kmajor, &p->b_kmajor}, want[2] = {pack_a, pack_b};
     for (int i = 0; i < 2; i++) {
         if (!want[i])
             continue;
-        clf__gemm_step *st = add_step(pl, CLF__STEP_PACK);
-        if (!st) {
-            *s = too_many_steps();
-            return 1;
-        }
         clf__gemm_operand dst = {CLF__BUF_PACK, NULL, dst_off[i], cols_pad[i], Kp * cols_pad[i]};
-        st->u.pack = (clf__pack_step){!*kmajor[i], K, cols[i], Kp, cols_pad[i], p->batch, *ops[i], dst};
+        st->u.pack.op[st->u.pack.count++] = (clf__pack_operand){!*kmajor[i], K, cols[i], Kp, cols_pad[i], *ops[i], dst};
         *ops[i] = dst;
         *kmajor[i] = 1;
         *ext[i] = Kp * cols_pad[i];

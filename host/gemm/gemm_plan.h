@@ -24,10 +24,18 @@ typedef enum {
 
 /* gemm_pack: R rows (along K) of Cn columns (along M or N) of src, copied K-major and zero-padded to
  * Rp x Cp into dst (a PACK operand), for each matrix of a batch. */
-typedef struct clf__pack_step {
+typedef struct clf__pack_operand {
     int trans;                   /* src is stored Cn-major (rows along M or N): transpose while copying */
-    size_t rows, cols, rows_pad, cols_pad, batch;
+    size_t rows, cols, rows_pad, cols_pad;
     clf__gemm_operand src, dst;
+} clf__pack_operand;
+
+/* One launch packs one operand, or both (A and B of one product: the same rows along K and batch), since a second
+ * launch costs about as much as a small product's packing itself. */
+typedef struct clf__pack_step {
+    int count;                   /* 1 or 2 */
+    size_t batch;
+    clf__pack_operand op[2];
 } clf__pack_step;
 
 /* gemm_main: row-major C (m x n) = alpha * A B + beta * C over K-major or M/N-major operands. */
