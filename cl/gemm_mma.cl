@@ -682,19 +682,27 @@ typedef uint gelem_t;
 #define EPP 4
 #endif
 
-/* The 16-byte piece of EPP elements from element `at` of X, of which n (<= 0: none) exist; zeros past them. A whole
- * f16/bf16 piece is read as the 4-byte words that cover it and shifted into place (five words when it starts on an
- * odd element, which then needs one element past the piece: n > EPP); the rest element by element. */
-static inline uint4 gather_piece(const __global gelem_t *X, ulong at, int n)
+/* The piece of EPP elements (16 bytes) from element `at` of X, of which n (<= 0: none) exist, as the words w[0..4]
+ * and a shift sh that gather_put turns into the piece: loaded now, used a stage later, so that the loads' latency is
+ * spent while the stage's products run. A whole f16/bf16 piece is read as the 4-byte words that cover it (five when
+ * it starts on an odd element, which then needs one element past the piece: n > EPP); wider elements are 4-byte
+ * aligned already. Pieces at the edges are read element by element, zeros past them, and assembled at once. */
+static inline void gather_get(const __global gelem_t *X, ulong at, int n, uint *w, uint *sh)
 {
 #if MODE == 16 || MODE == 17
     const int odd = (int)(at & 1);
     if (n > EPP || (n == EPP && !odd)) {
-        const __global uint *w = (const __global uint *)(X + (at - (ulong)odd));
-        const uint w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = odd ? w[4] : 0u;
-        const uint sh = odd ? 16u : 0u;
-        return (uint4)((uint)((upsample(w1, w0)) >> sh), (uint)((upsample(w2, w1)) >> sh),
-                       (uint)((upsample(w3, w2)) >> sh), (uint)((upsample(w4, w3)) >> sh));
+        const __global uint *p = (const __global uint *)(X + (at - (ulong)odd));
+        w[0] = p[0], w[1] = p[1], w[2] = p[2], w[3] = p[3], w[4] = odd ? p[4] : 0u;
+        *sh = odd ? 16u : 0u;
+        return;
+    }
+#else
+    if (n >= EPP) {
+        const __global uint *p = (const __global uint *)(X + at);
+        w[0] = p[0], w[1] = p[1], w[2] = p[2], w[3] = p[3], w[4] = 0u;
+        *sh = 0u;
+        return;
     }
 #endif
     gelem_t e[EPP];
@@ -702,28 +710,42 @@ static inline uint4 gather_piece(const __global gelem_t *X, ulong at, int n)
     for (int j = 0; j < EPP; j++)
         e[j] = j < n ? X[at + (ulong)j] : (gelem_t)0;
 #if MODE == 16 || MODE == 17
-    return as_uint4(vload8(0, e));
+    const uint4 v = as_uint4(vload8(0, e));
 #elif MODE == 64
-    return as_uint4(vload2(0, e));
+    const uint4 v = as_uint4(vload2(0, e));
 #else
-    return vload4(0, e);
+    const uint4 v = vload4(0, e);
 #endif
+    w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w, w[4] = 0u;
+    *sh = 0u;
 }
 
-/* One stage of an operand (GA, GB) from element k0 of each row: rows ld elements apart from element base, of which
- * `rows` exist with kv elements of K each. The loads go through registers while the stage's products already
- * issued run; the pieces land where copy_async puts them. */
-static inline void copy_gather(__local uint *S, const __global gelem_t *X, ulong base, long ld, int k0, int chunks,
-                               int rows, int kv)
+/* Pieces of a stage of an operand gathered (GA, GB) per thread; the last round may be partial. */
+#define GP(rows) ((rows * CPR + THREADS - 1) / THREADS)
+
+/* Loads (gather_get) this thread's pieces of one stage of a gathered operand from element k0 of each row: rows ld
+ * elements apart from element base, of which `rows` exist with kv elements of K each. */
+static inline void gather_stage(const __global gelem_t *X, ulong base, long ld, int k0, const int R, int rows, int kv,
+                                uint (*w)[5], uint *sh)
 {
 #pragma unroll
-    for (int i = 0; i < (chunks + THREADS - 1) / THREADS; i++) {
+    for (int i = 0; i < GP(R); i++) {
         const int v = (int)get_local_id(0) + i * THREADS, row = v / CPR, c = v % CPR;
-        if (chunks % THREADS == 0 || v < chunks) {
-            const int k = k0 + c * EPP, n = row < rows ? kv - k : 0;
+        const int k = k0 + c * EPP, n = (R * CPR) % THREADS == 0 || v < R * CPR ? (row < rows ? kv - k : 0) : 0;
+        gather_get(X, n > 0 ? base + (ulong)((long)row * ld) + (ulong)k : base, n, w[i], &sh[i]);
+    }
+}
+
+/* Stores the pieces gather_stage loaded where copy_async would have put them. */
+static inline void gather_put(__local uint *S, const int R, uint (*w)[5], const uint *sh)
+{
+#pragma unroll
+    for (int i = 0; i < GP(R); i++) {
+        const int v = (int)get_local_id(0) + i * THREADS, row = v / CPR, c = v % CPR;
+        if ((R * CPR) % THREADS == 0 || v < R * CPR)
             *(__local uint4 *)(S + WORD_AT(row, c * 4)) =
-                gather_piece(X, n > 0 ? base + (ulong)((long)row * ld) + (ulong)k : base, n);
-        }
+                (uint4)((uint)(upsample(w[i][1], w[i][0]) >> sh[i]), (uint)(upsample(w[i][2], w[i][1]) >> sh[i]),
+                        (uint)(upsample(w[i][3], w[i][2]) >> sh[i]), (uint)(upsample(w[i][4], w[i][3]) >> sh[i]));
     }
 }
 #endif
@@ -829,17 +851,25 @@ static inline void put_c2(__global void *C, ulong i, acc_t v0, acc_t v1)
 #if ASYNC   /* one stage of A or B into local memory, from its K-contiguous or (AKM, BKN) K-major storage */
 #if AKM
 #define COPY_A(S, st) copy_async_mn(S, A4, abase, lda, (st) * BK, BM, rows_a, Kv)
-#elif GA
-#define COPY_A(S, st) copy_gather(S, (const __global gelem_t *)A, abase, lda, (st) * BK, BM * CPR, rows_a, Kv)
+#elif GA   /* into registers; GATHER_PUT stores them a stage later (the prologue's at once) */
+#define COPY_A(S, st) gather_stage((const __global gelem_t *)A, abase, lda, (st) * BK, BM, rows_a, Kv, ga_w, ga_sh)
 #else
 #define COPY_A(S, st) copy_async(S, A4, abase, lda, (st) * BKW, BM * CPR, rows_a, kvw)
 #endif
 #if BKN
 #define COPY_B(S, st) copy_async_mn(S, B4, bbase, ldb, (st) * BK, BN, rows_b, Kv)
 #elif GB
-#define COPY_B(S, st) copy_gather(S, (const __global gelem_t *)B, bbase, ldb, (st) * BK, BN * CPR, rows_b, Kv)
+#define COPY_B(S, st) gather_stage((const __global gelem_t *)B, bbase, ldb, (st) * BK, BN, rows_b, Kv, gb_w, gb_sh)
 #else
 #define COPY_B(S, st) copy_async(S, B4, bbase, ldb, (st) * BKW, BN * CPR, rows_b, kvw)
+#endif
+/* Gathered operands (GA, GB): their pieces of the stage put into buffer b, from the registers COPY_A/COPY_B filled. */
+#if GA && GB
+#define GATHER_PUT(b) (gather_put(As + (b) * BM * LDW, BM, ga_w, ga_sh), gather_put(Bs + (b) * BN * LDW, BN, gb_w, gb_sh))
+#elif GA
+#define GATHER_PUT(b) gather_put(As + (b) * BM * LDW, BM, ga_w, ga_sh)
+#elif GB
+#define GATHER_PUT(b) gather_put(Bs + (b) * BN * LDW, BN, gb_w, gb_sh)
 #endif
 #endif
 
@@ -913,15 +943,32 @@ void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t 
     /* STAGES buffers in a ring: stage s computes from buffer s % STAGES while stages s + 1 .. s + STAGES - 1
      * are in flight; the barrier after each wait also tells that everyone is done with the buffer refilled. */
     const __global uint4 *A4 = (const __global uint4 *)A, *B4 = (const __global uint4 *)B;
+#if GA
+    uint ga_w[GP(BM)][5], ga_sh[GP(BM)];
+#endif
+#if GB
+    uint gb_w[GP(BN)][5], gb_sh[GP(BN)];
+#endif
     for (int st = 0; st < AHEAD; st++) {
         if (st < stages) {
             COPY_A(As + st * BM * LDW, st);
             COPY_B(Bs + st * BN * LDW, st);
+#if GA || GB
+            GATHER_PUT(st);
+#endif
         }
         async_commit();
     }
     int cur = 0, fill = AHEAD;
+#if GA || GB
+    int pend = -1;   /* the buffer whose gathered pieces wait in registers */
+#endif
     for (int s = 0; s < stages; s++) {
+#if GA || GB
+        if (pend >= 0)   /* before the barrier that makes them everyone's */
+            GATHER_PUT(pend);
+        pend = -1;
+#endif
         ASYNC_WAIT();
 #if WGMMA
         asm volatile("fence.proxy.async.shared::cta;" ::: "memory");   /* cp.async's writes, seen by wgmma's reads */
@@ -940,6 +987,9 @@ void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t 
                 if (s + AHEAD < stages) {
                     COPY_A(As + fill * BM * LDW, s + AHEAD);
                     COPY_B(Bs + fill * BN * LDW, s + AHEAD);
+#if GA || GB
+                    pend = fill;
+#endif
                 }
                 async_commit();
             }
@@ -967,6 +1017,9 @@ void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t 
         if (s + AHEAD < stages) {
             COPY_A(As + fill * BM * LDW, s + AHEAD);
             COPY_B(Bs + fill * BN * LDW, s + AHEAD);
+#if GA || GB
+            pend = fill;
+#endif
         }
         async_commit();
 #endif
