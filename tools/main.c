@@ -45,6 +45,8 @@ static void usage(FILE *f)
             "  CLFORGE_WGMMA=off         matrix units on mma.sync, not Hopper's wgmma\n"
             "  CLFORGE_GEMM_MMA_MN=pack  matrix units: pack f16/bf16 operands stored K-major, never read them in place\n"
             "  CLFORGE_GEMM_MMA_TILES=entry  matrix units: keep the entry's tiles, never smaller ones chosen for the shape\n"
+            "  CLFORGE_GEMM_MMA_GATHER=pack|always  matrix units: pack operands whose rows are not 16-byte aligned / gather\n"
+            "                     them in the kernel whatever the product's size (default: gather in small products)\n"
             "  CLFORGE_GEMM_CPU_PACK=0|1 CPU GEMM: 1 packs A and B into panels, 0 reads them in place\n"
             "  CLFORGE_GEMM_SPLIT_K=N    split GEMM's K into N slices (1: never)\n"
             "  CLFORGE_GEMM_FILL=off     keep a GEMM bucket's tiles however poorly they fill the compute units\n"
