@@ -64,6 +64,11 @@
 #ifndef CLF_WSPLIT
 #define CLF_WSPLIT 4  /* row kernel: whole lines written so many vectors at a time, values then stores (0: one by one) */
 #endif
+#ifndef CLF_SPLIT
+#define CLF_SPLIT 0   /* 1 (row kernel, NVIDIA): a line is cut into chunks of NV*VEC*LPL, one group each, in one launch of
+                       * two passes (split_task): a pass-1 group publishes its chunk's state, a pass-2 group merges the
+                       * line's states and writes its chunk */
+#endif
 #ifndef CLF_CACHE
 #define CLF_CACHE 0   /* > 0: a line is at most CLF_CACHE*LPL long; each work-item keeps its elements in
                        * registers from the reduction for the write pass (the host sets it with a write) */
@@ -257,7 +262,7 @@ static inline st_t shfl_st(const st_t a, const int o)
         s_ = ST_COMB(s_, t_);                                                                               \
     }
 #endif
-#define RED_TREE_AND_POST(b)                                                                                \
+#define RED_TREE_THEN(b, FINISH)                                                                            \
     {                                                                                                       \
         st_t s_ = (b);                                                                                      \
         WARP_FOLD(s_);                                                                                      \
@@ -271,11 +276,11 @@ static inline st_t shfl_st(const st_t a, const int o)
             const st_t t_ = red[(lid >> 5) + q];                                                            \
             fin = ST_COMB(fin, t_);                                                                         \
         }                                                                                                   \
-        LINE_FINISH(fin);                                                                                   \
+        FINISH(fin);                                                                                        \
     }
 #else
 /* The tree: 3 barriers for 256 lanes, not 8 (lanes below nw fold in lanes lane + q*nw). */
-#define RED_TREE_AND_POST(b)                                                                                \
+#define RED_TREE_THEN(b, FINISH)                                                                            \
     red[lid] = (b);                                                                                         \
     barrier(CLK_LOCAL_MEM_FENCE);                                                                           \
     for (int w = LPL; w > 1;) {                                                                             \
@@ -291,9 +296,10 @@ static inline st_t shfl_st(const st_t a, const int o)
     }                                                                                                       \
     if (lane == 0 && live) {                                                                                \
         const st_t fin = red[lid];                                                                          \
-        LINE_FINISH(fin);                                                                                   \
+        FINISH(fin);                                                                                        \
     }
 #endif
+#define RED_TREE_AND_POST(b) RED_TREE_THEN(b, LINE_FINISH)
 
 #if CLF_ROWK
 /* Whole vectors of x and y at element index i (a multiple of VEC from an aligned start), in CT. */
@@ -341,8 +347,9 @@ static inline st_t shfl_st(const st_t a, const int o)
 #define UNPACK(a, o, v) ((a)[o] = (v).s0, (a)[(o) + 1] = (v).s1, (a)[(o) + 2] = (v).s2, (a)[(o) + 3] = (v).s3)
 #endif
 #endif
-/* Element j of the line starts vector k of this work-item at J0(k); vectors of a team are adjacent. */
-#define J0(k) (((idx_t)lane + (idx_t)((k) * LPL)) * (idx_t)VEC)
+/* Element j of the line starts vector k of this work-item at J0(k); vectors of a team are adjacent; coff: where
+ * the team's chunk of the line starts (0 but with CLF_SPLIT). */
+#define J0(k) (coff + ((idx_t)lane + (idx_t)((k) * LPL)) * (idx_t)VEC)
 /* The write pass's values of this work-item's vector k, all of it inside the line, into dst[0 .. VEC); j0
  * (= J0(k)) in scope, which CLF_RED_ARGV's loads read. */
 #define WRITE_VALUES(k, dst)                                                                                \
@@ -522,7 +529,7 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
 }
 #elif CLF_ROWK
 /* Elements of the line (len long) in this work-item's vectors: its count for the moments. */
-static inline int row_count(const idx_t len, const int lane, const int live)
+static inline int row_count(const idx_t coff, const idx_t len, const int lane, const int live)
 {
     int c = 0;
 #pragma unroll
@@ -536,7 +543,7 @@ static inline int row_count(const idx_t len, const int lane, const int live)
 /* Loads a line (elements from base) into xs: NV vectors of VEC per work-item, whole vectors back to back
  * when all of this work-item's lie inside the line (bytes in flight keep memory busy), else element by
  * element past the end; 0 outside. */
-static inline void row_load(__global const CLF_X_T *x, const idx_t base, const idx_t len, const int lane,
+static inline void row_load(__global const CLF_X_T *x, const idx_t base, const idx_t coff, const idx_t len, const int lane,
                             const int live, CT *xs)
 {
     if (live && J0(NV - 1) + VEC <= len) {
@@ -558,22 +565,94 @@ static inline void row_load(__global const CLF_X_T *x, const idx_t base, const i
     }
 }
 
+#if CLF_SPLIT
+#if UNR != 1 || WG != LPL
+#error "CLF_SPLIT: one chunk a group (WG == LPL), UNR 1"
+#endif
+/* sbuf: word 0 counts the groups that have started (tbase: its value when this launch began), from word 8 a flag a
+ * chunk, from word sst_off a state a chunk; epoch: this launch's number, never 0 (flags of earlier launches hold
+ * other ones, a new buffer zeros); nch: chunks a line; blk: chunks a block. */
+#define SPLIT_PARAMS __global uint *sbuf, const uint tbase, const uint sst_off, const uint epoch, const uint nch, \
+                     const uint blk,
+/* The chunk (task: line * nch + chunk) and pass (the return value, 1 for the second) of the g-th group to start.
+ * The groups of blk chunks (a block) read them in pass 1, then those of the next block do, then pass 2 of the first
+ * block runs: a chunk is read again one block after its first read, while it is still in L2. g counts the groups in
+ * the order they start (a ticket, not get_group_id), and a block holds whole lines (blk: a multiple of nch), so a
+ * pass-2 group waits only for groups of its own block's pass 1, which have started
+ * before it and wait for nothing: no order of starting the groups can deadlock. Groups past the last chunk have
+ * no line (first >= lines) and run through without loads or stores: an early return before the barriers made PoCL
+ * take the first work-item's branches for every work-item. */
+static inline int split_task(const idx_t g, const uint blk, idx_t *task)
+{
+    const idx_t w = (idx_t)blk;
+    if (g < w) {
+        *task = g;
+        return 0;
+    }
+    const idx_t h = g - w, k = h / (2 * w), r = h % (2 * w);
+    *task = r < w ? (k + 1) * w + r : k * w + (r - w);
+    return r >= w;
+}
+/* Pass 1: the chunk's state, then its flag set to this launch's epoch (release: the state is visible first). */
+static inline void split_publish(__global st_t *st, __global uint *flag, const st_t v, const uint epoch)
+{
+    *st = v;
+#if CLF_NV
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(flag), "r"(epoch) : "memory");
+#else   /* OpenCL 1.2: the fence orders the state's store before the flag's */
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    atomic_xchg(flag, epoch);
+#endif
+}
+#define SPLIT_PUBLISH(fin) split_publish(sst + task, sflag + task, fin, epoch)
+/* Pass 2: waits for a chunk's flag (acquire), then copies its state into red[q]. */
+static inline void split_take(__global uint *flag, __global const st_t *st, const uint epoch, __local st_t *red,
+                              const int q)
+{
+#if CLF_NV
+    uint v;
+    do
+        asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
+    while (v != epoch);
+#else
+    while (atomic_or((volatile __global uint *)flag, 0u) != epoch)
+        ;
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+#endif
+    red[q] = *st;
+}
+#else
+#define SPLIT_PARAMS
+#endif
+
 /* The row kernel: each team of LPL work-items takes UNR lines in sequence (line i of team sub of group g:
  * (g*UNR + i)*(WG/LPL) + sub), holds each in registers (xs), reduces it, merges with the tree, and writes it
  * from registers; the next line's loads (xn) are issued before the current one is reduced, so they are in
  * flight through its reduction, barriers and stores. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, const idx_t lines, const idx_t len,
-                CLF_RED_PARAMS const int unused)
+                CLF_RED_PARAMS SPLIT_PARAMS const int unused)
 {
     const int lid = (int)get_local_id(0);
     const int sub = SUB, lane = LANE;
     const CT lenv = (CT)len;
-    const idx_t first = (idx_t)get_group_id(0) * (idx_t)(UNR * (WG / LPL)) + (idx_t)sub;
+#if CLF_SPLIT
+    __local uint ticket;
+    if (lid == 0)
+        ticket = atomic_inc(sbuf) - tbase;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    idx_t task;
+    const int pass2 = split_task((idx_t)ticket, blk, &task);   /* past the last chunk: first >= lines, not live */
+    const idx_t first = task / nch, coff = task % nch * (idx_t)(NV * VEC * LPL);
+    __global uint *sflag = sbuf + 8;
+    __global st_t *sst = (__global st_t *)(sbuf + sst_off);
+#else
+    const idx_t first = (idx_t)get_group_id(0) * (idx_t)(UNR * (WG / LPL)) + (idx_t)sub, coff = 0;
+#endif
     __local st_t red[WG];
     __local CT res[WG / LPL], res1[WG / LPL], res2[WG / LPL];
     CT xs[NV * VEC], xn[NV * VEC];
-    row_load(x, xo + first * ldx, len, lane, first < lines, xs);
+    row_load(x, xo + first * ldx, coff, len, lane, first < lines, xs);
 #if NEEDS_SHIFT
     CT x0 = first < lines && len > 0 ? LDX(xo + first * ldx) : K(0), x0n = K(0);   /* the line's first element */
 #endif
@@ -582,7 +661,7 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
         const idx_t line = first + (idx_t)(i * (WG / LPL)), next = line + (idx_t)(WG / LPL);
         const int live = line < lines;
         if (i + 1 < UNR) {
-            row_load(x, xo + next * ldx, len, lane, next < lines, xn);
+            row_load(x, xo + next * ldx, coff, len, lane, next < lines, xn);
 #if NEEDS_SHIFT
             x0n = next < lines && len > 0 ? LDX(xo + next * ldx) : K(0);
 #endif
@@ -598,6 +677,19 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
         }
 #endif
         const int full = live && J0(NV - 1) + VEC <= len;
+#if CLF_SPLIT
+        if (pass2) {   /* the line's state from its chunks' (in chunk order: every chunk of a line gets the same) */
+            if (lane < (int)nch && first < lines)
+                split_take(sflag + first * nch + (idx_t)lane, sst + first * nch + (idx_t)lane, epoch, red, lane);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (lane == 0) {
+                st_t fin = red[0];
+                for (uint q = 1; q < nch; q++)
+                    fin = ST_COMB(fin, red[q]);
+                LINE_FINISH(fin);
+            }
+        } else {
+#endif
         st_t b;
         ST_INIT(b);
         CT t = K(0);
@@ -611,7 +703,7 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
                 ST_P1(b, t, pv);
             }
         }
-        ST_N(b, full ? NV * VEC : row_count(len, lane, live));
+        ST_N(b, full ? NV * VEC : row_count(coff, len, lane, live));
         ST_MID(b, t)
 #pragma unroll
         for (int e = 0; e < NV * VEC; e++) {
@@ -626,9 +718,18 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
         /* The tree (as in the generic kernel). Reusing red and res for the next line is safe: every
          * work-item passes the barrier before res is read only after its last read of red, and reads res
          * before it reaches the next line's first barrier. */
+#if CLF_SPLIT
+        RED_TREE_THEN(b, SPLIT_PUBLISH)   /* pass 1 ends with its chunk's state */
+        }
+#else
         RED_TREE_AND_POST(b)
+#endif
         barrier(CLK_LOCAL_MEM_FENCE);
+#if CLF_SPLIT
+        if (live && pass2) {
+#else
         if (live) {
+#endif
             const CT rv = res[sub], e1v = res1[sub], e2v = res2[sub];
 #if defined(STYV) && CLF_WSPLIT
             /* A line whose vectors are all whole is written CLF_WSPLIT vectors at a time in two phases: their

@@ -658,6 +658,39 @@ START_TEST(row_kernel)
 }
 END_TEST
 
+/* Lines split across work-groups (CLFORGE_REDUCE_SPLIT=on: any device, any line longer than one group's chunk),
+ * every kind, aligned and not, with the block (chunks a block) at its default, 1 (rounded up to a line) and more
+ * than the chunks: each line's chunks must meet whatever order the groups start in. */
+START_TEST(split_lines)
+{
+    static const char *cfgs[] = {NULL, "WG=32 LPL=32 VEC=4 UNR=2"};
+    static const char *blocks[] = {NULL, "1", "1000000", "5"};
+    clf_context **ctxs;
+    int nc = clf_test_contexts(&ctxs);
+    uint64_t rng = 77;
+    setenv("CLFORGE_REDUCE_SPLIT", "on", 1);
+    for (int d = 0; d < nc; d++)
+        for (int k = 0; k < 2; k++) {
+            if (cfgs[k])
+                setenv("CLFORGE_REDUCE_CONFIG", cfgs[k], 1);
+            const size_t lens[] = {2 * 32 * 64 + 1, 5003, 20000, 32 * 64 * 3};
+            for (size_t i = 0; i < 4; i++) {
+                if (blocks[i])
+                    setenv("CLFORGE_REDUCE_SPLIT_BLOCK", blocks[i], 1);
+                int aligned = (int)(i + (size_t)k) % 2 == 0;
+                rowk_case c = {.rows = 3 + i, .cols = lens[i], .off = aligned ? 8 : 3, .goff = i % 2 ? 2 : 4,
+                               .kind = (int)(i + (size_t)k) % 4, .want_rowk = -1};
+                c.ld = c.cols + (aligned ? (4 - c.cols % 4) % 4 + 4 : 1);
+                check_rowk(ctxs[d], &c, &rng);
+                unsetenv("CLFORGE_REDUCE_SPLIT_BLOCK");
+            }
+            unsetenv("CLFORGE_REDUCE_CONFIG");
+        }
+    unsetenv("CLFORGE_REDUCE_SPLIT");
+    clf_test_contexts_free(ctxs, nc);
+}
+END_TEST
+
 /* Storage types through the row kernel's whole vectors (lines aligned to 4 elements): RMS norm of x in one
  * type into y in another. Values 1 + k/128 are exact in every type; y within half an ulp of its type. */
 static double stored_to_double(clf_dtype t, const void *p, size_t i)
@@ -867,6 +900,7 @@ int main(void)
     CLF_TEST_ALONE(s, one_pass);
     CLF_TEST_ALONE(s, row_kernel);
     CLF_TEST_ALONE(s, row_kernel_types);
+    CLF_TEST_ALONE(s, split_lines);
     CLF_TEST_ALONE(s, errors);
     CLF_TEST_ALONE(s, tuning_problems);
     return clf_test_run(s);

@@ -3,6 +3,8 @@
  * `reduce` family descriptor is in reduce_family.c. */
 #include "reduce.h"
 
+#include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -418,6 +420,17 @@ static size_t row_held(size_t nvec, int lpl, int vec, int unr)
     return row_vecs(nvec, lpl) * (size_t)vec * (unr > 1 ? 2u : 1u);
 }
 
+/* cfg's VEC, narrowed until x, y and the vectors along the line start every line on a multiple of it. */
+static int row_vec(const red_plan *pl, const clf__config *c)
+{
+    const clf_reduce_desc *d = &pl->d;
+    int vec = c->v[CLF__R_VEC];
+    while (vec > 1 && (d->x_off % (size_t)vec || d->ldx % (size_t)vec || d->y_off % (size_t)vec ||
+                       d->ldy % (size_t)vec || !args_aligned(pl, (size_t)vec)))
+        vec /= 2;   /* whole vectors need aligned lines (buffers themselves are aligned far beyond) */
+    return vec;
+}
+
 /* The configuration's WG is a floor: a line too long for its team widens the team, and the work-group with
  * it, up to wg_cap work-items (the H200's best for 8192-long lines, 128, would otherwise send 16384-long ones
  * to the generic kernel). */
@@ -426,10 +439,7 @@ static int row_geom(const red_plan *pl, const clf__config *c, int wg_cap, clf__r
     const clf_reduce_desc *d = &pl->d;
     if (!d->write || pl->strided)
         return 0;
-    int vec = c->v[CLF__R_VEC], wg = c->v[CLF__R_WG] > wg_cap ? c->v[CLF__R_WG] : wg_cap;
-    while (vec > 1 && (d->x_off % (size_t)vec || d->ldx % (size_t)vec || d->y_off % (size_t)vec ||
-                       d->ldy % (size_t)vec || !args_aligned(pl, (size_t)vec)))
-        vec /= 2;   /* whole vectors need aligned lines (buffers themselves are aligned far beyond) */
+    int vec = row_vec(pl, c), wg = c->v[CLF__R_WG] > wg_cap ? c->v[CLF__R_WG] : wg_cap;
     size_t nvec = (pl->len + (size_t)vec - 1) / (size_t)vec, cap = CLF__RED_ROW_BYTES / (pl->f64 ? 8 : 4);
     int lpl = 1, unr = c->v[CLF__R_UNR];
     while (lpl < c->v[CLF__R_LPL] && lpl < wg && (size_t)lpl < nvec)
@@ -494,7 +504,7 @@ int clf__red_row_geom(const red_plan *pl, const clf__config *c, const clf_device
  * to 3933 GB/s (torch.compile: 3555), -cl-denorms-are-zero and -cl-finite-math-only alone changed nothing
  * (bench/results/h200/2026-12-01/thin-staged/final.txt). Measured on NVIDIA only, so only there. */
 static clf_status build_options(const red_plan *pl, const clf__config *c, const clf__red_row *rg, int linek,
-                                int fast, int nv_gpu, char *opts, size_t cap)
+                                int split, int fast, int nv_gpu, char *opts, size_t cap)
 {
     clf_status s = clf__config_options(&clf__family_reduce, c, opts, cap);
     if (s != CLF_SUCCESS)
@@ -505,9 +515,9 @@ static clf_status build_options(const red_plan *pl, const clf__config *c, const 
         cache = cache ? cache * 2 : 1;
     size_t len = strlen(opts);
     snprintf(opts + len, cap - len, " -DCLF_F64=%d -DCLF_STRIDED=%d -DCLF_OP=%d -DCLF_HAS_OUT=%d -DCLF_HAS_Y=%d "
-             "-DCLF_CACHE=%d -DCLF_IDX=%s -DCLF_ROWK=%d -DNV=%d -DCLF_LINEK=%d", pl->f64, pl->strided,
+             "-DCLF_CACHE=%d -DCLF_IDX=%s -DCLF_ROWK=%d -DNV=%d -DCLF_LINEK=%d -DCLF_SPLIT=%d", pl->f64, pl->strided,
              (int)pl->d.op, pl->d.out != NULL, pl->d.write != NULL, cache, pl->idx64 ? "ulong" : "uint", rg != NULL,
-             rg ? rg->nv : 1, linek);
+             rg ? rg->nv : 1, linek, split);
     if (fast && !pl->f64) {
         len = strlen(opts);
         snprintf(opts + len, cap - len, " -cl-unsafe-math-optimizations");
@@ -535,7 +545,7 @@ static clf_status red_build(clf_context *ctx, const red_plan *pl, int linek, int
             c->v[CLF__R_LPL] = team_width(pl, c), c->v[CLF__R_VEC] = 1;
         char opts[400] = "";
         const int nv = clf__device_is_nvidia(&ctx->info);
-        clf_status s = build_options(pl, c, *rowk ? &rg : NULL, linek, nv,
+        clf_status s = build_options(pl, c, *rowk ? &rg : NULL, linek, 0, nv,
                                      nv && (ctx->info.type & CL_DEVICE_TYPE_GPU), opts, sizeof opts);
         if (s != CLF_SUCCESS)
             return s;
@@ -553,7 +563,13 @@ static clf_status red_build(clf_context *ctx, const red_plan *pl, int linek, int
     }
 }
 
-static clf_status set_args(const red_plan *pl, cl_kernel k, int idx64)
+/* A split launch's arguments after y's (cl/reduce.cl, SPLIT_PARAMS). */
+typedef struct split_args {
+    cl_mem buf;
+    cl_uint tbase, sst_off, epoch, nch, blk;
+} split_args;
+
+static clf_status set_args(const red_plan *pl, cl_kernel k, int idx64, const split_args *sp)
 {
     clf__ew_geom g = {.idx64 = idx64};
     const clf_reduce_desc *d = &pl->d;
@@ -578,6 +594,12 @@ static clf_status set_args(const red_plan *pl, cl_kernel k, int idx64)
         if (s == CLF_SUCCESS)
             s = clf__ew_index(k, a++, &g, d->ldy, "clf_reduce");
     }
+    if (sp && s == CLF_SUCCESS) {
+        const cl_uint *w[] = {&sp->tbase, &sp->sst_off, &sp->epoch, &sp->nch, &sp->blk};
+        s = clf__ew_arg(k, a++, sizeof sp->buf, &sp->buf, "clf_reduce");
+        for (int i = 0; i < 5 && s == CLF_SUCCESS; i++)
+            s = clf__ew_arg(k, a++, sizeof *w[i], w[i], "clf_reduce");
+    }
     int zero = 0;
     return s == CLF_SUCCESS ? clf__ew_arg(k, a, sizeof zero, &zero, "clf_reduce") : s;
 }
@@ -593,12 +615,149 @@ clf_status clf__red_plan_launch(clf_context *ctx, const red_plan *pl, const clf_
     clf_status s = red_build(ctx, pl, linek, &rowk, &c, &k);
     if (s != CLF_SUCCESS)
         return s;
-    s = set_args(pl, k, pl->idx64);
+    s = set_args(pl, k, pl->idx64, NULL);
     size_t per = (size_t)(c.v[CLF__R_WG] / c.v[CLF__R_LPL]) * (size_t)(rowk ? c.v[CLF__R_UNR] : 1);   /* lines */
     size_t local = (size_t)c.v[CLF__R_WG], global = (pl->lines + per - 1) / per * local;
     clf__work w = {"reduce", pl->flops, pl->bytes};
     if (s == CLF_SUCCESS)
         s = clf__enqueue(ctx, k, 1, &global, &local, &w, done);
+    clf__kernel_give(ctx, k);
+    return s;
+}
+
+/* ---- Lines split across work-groups (cl/reduce.cl, CLF_SPLIT) ------------------------------------------------
+ * The row kernel holds a line in one group's registers; a line longer than its configured group holds widens the
+ * group (up to 1024 work-items), and then one group fills a compute unit and nothing overlaps its loads with its
+ * reduction and stores: lines of 32768 floats ran at half of copy speed on the H200. A split launch cuts each line
+ * into nch chunks of the configured group's size, two passes in one launch: pass 1 publishes each chunk's state,
+ * pass 2 merges the line's states and writes its chunk, reading it again one block of chunks later, from L2. */
+
+/* $CLFORGE_REDUCE_SPLIT: "off" never splits, "on" splits every line longer than one group's chunk, on any device
+ * (for tests and measurements; CPU drivers run it too, slowly), unset or "auto" as split_plan says; another value
+ * warns once and counts as "auto". */
+static int split_env(void)
+{
+    const char *env = getenv("CLFORGE_REDUCE_SPLIT");
+    if (!env || !*env || strcmp(env, "auto") == 0)
+        return 0;
+    if (strcmp(env, "off") == 0 || strcmp(env, "on") == 0)
+        return env[1] == 'n' ? 1 : -1;
+    clf__warn_once("reduce-split-env", "CLFORGE_REDUCE_SPLIT=%s is not auto, on or off: ignored", env);
+    return 0;
+}
+
+/* Chunks a block (split_task in cl/reduce.cl; rounded to whole lines): $CLFORGE_REDUCE_SPLIT_BLOCK (1 to 1048576),
+ * else two groups a compute unit. A block's chunks are read again after the next block's first reads: smaller
+ * blocks find more of them in L2, larger ones wait less for their first pass. H200 (WG=128 groups), GB/s of the
+ * one-call softmax / layer norm by block, 2048 x 32768: 132 2639 / 2780, 198 2712 / 2968, 264 2774 / 2582,
+ * 528 2741 / 2530, 1056 2534 / 2362; 512 x 152064: 132 2379 / 2717, 264 2761 / 2604, 528 2673 / 2398
+ * (bench/results/h200/2026-12-03/long-lines/). */
+static size_t split_block(const clf_context *ctx)
+{
+    const char *env = getenv("CLFORGE_REDUCE_SPLIT_BLOCK");
+    if (env && *env) {
+        char *end;
+        long v = strtol(env, &end, 10);
+        if (*end == '\0' && v >= 1 && v <= 1048576)
+            return (size_t)v;
+        clf__warn_once("reduce-split-block-env", "CLFORGE_REDUCE_SPLIT_BLOCK=%s is not a number from 1 to 1048576: ignored",
+                       env);
+    }
+    return 2 * (size_t)(ctx->info.compute_units ? ctx->info.compute_units : 1);
+}
+
+typedef struct red_split {
+    clf__red_row g;   /* one chunk a group: lpl = wg, unr 1 */
+    size_t nch, blk;
+} red_split;
+
+/* Splits lines of at least SPLIT_CHUNKS_MIN chunks by default (NVIDIA GPUs, where the flags' acquire and release are
+ * inline PTX and where it was measured): lines of 16384 floats, which the row kernel holds in groups of 256,
+ * ran as fast unsplit (H200, 4096 x 16384: 3933 GB/s). */
+#define SPLIT_CHUNKS_MIN 3
+
+/* 1 when pl's lines are to be split under cfg (the fused bucket's) on ctx's device; *sp: the chunks. */
+static int split_plan(const clf_context *ctx, const red_plan *pl, const clf__config *cfg, red_split *sp)
+{
+    int env = split_env();
+    if (env < 0 || !pl->d.write || pl->strided || pl->lines == 0)
+        return 0;
+    if (env == 0 && !((ctx->info.type & CL_DEVICE_TYPE_GPU) && clf__device_is_nvidia(&ctx->info)))
+        return 0;
+    int vec = row_vec(pl, cfg), team = cfg->v[CLF__R_WG];
+    size_t cap = CLF__RED_ROW_BYTES / (pl->f64 ? 8 : 4), per = (size_t)team * (cap / (size_t)vec) * (size_t)vec;
+    size_t nch = (pl->len + per - 1) / per;
+    if (nch < (env > 0 ? 2u : SPLIT_CHUNKS_MIN) || nch > (size_t)team)   /* pass 2 merges a line's states in red[] */
+        return 0;
+    size_t nv = (pl->len + nch * (size_t)team * (size_t)vec - 1) / (nch * (size_t)team * (size_t)vec);
+    sp->g = (clf__red_row){vec, team, (int)nv, 1, team};
+    sp->nch = nch;
+    sp->blk = split_block(ctx);
+    return 1;
+}
+
+/* Epochs of split launches, process-wide: a flag left by an earlier launch (of any context) never equals a later
+ * launch's (until 2^32 launches), and a new scratch buffer is zeroed. */
+static atomic_uint split_epochs;
+
+/* The split launch of sp; *taken 0 (nothing enqueued) when the device cannot run the chunk's group. */
+static clf_status split_launch(clf_context *ctx, const red_plan *pl, const clf__config *cfg, const red_split *sp,
+                               int *taken, cl_event *done)
+{
+    *taken = 0;
+    clf__config c = *cfg;
+    c.v[CLF__R_WG] = c.v[CLF__R_LPL] = sp->g.wg, c.v[CLF__R_VEC] = sp->g.vec, c.v[CLF__R_UNR] = 1;
+    char opts[400] = "";
+    const int nv = clf__device_is_nvidia(&ctx->info);
+    clf_status s = build_options(pl, &c, &sp->g, 0, 1, nv, nv && (ctx->info.type & CL_DEVICE_TYPE_GPU), opts,
+                                 sizeof opts);
+    cl_kernel k = NULL;
+    if (s == CLF_SUCCESS)
+        s = clf__kernel_take(ctx, pl->src, opts, "clf_reduce", &k);
+    if (s != CLF_SUCCESS)
+        return s;
+    size_t kmax = 0;
+    clGetKernelWorkGroupInfo(k, ctx->dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL);
+    if (kmax < (size_t)sp->g.wg) {
+        clf__kernel_give(ctx, k);
+        return CLF_SUCCESS;
+    }
+    *taken = 1;
+    /* whole lines a block: a pass-2 group waits for its line's chunks, which must all be in pass 1 of its block */
+    size_t ntask = pl->lines * sp->nch, blk = (sp->blk + sp->nch / 2) / sp->nch * sp->nch;
+    blk = blk < sp->nch ? sp->nch : blk < ntask ? blk : ntask;
+    size_t nb = (ntask + blk - 1) / blk, groups = blk + 2 * blk * nb, flag_bytes = 32 + (ntask * 4 + 31) / 32 * 32;
+    size_t bytes = flag_bytes + ntask * 32;   /* the ticket counter, flags, states (at most 24 bytes: fp64 moments) */
+    if (groups > (size_t)UINT_MAX || bytes / 36 < ntask) {
+        clf__kernel_give(ctx, k);
+        return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: %zu lines of %zu chunks are too many to split", pl->lines,
+                         sp->nch);
+    }
+    cl_mem before = ctx->red_split.buf, buf;
+    s = clf__scratch_take(ctx, &ctx->red_split, bytes, &buf);
+    if (s == CLF_SUCCESS) {
+        if (buf != before) {   /* a new buffer: the counter from 0, and no flag may hold an epoch by chance */
+            cl_uint zero = 0;
+            cl_int e = clEnqueueFillBuffer(ctx->queue, buf, &zero, sizeof zero, 0, ctx->red_split.bytes, 0, NULL, NULL);
+            if (e != CL_SUCCESS)
+                s = clf__fail_cl(e, "clEnqueueFillBuffer", "clf_reduce split flags");
+            ctx->red_split_groups = 0;
+        }
+        cl_uint epoch;
+        do
+            epoch = atomic_fetch_add(&split_epochs, 1u) + 1u;
+        while (epoch == 0);
+        split_args a = {buf, ctx->red_split_groups, (cl_uint)(flag_bytes / 4), epoch, (cl_uint)sp->nch, (cl_uint)blk};
+        if (s == CLF_SUCCESS)
+            s = set_args(pl, k, pl->idx64, &a);
+        size_t local = (size_t)sp->g.wg, global = groups * local;
+        clf__work w = {"reduce", pl->flops, pl->bytes};
+        if (s == CLF_SUCCESS)
+            s = clf__enqueue(ctx, k, 1, &global, &local, &w, done);
+        if (s == CLF_SUCCESS)   /* every group takes a ticket (the counter wraps with unsigned arithmetic) */
+            ctx->red_split_groups += (unsigned)groups;
+        clf__scratch_give(&ctx->red_split);
+    }
     clf__kernel_give(ctx, k);
     return s;
 }
@@ -619,6 +778,14 @@ clf_status clf_reduce(clf_context *ctx, const clf_reduce_desc *desc, const clf_m
         clf__red_row rg;
         clf_dtype dt = pl.f64 ? CLF_F64 : CLF_F32;
         s = clf__config_resolve(ctx, &clf__family_reduce, dt, pl.bucket, &cfg, NULL);
+        red_split sp;
+        int taken = 0;
+        if (s == CLF_SUCCESS && !strcmp(pl.bucket, "fused") && split_plan(ctx, &pl, &cfg, &sp))
+            s = split_launch(ctx, &pl, &cfg, &sp, &taken, done);
+        if (s != CLF_SUCCESS || taken) {
+            clf__red_plan_free(&pl);
+            return s;
+        }
         int linek = s == CLF_SUCCESS && clf__red_line_ok(&pl, &cfg, &ctx->info);
         int rowk = s == CLF_SUCCESS && !linek && !strcmp(pl.bucket, "fused") &&
                    clf__red_row_geom(&pl, &cfg, &ctx->info, &rg);

@@ -96,6 +96,7 @@ static clf_status clf__context_finish_setup(clf_context *ctx, const clf_context_
     pthread_mutex_init(&ctx->pack.lock, NULL);
     pthread_mutex_init(&ctx->partial.lock, NULL);
     pthread_mutex_init(&ctx->convert.lock, NULL);
+    pthread_mutex_init(&ctx->red_split.lock, NULL);
     pthread_mutex_init(&ctx->staging.lock, NULL);
     pthread_mutex_init(&ctx->pinned_lock, NULL);
     return CLF_SUCCESS;
@@ -204,8 +205,8 @@ void clf__context_free(clf_context *ctx)
     clf__kernelpool_destroy(ctx->kernels);
     clf__progcache_destroy(ctx->progs);
     clf__staging_free(ctx);
-    clf__scratch *sc[] = {&ctx->pack, &ctx->partial, &ctx->convert};
-    for (int i = 0; i < 3; i++) {
+    clf__scratch *sc[] = {&ctx->pack, &ctx->partial, &ctx->convert, &ctx->red_split};
+    for (int i = 0; i < 4; i++) {
         if (sc[i]->buf) clReleaseMemObject(sc[i]->buf);
         pthread_mutex_destroy(&sc[i]->lock);
     }

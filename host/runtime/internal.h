@@ -64,6 +64,8 @@ struct clf_context {
     clf__scratch pack;           /* GEMM: packed operands */
     clf__scratch partial;        /* GEMM: split-K partial products (taken before `pack` when both are) */
     clf__scratch convert;        /* GEMM: operands converted between storage types (taken first of the three) */
+    clf__scratch red_split;      /* clf_reduce: flags and states of lines split across work-groups (zeroed when grown) */
+    unsigned red_split_groups;   /* groups that split launches have started on red_split's buffer (its ticket counter) */
     clf__staging staging;        /* transfers: pinned staging buffers */
     pthread_mutex_t pinned_lock; /* guards pinned */
     clf__pinned *pinned;         /* transfers: the user's pinned allocations */
