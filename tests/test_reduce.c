@@ -658,6 +658,8 @@ START_TEST(row_kernel)
 }
 END_TEST
 
+static void rms_typed(clf_context *ctx, clf_dtype xt, clf_dtype yt);
+
 /* Lines split across work-groups (CLFORGE_REDUCE_SPLIT=on: any device, any line longer than one group's chunk),
  * every kind, aligned and not, with the block (chunks a block) at its default, 1 (rounded up to a line) and more
  * than the chunks: each line's chunks must meet whatever order the groups start in. */
@@ -686,6 +688,14 @@ START_TEST(split_lines)
             }
             unsetenv("CLFORGE_REDUCE_CONFIG");
         }
+    /* Storage types and fp64 states (24 bytes) through split lines: RMS norm of lines of 1028 in groups of 16 */
+    setenv("CLFORGE_REDUCE_CONFIG", "WG=16 LPL=16 VEC=4 UNR=1", 1);
+    for (int d = 0; d < nc; d++) {
+        rms_typed(ctxs[d], CLF_F16, CLF_BF16);
+        if (clf_context_device(ctxs[d])->fp64)
+            rms_typed(ctxs[d], CLF_F64, CLF_F64);
+    }
+    unsetenv("CLFORGE_REDUCE_CONFIG");
     unsetenv("CLFORGE_REDUCE_SPLIT");
     clf_test_contexts_free(ctxs, nc);
 }

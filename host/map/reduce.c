@@ -728,7 +728,7 @@ static clf_status split_launch(clf_context *ctx, const red_plan *pl, const clf__
     blk = blk < sp->nch ? sp->nch : blk < ntask ? blk : ntask;
     size_t nb = (ntask + blk - 1) / blk, groups = blk + 2 * blk * nb, flag_bytes = 32 + (ntask * 4 + 31) / 32 * 32;
     size_t bytes = flag_bytes + ntask * 32;   /* the ticket counter, flags, states (at most 24 bytes: fp64 moments) */
-    if (groups > (size_t)UINT_MAX || bytes / 36 < ntask) {
+    if (groups > (size_t)UINT_MAX) {   /* tickets are 32-bit (a chunk is at least 64 elements: far from it) */
         clf__kernel_give(ctx, k);
         return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: %zu lines of %zu chunks are too many to split", pl->lines,
                          sp->nch);
