@@ -529,6 +529,24 @@ static clf_status build_options(const red_plan *pl, const clf__config *c, const 
     return CLF_SUCCESS;
 }
 
+/* The kernel of one build with c (rg: the row kernel's shape, NULL for the generic or line kernel), from the
+ * program cache; *kmax: the work-group it can take (0 when the driver does not say). */
+static clf_status take_kernel(clf_context *ctx, const red_plan *pl, const clf__config *c, const clf__red_row *rg,
+                              int linek, int split, cl_kernel *k, size_t *kmax)
+{
+    char opts[400] = "";
+    const int nv = clf__device_is_nvidia(&ctx->info);
+    clf_status s = build_options(pl, c, rg, linek, split, nv, nv && (ctx->info.type & CL_DEVICE_TYPE_GPU), opts,
+                                 sizeof opts);
+    if (s == CLF_SUCCESS)
+        s = clf__kernel_take(ctx, pl->src, opts, "clf_reduce", k);
+    if (s != CLF_SUCCESS)
+        return s;
+    *kmax = 0;
+    clGetKernelWorkGroupInfo(*k, ctx->dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof *kmax, kmax, NULL);
+    return CLF_SUCCESS;
+}
+
 /* Builds with cfg, halving the work-group while the kernel cannot take it. *rowk: the row kernel is wanted;
  * cleared when halving leaves the line too long for it (the generic kernel then runs with c). */
 static clf_status red_build(clf_context *ctx, const red_plan *pl, int linek, int *rowk, clf__config *c,
@@ -543,17 +561,10 @@ static clf_status red_build(clf_context *ctx, const red_plan *pl, int linek, int
             c->v[CLF__R_WG] = rg.wg, c->v[CLF__R_LPL] = rg.lpl, c->v[CLF__R_VEC] = rg.vec, c->v[CLF__R_UNR] = rg.unr;
         else
             c->v[CLF__R_LPL] = team_width(pl, c), c->v[CLF__R_VEC] = 1;
-        char opts[400] = "";
-        const int nv = clf__device_is_nvidia(&ctx->info);
-        clf_status s = build_options(pl, c, *rowk ? &rg : NULL, linek, 0, nv,
-                                     nv && (ctx->info.type & CL_DEVICE_TYPE_GPU), opts, sizeof opts);
+        size_t kmax;
+        clf_status s = take_kernel(ctx, pl, c, *rowk ? &rg : NULL, linek, 0, k, &kmax);
         if (s != CLF_SUCCESS)
             return s;
-        s = clf__kernel_take(ctx, pl->src, opts, "clf_reduce", k);
-        if (s != CLF_SUCCESS)
-            return s;
-        size_t kmax = 0;
-        clGetKernelWorkGroupInfo(*k, ctx->dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL);
         if (kmax == 0 || kmax >= (size_t)c->v[CLF__R_WG] || c->v[CLF__R_WG] <= 32)
             return CLF_SUCCESS;
         clf__kernel_give(ctx, *k);
@@ -707,17 +718,11 @@ static clf_status split_launch(clf_context *ctx, const red_plan *pl, const clf__
     *taken = 0;
     clf__config c = *cfg;
     c.v[CLF__R_WG] = c.v[CLF__R_LPL] = sp->g.wg, c.v[CLF__R_VEC] = sp->g.vec, c.v[CLF__R_UNR] = 1;
-    char opts[400] = "";
-    const int nv = clf__device_is_nvidia(&ctx->info);
-    clf_status s = build_options(pl, &c, &sp->g, 0, 1, nv, nv && (ctx->info.type & CL_DEVICE_TYPE_GPU), opts,
-                                 sizeof opts);
     cl_kernel k = NULL;
-    if (s == CLF_SUCCESS)
-        s = clf__kernel_take(ctx, pl->src, opts, "clf_reduce", &k);
+    size_t kmax;
+    clf_status s = take_kernel(ctx, pl, &c, &sp->g, 0, 1, &k, &kmax);
     if (s != CLF_SUCCESS)
         return s;
-    size_t kmax = 0;
-    clGetKernelWorkGroupInfo(k, ctx->dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, NULL);
     if (kmax < (size_t)sp->g.wg) {
         clf__kernel_give(ctx, k);
         return CLF_SUCCESS;
