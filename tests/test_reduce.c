@@ -696,6 +696,16 @@ START_TEST(split_lines)
             rms_typed(ctxs[d], CLF_F64, CLF_F64);
     }
     unsetenv("CLFORGE_REDUCE_CONFIG");
+    /* Values that are not understood warn once and count as unset: the call still answers right */
+    for (int bad = 0; bad < 2; bad++) {
+        setenv("CLFORGE_REDUCE_SPLIT", bad ? "on" : "sometimes", 1);
+        setenv("CLFORGE_REDUCE_SPLIT_BLOCK", bad ? "-3x" : "8", 1);
+        for (int d = 0; d < nc; d++) {
+            rowk_case c = {.rows = 2, .cols = 20000, .off = 8, .ld = 20008, .goff = 4, .kind = 1, .want_rowk = -1};
+            check_rowk(ctxs[d], &c, &rng);
+        }
+    }
+    unsetenv("CLFORGE_REDUCE_SPLIT_BLOCK");
     unsetenv("CLFORGE_REDUCE_SPLIT");
     clf_test_contexts_free(ctxs, nc);
 }
