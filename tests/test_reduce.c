@@ -697,6 +697,7 @@ START_TEST(split_lines)
     }
     unsetenv("CLFORGE_REDUCE_CONFIG");
     /* Values that are not understood warn once and count as unset: the call still answers right */
+    setenv("CLFORGE_REDUCE_CONFIG", "WG=32 LPL=32 VEC=4 UNR=1", 1);   /* lines of 20000: 10 chunks of 2048 */
     for (int bad = 0; bad < 2; bad++) {
         setenv("CLFORGE_REDUCE_SPLIT", bad ? "on" : "sometimes", 1);
         setenv("CLFORGE_REDUCE_SPLIT_BLOCK", bad ? "-3x" : "8", 1);
@@ -705,6 +706,7 @@ START_TEST(split_lines)
             check_rowk(ctxs[d], &c, &rng);
         }
     }
+    unsetenv("CLFORGE_REDUCE_CONFIG");
     unsetenv("CLFORGE_REDUCE_SPLIT_BLOCK");
     unsetenv("CLFORGE_REDUCE_SPLIT");
     clf_test_contexts_free(ctxs, nc);
