@@ -506,11 +506,8 @@ static int store_mode(const clf__epi *e)
 static int store_unroll(void)
 {
     const char *env = getenv("CLFORGE_EPILOGUE_UNROLL");
-    if (!env || !*env)
-        return 1;
-    char *end;
-    long v = strtol(env, &end, 10);
-    return *end == '\0' && v >= 1 && v <= 16 ? (int)v : -1;
+    long v = 1;
+    return !env || !*env || clf__parse_long(env, 1, 16, &v) ? (int)v : -1;
 }
 
 clf_status clf__epi_source(const clf__epi *e, clf_dtype c_type, int vw, char **out)

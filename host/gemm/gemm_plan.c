@@ -62,8 +62,8 @@ static double tile_count(const clf__config *cfg, size_t M, size_t N)
  * never split on their own: their few compute units are filled by the tiles already. */
 static long forced_split(void)
 {
-    const char *env = getenv("CLFORGE_GEMM_SPLIT_K");
-    return env && *env ? (strtol(env, NULL, 10) > 1 ? strtol(env, NULL, 10) : 1) : 0;
+    long parts;
+    return clf__env_long("CLFORGE_GEMM_SPLIT_K", 1, 1L << 20, &parts) > 0 ? parts : 0;
 }
 
 #define SPLIT_K_SLOT_USE 0.75   /* split a product of more tiles than compute units below this share of the slots */

@@ -17,13 +17,8 @@ size_t clf__gemm_wave_slots(clf_context *ctx, const clf__family *f, clf_dtype dt
     const char *env = getenv("CLFORGE_GEMM_WG_PER_CU");
     if (env && strcmp(env, "off") == 0)
         return 0;
-    char *end = NULL;
-    long per_cu = env && *env ? strtol(env, &end, 10) : 0;
-    if (env && *env && (*end || per_cu < 1 || per_cu > 64)) {
-        clf__warn_once("wg-per-cu-env", "CLFORGE_GEMM_WG_PER_CU=%s is neither off nor 1..64: ignored", env);
-        per_cu = 0;
-    }
-    if (per_cu <= 0)
+    long per_cu = 0;
+    if (clf__env_long("CLFORGE_GEMM_WG_PER_CU", 1, 64, &per_cu) <= 0)
         per_cu = clf__config_entry_int(ctx, f, dt, bucket, cfg, "wg_per_cu");
     if (per_cu <= 0 || per_cu > 64)
         return 0;

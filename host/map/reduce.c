@@ -665,15 +665,9 @@ static int split_env(void)
  * (bench/results/h200/2026-12-03/long-lines/). */
 static size_t split_block(const clf_context *ctx)
 {
-    const char *env = getenv("CLFORGE_REDUCE_SPLIT_BLOCK");
-    if (env && *env) {
-        char *end;
-        long v = strtol(env, &end, 10);
-        if (*end == '\0' && v >= 1 && v <= 1048576)
-            return (size_t)v;
-        clf__warn_once("reduce-split-block-env", "CLFORGE_REDUCE_SPLIT_BLOCK=%s is not a number from 1 to 1048576: ignored",
-                       env);
-    }
+    long v;
+    if (clf__env_long("CLFORGE_REDUCE_SPLIT_BLOCK", 1, 1048576, &v) > 0)
+        return (size_t)v;
     return 2 * (size_t)(ctx->info.compute_units ? ctx->info.compute_units : 1);
 }
 

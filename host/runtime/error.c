@@ -2,6 +2,7 @@
  * detail message behind clf_last_error(). */
 #include "internal.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,6 +155,30 @@ void clf__error_append(const char *text)
 
 static pthread_mutex_t clf__warn_lock = PTHREAD_MUTEX_INITIALIZER;
 static char clf__warned[16][64];
+
+int clf__parse_long(const char *s, long lo, long hi, long *out)
+{
+    if (!s || !*s)
+        return 0;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (*end != '\0' || errno == ERANGE || v < lo || v > hi)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+int clf__env_long(const char *name, long lo, long hi, long *out)
+{
+    const char *env = getenv(name);
+    if (!env || !*env)
+        return 0;
+    if (clf__parse_long(env, lo, hi, out))
+        return 1;
+    clf__warn_once(name, "%s=%s is not a whole number from %ld to %ld: ignored", name, env, lo, hi);
+    return -1;
+}
 
 void clf__warn_once(const char *key, const char *fmt, ...)
 {

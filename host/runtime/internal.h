@@ -106,6 +106,11 @@ void clf__quiet_begin(void);
 void clf__quiet_end(void);
 /* Prints a warning to stderr once per process per key (e.g. unwritable cache directory). */
 void clf__warn_once(const char *key, const char *fmt, ...) CLF__PRINTF(2, 3);
+/* s as a whole decimal number in [lo, hi], all of it: 1 and *out, else 0 (*out unchanged). */
+int clf__parse_long(const char *s, long lo, long hi, long *out);
+/* $name as by clf__parse_long: 1 and *out when it is one; 0 when unset or empty; -1, after one warning that names
+ * the variable and the range, for any other value, which callers then treat as unset. */
+int clf__env_long(const char *name, long lo, long hi, long *out);
 
 /* ---- kernel sources (sources.c) ------------------------------------------------------------ */
 /* The text of cl/<name> (e.g. "gemm.cl"): embedded at build time, or read from $CLFORGE_KERNEL_DIR.

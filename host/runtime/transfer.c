@@ -3,6 +3,7 @@
  * CL_MEM_ALLOC_HOST_PTR buffers while the device's DMA moves the previous ones). */
 #include "internal.h"
 
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,11 +16,8 @@
 /* A positive byte count from the environment, or fallback. */
 static size_t env_bytes(const char *name, size_t fallback)
 {
-    const char *v = getenv(name);
-    if (!v || !*v) return fallback;
-    char *end;
-    unsigned long long x = strtoull(v, &end, 10);
-    return *end == '\0' && x > 0 ? (size_t)x : fallback;
+    long x;
+    return clf__env_long(name, 1, LONG_MAX, &x) > 0 ? (size_t)x : fallback;
 }
 
 /* The size from which blocking transfers stage. Devices that work in host memory (CPUs) gain nothing from
