@@ -30,6 +30,7 @@ static const mode modes[] = {
     {"bf16h", {CLF_BF16, CLF_BF16, CLF_BF16, CLF_COMPUTE_EXACT}, 0}, /* torch.matmul stores it */
     {"tf32", {CLF_F32, CLF_F32, CLF_F32, CLF_COMPUTE_TF32}, 0},
     {"3xtf32", {CLF_F32, CLF_F32, CLF_F32, CLF_COMPUTE_3XTF32}, 0},
+    {"3xf16", {CLF_F32, CLF_F32, CLF_F32, CLF_COMPUTE_3XF16}, 0},
     {"f32", {CLF_F32, CLF_F32, CLF_F32, CLF_COMPUTE_EXACT}, 0},
     {"f64", {CLF_F64, CLF_F64, CLF_F64, CLF_COMPUTE_EXACT}, 1},
 };
@@ -256,7 +257,7 @@ int main(int argc, char **argv)
                  sscanf(argv[i + 1], "%zux%zux%zu", &shapes[nshapes][0], &shapes[nshapes][1], &shapes[nshapes][2]) == 3) {
             nshapes++, i++;
         } else {
-            fprintf(stderr, "usage: bench_gemm_mixed [--device SEL] [--json FILE] [--modes f16,bf16,f16h,bf16h,tf32,3xtf32,f32,f64]\n"
+            fprintf(stderr, "usage: bench_gemm_mixed [--device SEL] [--json FILE] [--modes f16,bf16,f16h,bf16h,tf32,3xtf32,3xf16,f32,f64]\n"
                             "                        [--reps N] [--at] [--bt] [--batch N] [--clblast] [--shape MxNxK]...\n"
                             "                        [--waves]\n"
                             "  f16, bf16: C in fp32; f16h, bf16h: C in f16/bf16 (as torch.matmul stores it)\n"

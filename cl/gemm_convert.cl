@@ -17,12 +17,16 @@
 #endif
 /* 3xTF32 on wgmma (SRC = DST = 32): each row is written as three runs of Kp words, each value split into a tf32 high
  * part and a tf32 remainder: 1 (A) as lo, hi, hi; 2 (B) as hi, lo, hi, so that one product of depth 3 Kp is
- * A_lo B_hi + A_hi B_lo + A_hi B_hi. 0: no split. */
+ * A_lo B_hi + A_hi B_lo + A_hi B_hi. 0: no split. With SCALED (3xF16: SRC 32, DST 16; the split_pack kernel) the
+ * parts are f16, of the row scaled by a power of two. */
 #ifndef SPLIT3
 #define SPLIT3 0
 #endif
-#if SPLIT3 && (SRC != 32 || DST != 32)
-#error "SPLIT3 splits fp32 words"
+#ifndef SCALED
+#define SCALED 0
+#endif
+#if SPLIT3 && (SRC != 32 || DST != (SCALED ? 16 : 32))
+#error "SPLIT3 splits fp32 words into tf32 parts, or (SCALED) into f16 parts"
 #endif
 
 #if SRC == 64 || DST == 64
@@ -110,7 +114,7 @@ static inline void put_run(__global void *dst, const ulong at, const elem_t *v, 
         PACK_STORE(dst, at + j, v[j]);
 }
 
-#if SPLIT3
+#if SPLIT3 && !SCALED
 /* fp32 bits to tf32 rounded to nearest, ties away from zero (as cvt.rna), low 13 bits zero, so that the units'
  * truncation of what they read changes nothing. A finite value that would round to inf is truncated instead. */
 static inline uint tf32_rna(const uint u)
@@ -132,14 +136,49 @@ static inline void split_tf32(const uint x, uint *hi, uint *lo)
 }
 #endif
 
+#define PK (8 * EPW)
+#define PR 32
+/* The EPW elements of row r0 + tid / 8 from element k0 + tid % 8 * EPW of the source (zeros past R x K) into v, for a
+ * work-group of 32 x 8; a source that runs along R goes through the local tile, so that its reads coalesce too. */
+#if SRC_KMAJOR
+typedef __local elem_t (*tile_t)[PR + 1];
+#else
+typedef __local elem_t *tile_t;
+#endif
+static inline void load_piece(const __global void *src, const ulong sb, const long ld, const long R, const long K,
+                              const long r0, const long k0, tile_t tile, elem_t *v)
+{
+    const int lx = (int)get_local_id(0), ly = (int)get_local_id(1), tid = ly * 32 + lx;
+    const int rr = tid / 8, kk = tid % 8 * EPW;
+#if SRC_KMAJOR
+    barrier(CLK_LOCAL_MEM_FENCE);   /* a previous piece's reads of the tile are done */
+    for (int i = ly; i < PK; i += 8) {
+        const long kq = k0 + i, rq = r0 + lx;
+        tile[i][lx] = kq < K && rq < R ? PACK_LOAD(src, sb + (ulong)(kq * ld + rq)) : (elem_t)0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int j = 0; j < EPW; j++)
+        v[j] = tile[kk + j][rr];
+#else
+    const long r = r0 + rr, k = k0 + kk;
+    const ulong from = sb + (ulong)(r * ld + k);
+#if SRC == DST
+    if (r < R && k + EPW <= K && from % EPW == 0) {
+        CAT(vstore, EPW)(*(const __global elemv_t *)((const __global elem_t *)src + from), 0, v);
+        return;
+    }
+#endif
+    for (int j = 0; j < EPW; j++)
+        v[j] = r < R && k + j < K ? PACK_LOAD(src, from + j) : (elem_t)0;
+#endif
+}
+
 /* One operand of a batch, packed as Rp rows of Kp elements (K contiguous, rows ldd apart), zero beyond
  * R x K. A work-group of 32 x 8 work-items packs a tile of PR rows by PK elements of K; each work-item
  * writes EPW consecutive elements of one row, as one vector store where the destination is aligned (the
  * f16 pack of one element a work-item at a time ran at 1.4 TB/s on the H200). A source that runs along R
  * goes through local memory, so that its reads coalesce too. The host's grid: PK / EPW x 8 work-items a
  * tile. */
-#define PK (8 * EPW)
-#define PR 32
 __kernel __attribute__((reqd_work_group_size(32, 8, 1)))
 void convert_pack(const long R, const long K, const long Rp, const long Kp, const __global void *src,
                   const ulong s_off, const long ld, const ulong s_stride, __global void *dst, const ulong d_off,
@@ -153,29 +192,14 @@ void convert_pack(const long R, const long K, const long Rp, const long Kp, cons
     elem_t v[EPW];
 #if SRC_KMAJOR
     __local elem_t tile[PK][PR + 1];
-    for (int i = ly; i < PK; i += 8) {
-        const long kq = k0 + i, rq = r0 + lx;
-        tile[i][lx] = kq < K && rq < R ? PACK_LOAD(src, sb + (ulong)(kq * ld + rq)) : (elem_t)0;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int j = 0; j < EPW; j++)
-        v[j] = tile[kk + j][rr];
 #else
-    const ulong from = sb + (ulong)(r * ld + k);
-#if SRC == DST
-    if (r < R && k + EPW <= K && from % EPW == 0) {
-        CAT(vstore, EPW)(*(const __global elemv_t *)((const __global elem_t *)src + from), 0, v);
-    } else
+    __local elem_t *tile = 0;
 #endif
-    {
-        for (int j = 0; j < EPW; j++)
-            v[j] = r < R && k + j < K ? PACK_LOAD(src, from + j) : (elem_t)0;
-    }
-#endif
+    load_piece(src, sb, ld, R, K, r0, k0, tile, v);
     if (r >= Rp || k >= Kp)
         return;
     const ulong at = db + (ulong)(r * ldd + k);
-#if SPLIT3
+#if SPLIT3 && !SCALED
     elem_t hi[EPW], lo[EPW];
     for (int j = 0; j < EPW; j++)
         split_tf32(v[j], &hi[j], &lo[j]);
@@ -186,6 +210,94 @@ void convert_pack(const long R, const long K, const long Rp, const long Kp, cons
     put_run(dst, at, v, k, Kp);
 #endif
 }
+
+#if SCALED
+/* x (finite, |x| < 65520) rounded to the nearest f16, as a float. */
+static inline float f16_round(const float x)
+{
+    ushort h;   /* a half variable needs cl_khr_fp16; a pointer to half does not */
+    vstore_half_rte(x, 0, (__private half *)&h);
+    return vload_half(0, (const __private half *)&h);
+}
+
+/* A run of EPW f16 values from element `at` (k of Kp in the row): one vector store where aligned. */
+static inline void put_half_run(__global void *dst, const ulong at, const float *v, const long k, const long Kp)
+{
+    if (k + EPW <= Kp && at % EPW == 0) {
+        CAT(CAT(vstore_half, EPW), _rte)(CAT(vload, EPW)(0, v), 0, (__global half *)dst + at);
+        return;
+    }
+    for (int j = 0; j < EPW && k + j < Kp; j++)
+        vstore_half_rte(v[j], at + j, (__global half *)dst);
+}
+
+/* 3xF16: like convert_pack with SPLIT3, for 32 whole rows a work-group (32 x 8 work-items, the host's grid 32 x Rp / 4
+ * x batch): each row's largest finite magnitude first, then the row scaled by the power of two e that puts it in
+ * [2^14, 2^15) (exact; e = 0 for a row of zeros) and split into an f16 high part and an f16 remainder, the pair
+ * holding 22 bits of each element above 2^-24 after scaling (below it the remainder, then the value, is lost: 2^-38
+ * of the row's largest). inf and NaN go into the third run only (hi times hi), zeros into the others, so that they meet
+ * the other operand's high part alone: inf times a remainder of 0 would be NaN. e goes to
+ * scl[e_off + batch * e_stride + r]. */
+__kernel __attribute__((reqd_work_group_size(32, 8, 1)))
+void split_pack(const long R, const long K, const long Rp, const long Kp, const __global void *src, const ulong s_off,
+                const long ld, const ulong s_stride, __global void *dst, const ulong d_off, const long ldd,
+                const ulong d_stride, __global int *scl, const ulong e_off, const ulong e_stride)
+{
+    const int lx = (int)get_local_id(0), ly = (int)get_local_id(1), tid = ly * 32 + lx;
+    const long r0 = (long)get_group_id(1) * PR;
+    const int rr = tid / 8, kk = tid % 8 * EPW;
+    const long r = r0 + rr;
+    const ulong sb = s_off + get_global_id(2) * s_stride, db = d_off + get_global_id(2) * d_stride;
+    float v[EPW];
+#if SRC_KMAJOR
+    __local float tile[PK][PR + 1];
+#else
+    __local float *tile = 0;
+#endif
+    __local float big[256];
+    __local int ex[PR];
+    float m = 0.0f;
+    for (long k0 = 0; k0 < K; k0 += PK) {
+        load_piece(src, sb, ld, R, K, r0, k0, tile, v);
+        for (int j = 0; j < EPW; j++)
+            m = isfinite(v[j]) ? fmax(m, fabs(v[j])) : m;
+    }
+    big[tid] = m;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (tid % 8 == 0) {
+        for (int j = 1; j < 8; j++)
+            m = fmax(m, big[tid + j]);
+        const int e = m > 0.0f ? 14 - ilogb(m) : 0;
+        ex[rr] = e;
+        if (r < R)
+            scl[e_off + get_global_id(2) * e_stride + (ulong)r] = e;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int e = ex[rr];
+    for (long k0 = 0; k0 < Kp; k0 += PK) {
+        load_piece(src, sb, ld, R, K, r0, k0, tile, v);
+        const long k = k0 + kk;
+        if (r >= Rp || k >= Kp)
+            continue;   /* no return: the next piece's barriers (SRC_KMAJOR) need every work-item */
+        float run1[EPW], run2[EPW], run3[EPW];
+        for (int j = 0; j < EPW; j++) {
+            const float x = ldexp(v[j], e);
+            if (!isfinite(x)) {
+                run1[j] = run2[j] = 0.0f, run3[j] = x;
+                continue;
+            }
+            const float hi = f16_round(x), lo = x - hi;
+            run1[j] = SPLIT3 == 1 ? lo : hi;
+            run2[j] = SPLIT3 == 1 ? hi : lo;
+            run3[j] = hi;
+        }
+        const ulong at = db + (ulong)(r * ldd + k);
+        put_half_run(dst, at, run1, k, Kp);
+        put_half_run(dst, at + (ulong)Kp, run2, k, Kp);
+        put_half_run(dst, at + 2 * (ulong)Kp, run3, k, Kp);
+    }
+}
+#endif
 
 /* ---- CPUs: long contiguous runs --------------------------------------------------------------------------
  * On a CPU driver (PoCL) the kernels above run one work-item after another, each scattered over the buffer

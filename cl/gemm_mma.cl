@@ -84,8 +84,10 @@
                   * form this driver gets right */
 #endif
 /* What the matrix units multiply: 16 f16, 17 bf16, 32 tf32, 33 3xTF32 (fp32 split into a tf32 high part
- * and a tf32 remainder, three products: fp32 accuracy), 64 fp64 (m8n8k4 DMMA: IEEE fp64 fused multiply-add,
- * a double being two words here). Set by the host. */
+ * and a tf32 remainder, three products: fp32 accuracy), 34 3xF16 (wgmma only: fp32 scaled by a power of two per
+ * row of A and of B, split into an f16 high part and an f16 remainder by the packing pass, three f16 products;
+ * the store scales C back), 64 fp64 (m8n8k4 DMMA: IEEE fp64 fused multiply-add, a double being two words here).
+ * Set by the host. */
 #ifndef MODE
 #define MODE 16
 #endif
@@ -94,7 +96,12 @@
 #define CTYPE 32
 #endif
 
-#if MODE == 16 || MODE == 17
+/* 16-bit elements: f16, bf16 and 3xF16's split parts */
+#define HALF_IN (MODE == 16 || MODE == 17 || MODE == 34)
+#if MODE == 34 && (!WGMMA || AKM || BKN || GA || GB)
+#error "3xF16 runs on wgmma over operands packed by the split pass"
+#endif
+#if HALF_IN
 #define BKW (BK / 2)   /* words of K per stage */
 #elif MODE == 64
 #define BKW (BK * 2)
@@ -380,7 +387,9 @@ static inline void compute_stage(const __local uint *As, const __local uint *Bs,
 /* PARTS serves 3xTF32 on wgmma only, and there FPIPE pipelines the parts of a stage; elsewhere (and FPIPE with one
  * part) they change nothing: the tuner's space, which cannot tell 3xTF32 from tf32, still draws such
  * configurations, and they must build */
-#if WGMMA && MODE == 33
+/* the split modes sum each stage from zero */
+#define SPLIT_SUMS (MODE == 33 || MODE == 34)
+#if WGMMA && SPLIT_SUMS
 #define NPARTS PARTS
 #else
 #define NPARTS 1
@@ -435,8 +444,8 @@ static inline void compute_stage(const __local uint *As, const __local uint *Bs,
 #define WG_INS "%128, %129, p"
 #define WG_ONE "%130"
 #endif
-#if MODE == 16 || MODE == 17
-#if MODE == 16
+#if HALF_IN
+#if MODE == 16 || MODE == 34
 #define WG_SHAPE "k16.f32.f16.f16"
 #else
 #define WG_SHAPE "k16.f32.bf16.bf16"
@@ -882,7 +891,12 @@ __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1)))
 void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t alpha, const acc_t beta,
               const __global uint8 *restrict A, const ulong a_off, const long lda, const ulong a_stride,
               const __global uint8 *restrict B, const ulong b_off, const long ldb, const ulong b_stride,
-              __global void *restrict C, const ulong c_off, const long ldc, const ulong c_stride CLF_EPI_DECL)
+              __global void *restrict C, const ulong c_off, const long ldc, const ulong c_stride
+#if MODE == 34   /* row r of A (of B) was scaled by 2^scl[sa_off + batch * sa_stride + r] (sb_...) */
+              , const __global int *restrict scl, const ulong sa_off, const ulong sa_stride, const ulong sb_off,
+              const ulong sb_stride
+#endif
+              CLF_EPI_DECL)
 {
     /* Declared as uint8: 32-byte aligned, so that rows (LDW words apart) start on 16 or 32-byte boundaries. */
 #if WGMMA   /* wgmma's swizzle repeats every 8 rows: stages start on 1024-byte boundaries */
@@ -916,7 +930,7 @@ void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t 
     const ulong bbase = b_off + batch * b_stride + (ulong)((long)tn * BN * ldb);
 #endif
     const int rows_a = M - tm * BM, rows_b = N - tn * BN;   /* EDGE: the rows of the tiles that exist */
-#if MODE == 16 || MODE == 17   /* words of K that exist */
+#if HALF_IN   /* words of K that exist */
     const int kvw = Kv / 2;
 #elif MODE == 64
     const int kvw = Kv * 2;
@@ -928,7 +942,7 @@ void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t 
 #pragma unroll
     for (int i = 0; i < ACC_N; i++)
         acc[i] = 0;
-#if WGMMA && MODE == 33
+#if WGMMA && SPLIT_SUMS
     float part[ACC_N / NPARTS], part2[PART_PIPE ? ACC_N / NPARTS : 1];   /* a stage's sums; each group's first
                                                                        * step overwrites them */
 #pragma unroll
@@ -974,8 +988,8 @@ void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t 
         asm volatile("fence.proxy.async.shared::cta;" ::: "memory");   /* cp.async's writes, seen by wgmma's reads */
 #endif
         barrier(CLK_LOCAL_MEM_FENCE);
-#if WGMMA && MODE == 33
-        /* 3xTF32: the operands come split (A's K as lo, hi, hi runs, B's as hi, lo, hi); each part of the
+#if WGMMA && SPLIT_SUMS
+        /* 3xTF32 and 3xF16: the operands come split (A's K as lo, hi, hi runs, B's as hi, lo, hi); each part of the
          * warpgroup's columns sums this stage from zero, and the sum is added into acc rounding to nearest (the
          * units' own accumulation truncates: over the whole of K it cost the accuracy the split bought). */
 #pragma unroll
@@ -1025,7 +1039,7 @@ void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t 
 #endif
 #if !WGMMA
         COMPUTE_STAGE(As + cur * BM * LDW, Bs + cur * BN * LDW, wm0, wn0, acc);
-#elif MODE != 33 && !FPIPE
+#elif !SPLIT_SUMS && !FPIPE
         wgmma_wait(acc, ACC_N, 0);
 #endif
         cur = cur + 1 == STAGES ? 0 : cur + 1;
@@ -1088,7 +1102,14 @@ void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t 
                 const int row = tm * BM + wm0 + i * tile_m + g + h * 8, col = tn * BN + wn0 + j * 8 + 2 * t;
                 if (row >= M)
                     continue;
+#if MODE == 34   /* the product of the scaled rows, scaled back (one rounding, where C is subnormal) */
+                const int ea = scl[sa_off + batch * sa_stride + (ulong)row];
+                const ulong sbi = sb_off + batch * sb_stride + (ulong)col;
+                const acc_t d[2] = {ldexp(acc[(i * NT + j) * 2 * halves + 2 * h], col < N ? -(ea + scl[sbi]) : 0),
+                                    ldexp(acc[(i * NT + j) * 2 * halves + 2 * h + 1], col + 1 < N ? -(ea + scl[sbi + 1]) : 0)};
+#else
                 const acc_t *d = acc + (i * NT + j) * 2 * halves + 2 * h;
+#endif
                 const ulong at = cb + (ulong)((long)row * ldc + col);
                 if (col + 1 < N && (at & 1) == 0) {   /* both neighbours: one store */
                     acc_t v0 = alpha * d[0], v1 = alpha * d[1];

@@ -419,7 +419,7 @@ static void random_case(mcase *c, uint64_t *seed, int big)
     c->t.a = types[r % 3];
     c->t.b = r % 5 == 0 ? types[(r / 3) % 3] : c->t.a;   /* mostly one input type: the matrix units' case */
     c->t.c = types[(r / 7) % 3];
-    c->t.compute = (clf_compute)((r / 11) % 3);
+    c->t.compute = (clf_compute)((r / 11) % 4);
     c->layout = (r / 13) % 2 ? CLF_ROW_MAJOR : CLF_COL_MAJOR;
     c->ta = (r / 17) % 2 ? CLF_TRANS : CLF_NO_TRANS;
     c->tb = (r / 19) % 2 ? CLF_TRANS : CLF_NO_TRANS;
@@ -825,7 +825,7 @@ START_TEST(reduce_stores_c_types)
 }
 END_TEST
 
-/* 3xTF32 is an fp32-accurate mode: at k = 4096 its error is at most twice the exact fp32 path's. */
+/* 3xTF32 and 3xF16 are fp32-accurate modes: at k = 4096 their error is at most twice the exact fp32 path's. */
 START_TEST(three_tf32_is_fp32_accurate)
 {
     clf_context **ctxs;
@@ -841,9 +841,10 @@ START_TEST(three_tf32_is_fp32_accurate)
         clf_context *ctx = ctxs[d];
         cl_mem A = clf_test_buffer(ctx, M * K * 4, a), B = clf_test_buffer(ctx, K * N * 4, b);
         cl_mem C = clf_test_buffer(ctx, M * N * 4, NULL);
-        double err[2];
-        for (int mode = 0; mode < 2; mode++) {
-            clf_gemm_types t = {CLF_F32, CLF_F32, CLF_F32, mode ? CLF_COMPUTE_3XTF32 : CLF_COMPUTE_EXACT};
+        double err[3];
+        const clf_compute modes[] = {CLF_COMPUTE_EXACT, CLF_COMPUTE_3XTF32, CLF_COMPUTE_3XF16};
+        for (int mode = 0; mode < 3; mode++) {
+            clf_gemm_types t = {CLF_F32, CLF_F32, CLF_F32, modes[mode]};
             ck_assert_int_eq(clf_gemm(ctx, &t, CLF_ROW_MAJOR, CLF_NO_TRANS, CLF_NO_TRANS, M, N, K, 1.0f, A, 0, K, B, 0,
                                       N, 0.0f, C, 0, N, NULL),
                              CLF_SUCCESS);
@@ -858,9 +859,81 @@ START_TEST(three_tf32_is_fp32_accurate)
                 }
             err[mode] = sqrt(e2 / (M * N));
         }
-        fprintf(stderr, "gemm_mixed: k = 4096 rms error on %s: fp32 %.3g, 3xTF32 %.3g\n",
-                clf_context_device(ctx)->name, err[0], err[1]);
+        fprintf(stderr, "gemm_mixed: k = 4096 rms error on %s: fp32 %.3g, 3xTF32 %.3g, 3xF16 %.3g\n",
+                clf_context_device(ctx)->name, err[0], err[1], err[2]);
         ck_assert_msg(err[1] <= 2 * err[0] + 1e-7, "3xTF32 error %.3g vs fp32 %.3g", err[1], err[0]);
+        ck_assert_msg(err[2] <= 2 * err[0] + 1e-7, "3xF16 error %.3g vs fp32 %.3g", err[2], err[0]);
+        clReleaseMemObject(A);
+        clReleaseMemObject(B);
+        clReleaseMemObject(C);
+    }
+    free(a), free(b), free(c);
+    clf_test_contexts_free(ctxs, nctx);
+}
+END_TEST
+
+/* 3xF16 scales each row of A and column of B by a power of two: rows and columns of magnitudes 2^-60 to 2^60 keep
+ * fp32's accuracy element by element (within the bound of the exact path, relative to sum |a b|), inf and NaN reach
+ * C as they do in fp32, and a K-major A, B stored N x K, batches and splits along K see the same. */
+START_TEST(three_f16_scales_rows)
+{
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    ck_assert_int_gt(nctx, 0);
+    enum { M = 150, N = 70, K = 700, BATCH = 2 };
+    float *a = malloc(BATCH * M * K * 4), *b = malloc(BATCH * K * N * 4), *c = malloc(BATCH * M * N * 4);
+    ck_assert(a && b && c);
+    uint64_t seed = 77;
+    clf_test_rand_f32(a, BATCH * M * K, &seed);
+    clf_test_rand_f32(b, BATCH * K * N, &seed);
+    for (int q = 0; q < BATCH; q++) {
+        for (int i = 0; i < M; i++)   /* A stored K x M (transposed): row i of A is column i */
+            for (int p = 0; p < K; p++)
+                a[q * M * K + p * M + i] = ldexpf(a[q * M * K + p * M + i], (i * 37 + q) % 121 - 60);
+        for (int j = 0; j < N; j++)   /* B stored N x K */
+            for (int p = 0; p < K; p++)
+                b[q * K * N + j * K + p] = ldexpf(b[q * K * N + j * K + p], (j * 53 + q) % 121 - 60);
+    }
+    a[3 * M + 5] = INFINITY;           /* A[5][3] */
+    a[M * K + 10 * M + 7] = NAN;       /* batch 1, A[7][10] */
+    b[9 * K + 20] = -INFINITY;         /* B[20][9] (B^T[9][20]) */
+    for (int d = 0; d < nctx; d++) {
+        clf_context *ctx = ctxs[d];
+        cl_mem A = clf_test_buffer(ctx, BATCH * M * K * 4, a), B = clf_test_buffer(ctx, BATCH * K * N * 4, b);
+        cl_mem C = clf_test_buffer(ctx, BATCH * M * N * 4, NULL);
+        clf_gemm_types t = {CLF_F32, CLF_F32, CLF_F32, CLF_COMPUTE_3XF16};
+        for (int split = 0; split < 2; split++) {
+            if (split)
+                setenv("CLFORGE_GEMM_SPLIT_K", "3", 1);
+            clf_status s = split ? clf_gemm(ctx, &t, CLF_ROW_MAJOR, CLF_TRANS, CLF_TRANS, M, N, K, 1.0f, A, 0, M, B, 0,
+                                            K, 0.0f, C, 0, N, NULL)
+                                 : clf_gemm_batched_strided(ctx, &t, CLF_ROW_MAJOR, CLF_TRANS, CLF_TRANS, M, N, K, 1.0f,
+                                                            A, 0, M, M * K, B, 0, K, K * N, 0.0f, C, 0, N, M * N, BATCH,
+                                                            NULL);
+            unsetenv("CLFORGE_GEMM_SPLIT_K");
+            ck_assert_msg(s == CLF_SUCCESS, "clf_gemm 3xF16: %s", clf_last_error());
+            clf_test_read(ctx, C, (split ? 1 : BATCH) * M * N * 4, c);
+            int bad = 0;
+            for (int q = 0; q < (split ? 1 : BATCH) && !bad; q++)
+                for (int i = 0; i < M && !bad; i++)
+                    for (int j = 0; j < N && !bad; j++) {
+                        double ref = 0, mag = 0;
+                        for (int p = 0; p < K; p++) {
+                            double x = (double)a[q * M * K + p * M + i] * b[q * K * N + j * K + p];
+                            ref += x;
+                            mag += fabs(x);
+                        }
+                        double got = c[q * M * N + i * N + j];
+                        if (!isfinite(ref))
+                            bad = !(isnan(ref) ? isnan(got) : got == ref);
+                        else
+                            bad = !(fabs(got - ref) <= 2.0 * (K + 2) * ldexp(1, -24) * mag + 1e-37);
+                        if (bad)
+                            fprintf(stderr, "3xF16 on %s (split %d): C[%d][%d][%d] = %.9g, want %.9g (sum |ab| %.3g)\n",
+                                    clf_context_device(ctx)->name, split, q, i, j, got, ref, mag);
+                    }
+            ck_assert_int_eq(bad, 0);
+        }
         clReleaseMemObject(A);
         clReleaseMemObject(B);
         clReleaseMemObject(C);
@@ -981,6 +1054,7 @@ int main(void)
     CLF_TEST_ALONE(s, edges_read_in_place);
     CLF_TEST_ALONE(s, reduce_stores_c_types);
     CLF_TEST_ALONE(s, three_tf32_is_fp32_accurate);
+    CLF_TEST_ALONE(s, three_f16_scales_rows);
     CLF_TEST_ALONE(s, failed_selftest_falls_back);
     CLF_TEST_ALONE(s, kmajor_read_in_place);
     CLF_TEST_ALONE(s, failed_kmajor_selftest_packs);

@@ -29,6 +29,7 @@ static const struct {
     {"gemm_bf16", {CLF_BF16, CLF_BF16, CLF_F32, CLF_COMPUTE_EXACT}},
     {"gemm_tf32", {CLF_F32, CLF_F32, CLF_F32, CLF_COMPUTE_TF32}},
     {"gemm_3xtf32", {CLF_F32, CLF_F32, CLF_F32, CLF_COMPUTE_3XTF32}},
+    {"gemm_3xf16", {CLF_F32, CLF_F32, CLF_F32, CLF_COMPUTE_3XF16}},
 };
 #define NMIXED (sizeof mixed_modes / sizeof mixed_modes[0])
 
@@ -427,7 +428,7 @@ static int in_list(const char *list, const char *name)
 int cli_bench_only_valid(const char *only)
 {
     static const char *const names[] = {"sgemm", "dgemm", "map", "copy", "gemm_f16", "gemm_bf16", "gemm_tf32",
-                                        "gemm_3xtf32", "transfer"};
+                                        "gemm_3xtf32", "gemm_3xf16", "transfer"};
     if (!only || !*only) return 0;
     for (const char *p = only; p;) {
         const char *e = strchr(p, ',');

@@ -34,7 +34,7 @@ static void bench_usage(FILE *f)
             "  --all         every OpenCL device present\n"
             "  --quick       smaller buffers, fewer sizes and repeats (about a minute on a CPU)\n"
             "  --only LIST   comma-separated workloads among sgemm, dgemm, gemm_f16, gemm_bf16, gemm_tf32,\n"
-            "                gemm_3xtf32, map, copy, transfer (default: all)\n"
+            "                gemm_3xtf32, gemm_3xf16, map, copy, transfer (default: all)\n"
             "  --json FILE   write device identity, roofline and every figure to FILE (\"-\": stdout, and the\n"
             "                tables go to stderr); format clforge-bench/2, see docs/json-schema.md\n"
             "  --quiet       no progress lines; with --json -, no tables either\n"
@@ -310,7 +310,7 @@ static int parse(int argc, char **argv, bench_opts *o)
     if (o->json && !cli_output_ok("bench", o->json)) return 2;   /* before the run, not after it */
     if (o->only && !cli_bench_only_valid(o->only)) {
         fprintf(stderr, "clforge bench: --only takes workloads among sgemm, dgemm, gemm_f16, gemm_bf16, gemm_tf32, "
-                        "gemm_3xtf32, map, copy, transfer (got '%s')\n", o->only);
+                        "gemm_3xtf32, gemm_3xf16, map, copy, transfer (got '%s')\n", o->only);
         return 2;
     }
     int json_stdout = o->json && !strcmp(o->json, "-");

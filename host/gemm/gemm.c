@@ -97,7 +97,8 @@ clf_status clf__gemm_check(clf_context *ctx, const clf__gemm_call *c)
             if (t[i] != CLF_F16 && t[i] != CLF_BF16 && t[i] != CLF_F32)
                 return clf__fail(CLF_ERR_INVALID_ARG, "gemm: type of %s is %d; it must be CLF_F16, CLF_BF16 or CLF_F32",
                                  names[i], (int)t[i]);
-        if (c->compute != CLF_COMPUTE_EXACT && c->compute != CLF_COMPUTE_TF32 && c->compute != CLF_COMPUTE_3XTF32)
+        if (c->compute != CLF_COMPUTE_EXACT && c->compute != CLF_COMPUTE_TF32 && c->compute != CLF_COMPUTE_3XTF32 &&
+            c->compute != CLF_COMPUTE_3XF16)
             return clf__fail(CLF_ERR_INVALID_ARG, "gemm: compute %d is not a clf_compute value", (int)c->compute);
     }
     if (c->dtype == CLF_F64 && !ctx->info.fp64)

@@ -16,14 +16,20 @@
 static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
 static int precision(clf_dtype dt) { return dt == CLF_F64 ? 64 : 32; }
 
-static clf_status set_args(cl_kernel k, const void *const *vals, const size_t *sizes, int n)
+/* Arguments first .. first + n - 1 of k. */
+static clf_status set_args_from(cl_kernel k, int first, const void *const *vals, const size_t *sizes, int n)
 {
     for (int i = 0; i < n; i++) {
-        cl_int e = clSetKernelArg(k, (cl_uint)i, sizes[i], vals[i]);
+        cl_int e = clSetKernelArg(k, (cl_uint)(first + i), sizes[i], vals[i]);
         if (e != CL_SUCCESS)
-            return clf__fail_cl(e, "clSetKernelArg", "gemm argument %d", i);
+            return clf__fail_cl(e, "clSetKernelArg", "gemm argument %d", first + i);
     }
     return CLF_SUCCESS;
+}
+
+static clf_status set_args(cl_kernel k, const void *const *vals, const size_t *sizes, int n)
+{
+    return set_args_from(k, 0, vals, sizes, n);
 }
 
 /* ---- building ------------------------------------------------------------------------------- */
@@ -45,11 +51,11 @@ static clf_status step_options(const clf__gemm_plan *plan, const clf__gemm_step 
         return CLF_SUCCESS;
     case CLF__STEP_CONVERT: {
         const clf__convert_step *c = &st->u.convert;
-        *file = "gemm_convert.cl", *name = c->by_rows ? "convert_rows" : "convert_pack";
+        *file = "gemm_convert.cl", *name = c->by_rows ? "convert_rows" : c->scaled ? "split_pack" : "convert_pack";
         snprintf(opts, cap, "-DSRC=%d -DDST=%d -DSRC_KMAJOR=%d", clf__convert_code(c->src_type),
                  clf__convert_code(c->dst_type), c->src_kmajor);
         if (c->split3)   /* otherwise the options (and the program cache's key) are as before */
-            snprintf(opts + strlen(opts), cap - strlen(opts), " -DSPLIT3=%d", c->split3);
+            snprintf(opts + strlen(opts), cap - strlen(opts), " -DSPLIT3=%d%s", c->split3, c->scaled ? " -DSCALED=1" : "");
         return CLF_SUCCESS;
     }
     case CLF__STEP_MMA: {
@@ -266,13 +272,15 @@ static clf_status enqueue_convert(clf_context *ctx, const clf__convert_step *c, 
     for (size_t b0 = 0; b0 < c->batch && s == CLF_SUCCESS; b0 += BATCH_CHUNK) {
         size_t nb = c->batch - b0 < BATCH_CHUNK ? c->batch - b0 : BATCH_CHUNK;
         cl_ulong soff = c->src.off + b0 * sst, doff = c->dst.off + b0 * dst_stride;
-        const void *v[] = {&r, &kk, &rp, &kp, &src, &soff, &lds, &sst, &dst, &doff, &ldd, &dst_stride};
-        size_t z[] = {8, 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8};
-        if ((s = set_args(k, v, z, 12)) != CLF_SUCCESS)
+        cl_ulong eoff = c->scale_off + b0 * c->rows, est = c->rows;
+        const void *v[] = {&r, &kk, &rp, &kp, &src, &soff, &lds, &sst, &dst, &doff, &ldd, &dst_stride, &dst, &eoff, &est};
+        size_t z[] = {8, 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8};
+        if ((s = set_args(k, v, z, c->scaled ? 15 : 12)) != CLF_SUCCESS)
             break;
-        /* convert_pack: 32 x 8 work-items per tile of 32 rows by 8 x 16 bytes of the packed type */
+        /* convert_pack: 32 x 8 work-items per tile of 32 rows by 8 x 16 bytes of the packed type; split_pack: a
+         * work-group per 32 whole rows */
         size_t pk = 8 * 16 / clf__dtype_size(c->dst_type);
-        size_t global[3] = {round_up(c->cols_pad, pk) / pk * 32, round_up(c->rows_pad, 32) / 4, nb};
+        size_t global[3] = {c->scaled ? 32 : round_up(c->cols_pad, pk) / pk * 32, round_up(c->rows_pad, 32) / 4, nb};
         size_t local[3] = {32, 8, 1};
         if (c->by_rows)   /* a work-item a row, 16 to a work-group (one each cost a launch per row on PoCL) */
             global[0] = round_up(c->rows_pad, 16), global[1] = nb, global[2] = 1, local[0] = 16, local[1] = 1;
@@ -308,8 +316,18 @@ static clf_status enqueue_mma(clf_context *ctx, const clf__gemm_plan *plan, cons
                               f64 ? (const void *)&m->beta : &beta, &a, &aoff, &lda, &ast, &b, &boff, &ldb, &bst, &c,
                               &coff, &ldc, &cst};
         size_t z[] = {4, 4, 4, 4, sab, sab, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8};
-        if ((s = set_args(k, vals, z, 18)) != CLF_SUCCESS ||
-            (m->epi && (s = clf__epi_args(k, 18, plan->epi, 0, 0, b0)) != CLF_SUCCESS))
+        int nargs = 18;
+        if ((s = set_args(k, vals, z, 18)) != CLF_SUCCESS)
+            break;
+        if (m->mode == CLF__MMA_3XF16) {   /* the exponents of the rows of A and B, in the convert scratch */
+            cl_ulong sao = m->sa_off + b0 * m->sa_stride, sas = m->sa_stride, sbo = m->sb_off + b0 * m->sb_stride,
+                     sbs = m->sb_stride;
+            const void *ev[] = {&sb->convert, &sao, &sas, &sbo, &sbs};
+            if ((s = set_args_from(k, 18, ev, (size_t[]){sizeof(cl_mem), 8, 8, 8, 8}, 5)) != CLF_SUCCESS)
+                break;
+            nargs = 23;
+        }
+        if (m->epi && (s = clf__epi_args(k, (cl_uint)nargs, plan->epi, 0, 0, b0)) != CLF_SUCCESS)
             break;
         size_t global[2] = {tiles * threads, nb}, local[2] = {threads, 1};
         clf__problem pr = {.dtype = clf__mma_input_type((clf__mma_mode)m->mode), .m = m->m, .n = m->n,

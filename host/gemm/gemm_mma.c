@@ -21,17 +21,20 @@ clf__mma_mode clf__mma_wanted(const clf__gemm_call *c)
         return CLF__MMA_TF32;
     if (c->a_type == CLF_F32 && c->compute == CLF_COMPUTE_3XTF32)
         return CLF__MMA_3XTF32;
+    if (c->a_type == CLF_F32 && c->compute == CLF_COMPUTE_3XF16)
+        return CLF__MMA_3XF16;
     return CLF__MMA_NONE;
 }
 
+/* What the kernel reads: 3xF16's split parts are f16. */
 clf_dtype clf__mma_input_type(clf__mma_mode m)
 {
-    return m == CLF__MMA_F16 ? CLF_F16 : m == CLF__MMA_BF16 ? CLF_BF16 : m == CLF__MMA_F64 ? CLF_F64 : CLF_F32;
+    return m == CLF__MMA_F16 || m == CLF__MMA_3XF16 ? CLF_F16 : m == CLF__MMA_BF16 ? CLF_BF16 : m == CLF__MMA_F64 ? CLF_F64 : CLF_F32;
 }
 
 clf_dtype clf__mma_precision(clf__mma_mode m)
 {
-    return m == CLF__MMA_F16 || m == CLF__MMA_BF16 ? CLF_F16 : m == CLF__MMA_F64 ? CLF_F64 : CLF_F32;
+    return m == CLF__MMA_F16 || m == CLF__MMA_BF16 || m == CLF__MMA_3XF16 ? CLF_F16 : m == CLF__MMA_F64 ? CLF_F64 : CLF_F32;
 }
 
 int clf__mma_reads_kmajor(const clf__config *cfg, clf__mma_mode mode)
@@ -111,6 +114,13 @@ clf_status clf__mma_config(clf_context *ctx, clf__mma_mode mode, clf__config *ou
         mma_sync_config(&ctx->info, clf__mma_precision(mode), clf__mma_bucket(mode), out);
         *origin = "default (wgmma off)";
     }
+    if (s == CLF_SUCCESS && mode == CLF__MMA_3XF16 && out->v[CLF__MMA_WGMMA] && out->v[CLF__MMA_PARTS] == 1) {
+        /* the f16 entry's tiles; a stage's sums in halves, as 3xTF32's entry has them */
+        clf__config c = *out;
+        c.v[CLF__MMA_PARTS] = 2;
+        if (clf__family_gemm_mma.valid(&c, &ctx->info, CLF_F16))
+            *out = c;
+    }
     return s;
 }
 
@@ -148,7 +158,7 @@ static clf_status run_selftest_with(clf_context *ctx, clf__mma_mode mode, const 
         hb[i] = (float)((i * 5 + 1) % 5 - 2);
     for (int i = 0; i < M * K; i++)
         hat[a_kmajor ? (i % K) * M + i / K : i] = ha[i];
-    clf_dtype t = clf__mma_input_type(mode), ct = mode == CLF__MMA_F64 ? CLF_F64 : CLF_F32;
+    clf_dtype t = mode == CLF__MMA_3XF16 ? CLF_F32 : clf__mma_input_type(mode), ct = mode == CLF__MMA_F64 ? CLF_F64 : CLF_F32;
     size_t esz = clf__dtype_size(t);
     cl_int e;
     cl_mem fa = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, M * K * sizeof *ha, hat, &e);
@@ -165,7 +175,8 @@ static clf_status run_selftest_with(clf_context *ctx, clf__mma_mode mode, const 
                            .tb = CLF_NO_TRANS, .m = M, .n = N, .k = K, .alpha = 1.0, .beta = 0.0, .a = a,
                            .lda = a_kmajor ? M : K, .b = b, .ldb = N,
                            .c = c, .ldc = N, .batch = 1, .typed = mode != CLF__MMA_F64, .a_type = t, .b_type = t,
-                           .c_type = CLF_F32, .compute = mode == CLF__MMA_3XTF32 ? CLF_COMPUTE_3XTF32 : CLF_COMPUTE_TF32,
+                           .c_type = CLF_F32, .compute = mode == CLF__MMA_3XTF32 ? CLF_COMPUTE_3XTF32
+                                      : mode == CLF__MMA_3XF16 ? CLF_COMPUTE_3XF16 : CLF_COMPUTE_TF32,
                            .mma = 1};
     if (mode == CLF__MMA_F64)
         call.dtype = CLF_F64;
@@ -236,11 +247,13 @@ int clf__mma_usable(clf_context *ctx, clf__mma_mode mode)
     int *state = selftest_slot(ctx, mode);
     if (state && *state == 0 && ctx->info.nv_cc < 80)   /* compute capability 8.0: mma.sync with these shapes */
         *state = -2;
+    if (state && *state == 0 && mode == CLF__MMA_3XF16 && !runs_wgmma(ctx, mode))
+        *state = -2;   /* 3xF16 runs on wgmma only */
     if (state && *state == 0) {
         char msg[512];
         snprintf(msg, sizeof msg, "%s", clf_last_error());
         clf_status s = run_selftest(ctx, mode);
-        if (s != CLF_SUCCESS)
+        if (s != CLF_SUCCESS && mode != CLF__MMA_3XF16)   /* 3xF16 failing turns off itself, not wgmma */
             s = retry_without_wgmma(ctx, mode, s);
         *state = s == CLF_SUCCESS ? 1 : -1;
         if (s != CLF_SUCCESS) {
@@ -350,11 +363,11 @@ static int wgmma_valid(const clf__config *c, const clf_device_info *dev, clf_dty
         return 0;
     if ((rowb != 32 && rowb != 64 && rowb != 128) || stages < 2 || threads > 1024 || (size_t)threads > dev->max_work_group)
         return 0;
-    /* PARTS (3xTF32 only, fp32 inputs): the stage's sums (WN / 2 / PARTS registers, twice with FPIPE, which then
+    /* PARTS (3xTF32 and 3xF16 only): the stage's sums (WN / 2 / PARTS registers, twice with FPIPE, which then
      * keeps a part in flight while the previous one is added) beside the accumulators (WN / 2), and the part a valid
      * wgmma width */
     int parts = c->v[CLF__MMA_PARTS], sets = c->v[CLF__MMA_FPIPE] ? 2 : 1;
-    if (parts > 1 && (dt != CLF_F32 || wn / parts < 32 || wn / 2 + sets * wn / 2 / parts > 192))
+    if (parts > 1 && ((dt != CLF_F32 && dt != CLF_F16) || wn / parts < 32 || wn / 2 + sets * wn / 2 / parts > 192))
         return 0;
     return (size_t)stages * (size_t)(bm + bn) * (size_t)rowb <= dev->local_mem;
 }

@@ -21,6 +21,7 @@ typedef enum {
     CLF__MMA_BF16 = 17,
     CLF__MMA_TF32 = 32,
     CLF__MMA_3XTF32 = 33,
+    CLF__MMA_3XF16 = 34,   /* wgmma only; else run as 3XTF32 (the planner) */
     CLF__MMA_F64 = 64
 } clf__mma_mode;
 

@@ -845,7 +845,7 @@ static clf_status add_convert(planner *pl, clf_dtype from, clf_dtype to, int kma
     if (!st)
         return too_many_steps();
     st->u.convert = (clf__convert_step){from, to, kmajor, rows, cols, rows_pad, cols_pad, batch, src, dst,
-                                        is_cpu(pl->ctx) && !kmajor, 0};
+                                        is_cpu(pl->ctx) && !kmajor, 0, 0, 0};
     return CLF_SUCCESS;
 }
 
@@ -882,7 +882,8 @@ static gather_mode gather_env(void)
 }
 
 /* One operand for the matrix units: rows x K, K contiguous, in the mode's input type; split3 (1 for A, 2 for B;
- * 3xTF32 on wgmma) always converted into rows of three runs of the padded K (SPLIT3 in cl/gemm_convert.cl); read
+ * 3xTF32 and 3xF16 on wgmma) always converted into rows of three runs of the padded K (SPLIT3 in cl/gemm_convert.cl;
+ * 3xF16's rows scaled first, their exponents at *scale_at of the convert scratch, rows apart a matrix); read
  * in place when it already is, rows 32-byte aligned (16-byte with cp.async in a small product), in whole tiles or (async:
  * cp.async copies, which zero-fill what lies past the edges, *edge set) with K a whole number of 16-byte
  * pieces; or stored K-major in the input type with 16-byte aligned rows of K, where the configuration reads such
@@ -891,7 +892,7 @@ static gather_mode gather_env(void)
  * *o stays in elements); else converted and packed. *o gets it in 32-bit words. */
 static clf_status mma_operand(planner *pl, clf__mma_mode mode, clf_dtype type, int kmajor, size_t rows, size_t k,
                               size_t tile_rows, size_t tile_k, size_t batch, int async, int small, int mn_ok,
-                              int split3, clf__gemm_operand *o, int *edge, int *mn, int *gather)
+                              int split3, clf__gemm_operand *o, int *edge, int *mn, int *gather, size_t *scale_at)
 {
     clf_dtype in = clf__mma_input_type(mode);
     size_t q = 32 / clf__dtype_size(in);   /* elements per 32-byte load; cp.async copies 16-byte pieces */
@@ -919,12 +920,15 @@ static clf_status mma_operand(planner *pl, clf__mma_mode mode, clf_dtype type, i
         return CLF_SUCCESS;
     }
     size_t rp = round_up(rows, tile_rows), kp = round_up(k, tile_k), row = split3 ? 3 * kp : kp, at;
-    if (!convert_room(pl, in, rp, row, batch, &at))
+    int scaled = split3 && mode == CLF__MMA_3XF16;
+    if (!convert_room(pl, in, rp, row, batch, &at) || (scaled && !convert_room(pl, CLF_F32, rows, 1, batch, scale_at)))
         return no_room();
     clf__gemm_operand dst = {CLF__BUF_CONVERT, NULL, at, row, rp * row};
     clf_status s = add_convert(pl, type, in, kmajor, rows, k, rp, kp, batch, *o, dst);
-    if (s == CLF_SUCCESS)
-        pl->plan->steps[pl->plan->nsteps - 1].u.convert.split3 = split3;
+    if (s == CLF_SUCCESS) {
+        clf__convert_step *c = &pl->plan->steps[pl->plan->nsteps - 1].u.convert;
+        c->split3 = split3, c->scaled = scaled, c->scale_off = scaled ? *scale_at : 0;
+    }
     *o = (clf__gemm_operand){CLF__BUF_CONVERT, NULL, clf__mma_words(mode, at), clf__mma_words(mode, row),
                              clf__mma_words(mode, rp * row)};
     return s;
@@ -1094,6 +1098,7 @@ static clf_status mma_split(planner *pl, const clf__mma_step *m, size_t r0, size
     slices.kv = mma_elems(m, kc);
     slices.batch = whole;
     slices.a.stride = k_span(m, &m->a, m->a_mn, m->a_gather, kc);   /* one slice along K */
+    slices.sa_stride = slices.sb_stride = 0;                          /* every slice has the same rows */
     slices.b.stride = k_span(m, &m->b, m->b_mn, m->b_gather, kc);
     clf_status s = whole ? add_mma(pl, &slices) : CLF_SUCCESS;
     if (s == CLF_SUCCESS && rest) {
@@ -1124,7 +1129,8 @@ static double mma_partial_k(clf__mma_mode mode)
 {
     switch (mode) {
     case CLF__MMA_F16:
-    case CLF__MMA_BF16: return 460;
+    case CLF__MMA_BF16:
+    case CLF__MMA_3XF16: return 460;
     case CLF__MMA_TF32: return 240;
     case CLF__MMA_F64: return 120;
     default: return 64;
@@ -1150,9 +1156,10 @@ static clf_status mma_waves(planner *pl, const clf__mma_step *m, size_t slots)
     /* In stages; a plane's cost scales with the share of the tiles' area that C covers (a tail of one row
      * writes one row of partial sums). */
     size_t kst = m->kw / mma_k_grain(m), kel = mma_elems(m, kst * mma_k_grain(m));
-    /* split operands: K is three runs deep, at about tf32's rate per element of it */
+    /* split operands: K is three runs deep, at about tf32's (f16's) rate per element of it */
     k_cut cut_k = {kst, 1, MMA_SLICE_FIXED,
-                   mma_partial_k(m->split3 ? CLF__MMA_TF32 : (clf__mma_mode)m->mode) / (double)kel};
+                   mma_partial_k(m->split3 && m->mode == CLF__MMA_3XTF32 ? CLF__MMA_TF32 : (clf__mma_mode)m->mode) /
+                       (double)kel};
     double t;
     if (tiles < slots) {
         cut_k.plane_cost *= (double)(m->m * m->n) / ((double)tiles * (double)bm * (double)bn);
@@ -1167,6 +1174,7 @@ static clf_status mma_waves(planner *pl, const clf__mma_step *m, size_t slots)
     bulk.m = mb;
     tail.m = m->m - mb;
     tail.a.off += m->a_mn ? clf__mma_words((clf__mma_mode)m->mode, mb) : mb * m->a.ld;
+    tail.sa_off += mb;
     tail.c.off += mb * m->c.ld;
     pl->plan->path = "mma-waves";
     clf_status s = add_mma(pl, &bulk);
@@ -1201,14 +1209,20 @@ static int kmajor_wanted(const product *p, clf__mma_mode mode, const clf__config
            (p->a_kmajor && p->a_type == in && p->n <= KMAJOR_SYNC_ROWS && kmajor_readable(&p->a, p->batch, unit));
 }
 
-/* The two split operands of 3xTF32 on wgmma with configuration cfg (rows of three padded Ks, as mma_operand
- * places them) fit the convert scratch's one allocation, beside what it holds already. */
-static int split3_fits(const planner *pl, const product *p, const clf__config *cfg)
+/* The two split operands of 3xTF32 or 3xF16 (mode) on wgmma with configuration cfg (rows of three padded Ks, as
+ * mma_operand places them, and 3xF16's exponents) fit the convert scratch's one allocation, beside what it holds. */
+static int split3_fits(const planner *pl, const product *p, const clf__config *cfg, clf__mma_mode mode)
 {
+    clf_dtype in = clf__mma_input_type(mode);
     size_t kp = round_up(p->k, (size_t)cfg->v[CLF__MMA_BK]), off;
-    size_t end = convert_end(pl, CLF_F32, pl->plan->convert_bytes, round_up(p->m, (size_t)cfg->v[CLF__MMA_BM]),
+    size_t end = convert_end(pl, in, pl->plan->convert_bytes, round_up(p->m, (size_t)cfg->v[CLF__MMA_BM]),
                              3 * kp, p->batch, &off);
-    return end && convert_end(pl, CLF_F32, end, round_up(p->n, (size_t)cfg->v[CLF__MMA_BN]), 3 * kp, p->batch, &off);
+    if (end && mode == CLF__MMA_3XF16)
+        end = convert_end(pl, CLF_F32, end, p->m, 1, p->batch, &off);
+    end = end ? convert_end(pl, in, end, round_up(p->n, (size_t)cfg->v[CLF__MMA_BN]), 3 * kp, p->batch, &off) : 0;
+    if (end && mode == CLF__MMA_3XF16)
+        end = convert_end(pl, CLF_F32, end, p->n, 1, p->batch, &off);
+    return end != 0;
 }
 
 static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const product *p, clf__mma_mode mode)
@@ -1244,8 +1258,13 @@ static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const produc
     /* 3xTF32 on wgmma: the units read operands from local memory as they are, so A and B come split (SPLIT3 in
      * cl/gemm_convert.cl) into one product of depth 3 K; where the split copies would not fit one allocation,
      * mma.sync (which splits in registers) runs the product instead */
-    int split3 = mode == CLF__MMA_3XTF32 && plan->cfg_mma.v[CLF__MMA_WGMMA];
-    if (split3 && !split3_fits(pl, p, &plan->cfg_mma)) {
+    int split3 = (mode == CLF__MMA_3XTF32 || mode == CLF__MMA_3XF16) && plan->cfg_mma.v[CLF__MMA_WGMMA];
+    if (mode == CLF__MMA_3XF16 && (!split3 || !split3_fits(pl, p, &plan->cfg_mma, mode))) {
+        if (call->mma == 0 && !clf__mma_usable(pl->ctx, CLF__MMA_3XTF32))
+            return clf__fail(CLF_ERR_UNSUPPORTED, "gemm: 3xF16 cannot run here and 3xTF32 failed its self-test");
+        return plan_mma(pl, call, p, CLF__MMA_3XTF32);   /* mma.sync, or split operands too large */
+    }
+    if (split3 && !split3_fits(pl, p, &plan->cfg_mma, mode)) {
         clf__mma_sync_default(pl->ctx, mode, &plan->cfg_mma);
         plan->origin_mma = "default (the split operands would not fit)";
         split3 = 0, slots = 0;   /* the wgmma entry's work-groups per unit are not this configuration's */
@@ -1260,17 +1279,18 @@ static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const produc
     int async = plan->cfg_mma.v[CLF__MMA_ASYNC], edge = 0, a_mn = 0, b_mn = 0, a_gather = 0, b_gather = 0;
     int small = (double)p->m * (double)p->n * (double)p->k * (double)p->batch <= 2147483648.0;
     int mn_ok = clf__mma_reads_kmajor(&plan->cfg_mma, mode) && mn_in_place();
+    size_t sa = 0, sb = 0;   /* 3xF16: where the rows' exponents go */
     clf_status s = mma_operand(pl, mode, p->a_type, p->a_kmajor, p->m, p->k, bm, bk, p->batch, async, small,
-                               mn_ok && p->n <= KMAJOR_PACK_ROWS, split3, &a, &edge, &a_mn, &a_gather);
+                               mn_ok && p->n <= KMAJOR_PACK_ROWS, split3, &a, &edge, &a_mn, &a_gather, &sa);
     if (s == CLF_SUCCESS)
         s = mma_operand(pl, mode, p->b_type, p->b_kmajor, p->n, p->k, bn, bk, p->batch, async, small,
-                        mn_ok && p->m <= KMAJOR_PACK_ROWS, split3 ? 2 : 0, &b, &edge, &b_mn, &b_gather);
+                        mn_ok && p->m <= KMAJOR_PACK_ROWS, split3 ? 2 : 0, &b, &edge, &b_mn, &b_gather, &sb);
     if (s != CLF_SUCCESS)
         return s;
     size_t kw = clf__mma_words(mode, round_up(p->k, bk));
     clf__mma_step whole = {&plan->cfg_mma, (int)mode, clf__gemm_c_type(call), p->m, p->n, split3 ? 3 * kw : kw,
                            p->batch, p->alpha, p->beta, a, b, p->c, p->epi, split3 ? 3 * kw : p->k, edge, a_mn, b_mn,
-                           split3, a_gather, b_gather};
+                           split3, a_gather, b_gather, sa, p->m, sb, p->n};
     return call->no_split || p->batch != 1 ? add_mma(pl, &whole) : mma_waves(pl, &whole, slots);
 }
 
@@ -1476,6 +1496,8 @@ clf_status clf__gemm_plan_make(clf_context *ctx, const clf__gemm_call *call, con
     /* Matrix units when the call's types ask for them and the device passed their self-test; else the
      * portable path, which is never less accurate. */
     clf__mma_mode mode = p.alpha != 0.0 && p.k > 0 ? clf__mma_wanted(call) : CLF__MMA_NONE;
+    if (mode == CLF__MMA_3XF16 && call->mma == 0 && !clf__mma_usable(ctx, mode))
+        mode = CLF__MMA_3XTF32;   /* no wgmma here (or its self-test failed): the same accuracy on tf32 */
     int use = mode != CLF__MMA_NONE && call->mma >= 0 &&
               (call->mma > 0 || (clf__mma_usable(ctx, mode) && !thin_beats_mma(&pl, call, &p, path)));
     return use ? plan_mma(&pl, call, &p, mode) : plan_portable(&pl, call, p, path);

@@ -208,13 +208,18 @@ CLF_API clf_status clf_dgemv(clf_context *ctx, clf_layout layout, clf_transpose 
  *   CLF_COMPUTE_EXACT  fp32 FMA (the default; what clf_sgemm does);
  *   CLF_COMPUTE_TF32   tensor cores on tf32-rounded inputs (10-bit mantissa: fast, less precise, opt-in);
  *   CLF_COMPUTE_3XTF32 each input split into a tf32 high part and a tf32 remainder, three tensor-core
- *                      products accumulated in fp32: fp32 accuracy, faster than FMA where matrix units exist.
+ *                      products accumulated in fp32: fp32 accuracy, faster than FMA where matrix units exist;
+ *   CLF_COMPUTE_3XF16  each row of A and column of B scaled by a power of two (exact), each input then split into
+ *                      an f16 high part and an f16 remainder, three f16 tensor-core products accumulated in fp32,
+ *                      C scaled back: the same 22 bits an input as 3xTF32 at twice its tensor-core rate; an
+ *                      element smaller than 2^-38 of its row's (column's) largest finite one counts as zero.
+ *                      It needs wgmma (compute capability 9.0); other devices run it as CLF_COMPUTE_3XTF32.
  * Devices without matrix units (or whose driver fails clforge's self-test of them) run every mode as exact
  * fp32 FMA over inputs converted to fp32: the result is never less accurate than asked for. f16/bf16
  * inputs are exact products of the rounded inputs, accumulated in fp32, on every device. alpha and beta are
  * applied in fp32. Arguments and checks are those of clf_sgemm (offsets, ld and strides in elements of
  * each operand's own type). */
-typedef enum { CLF_COMPUTE_EXACT = 0, CLF_COMPUTE_TF32 = 1, CLF_COMPUTE_3XTF32 = 2 } clf_compute;
+typedef enum { CLF_COMPUTE_EXACT = 0, CLF_COMPUTE_TF32 = 1, CLF_COMPUTE_3XTF32 = 2, CLF_COMPUTE_3XF16 = 3 } clf_compute;
 typedef struct clf_gemm_types {
     clf_dtype a, b, c;
     clf_compute compute;

@@ -16,7 +16,7 @@ from ._errors import check, invalid
 from ._lib import lib
 
 ROW_MAJOR, NO_TRANS, TRANS = 101, 111, 112
-_COMPUTE = {"exact": 0, "tf32": 1, "3xtf32": 2}
+_COMPUTE = {"exact": 0, "tf32": 1, "3xtf32": 2, "3xf16": 3}
 
 
 def _same_ctx(what: str, *arrays: Optional[Array]) -> Context:
@@ -74,7 +74,7 @@ def matmul(a: Array, b: Array, out: Optional[Array] = None, alpha: float = 1.0, 
 
     dtypes: float32 @ float32 and float64 @ float64 (clf_sgemm / clf_dgemm); float16 and bfloat16 (with each
     other or with float32) through the typed clf_gemm, which accumulates in float32. out defaults to the
-    operands' dtype (float32 when they differ). compute="tf32" or "3xtf32" lets float32 operands use matrix
+    operands' dtype (float32 when they differ). compute="tf32", "3xtf32" or "3xf16" lets float32 operands use matrix
     units (typed path). Returns out.
     """
     ctx = _same_ctx("matmul", a, b, out)
