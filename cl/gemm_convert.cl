@@ -167,6 +167,12 @@ static inline void load_piece(const __global void *src, const ulong sb, const lo
         CAT(vstore, EPW)(*(const __global elemv_t *)((const __global elem_t *)src + from), 0, v);
         return;
     }
+#elif SRC == 32 && EPW % 4 == 0
+    if (r < R && k + EPW <= K && from % 4 == 0) {   /* 16-byte loads */
+        for (int j = 0; j < EPW; j += 4)
+            vstore4(*(const __global float4 *)((const __global float *)src + from + j), 0, v + j);
+        return;
+    }
 #endif
     for (int j = 0; j < EPW; j++)
         v[j] = r < R && k + j < K ? PACK_LOAD(src, from + j) : (elem_t)0;
@@ -212,12 +218,23 @@ void convert_pack(const long R, const long K, const long Rp, const long Kp, cons
 }
 
 #if SCALED
-/* x (finite, |x| < 65520) rounded to the nearest f16, as a float. */
+/* x (finite, |x| < 65520) rounded to the nearest f16 (ties to even), as a float: 11 significant bits, or a multiple
+ * of 2^-24 below 2^-14 (f16's subnormals). By bits: a round trip through vstore_half went by private memory and
+ * made the pass compute-bound (H200: 770 GB/s). */
 static inline float f16_round(const float x)
 {
-    ushort h;   /* a half variable needs cl_khr_fp16; a pointer to half does not */
-    vstore_half_rte(x, 0, (__private half *)&h);
-    return vload_half(0, (const __private half *)&h);
+    if (fabs(x) < 0x1p-14f)
+        return rint(x * 0x1p24f) * 0x1p-24f;
+    const uint u = as_uint(x);
+    return as_float((u + 0xfffu + ((u >> 13) & 1u)) & 0xffffe000u);
+}
+
+/* 2^e for e in [-252, 254], as two factors that are normal floats: x * 2^e = (x * p[0]) * p[1], exact wherever
+ * the result is normal. */
+static inline float2 pow2_pair(const int e)
+{
+    const int h = e >> 1;
+    return (float2)(as_float((uint)(127 + h) << 23), as_float((uint)(127 + e - h) << 23));
 }
 
 /* A run of EPW f16 values from element `at` (k of Kp in the row): one vector store where aligned. */
@@ -231,71 +248,69 @@ static inline void put_half_run(__global void *dst, const ulong at, const float 
         vstore_half_rte(v[j], at + j, (__global half *)dst);
 }
 
-/* 3xF16: like convert_pack with SPLIT3, for 32 whole rows a work-group (32 x 8 work-items, the host's grid 32 x Rp / 4
- * x batch): each row's largest finite magnitude first, then the row scaled by the power of two e that puts it in
- * [2^14, 2^15) (exact; e = 0 for a row of zeros) and split into an f16 high part and an f16 remainder, the pair
- * holding 22 bits of each element above 2^-24 after scaling (below it the remainder, then the value, is lost: 2^-38
- * of the row's largest). inf and NaN go into the third run only (hi times hi), zeros into the others, so that they meet
- * the other operand's high part alone: inf times a remainder of 0 would be NaN. e goes to
- * scl[e_off + batch * e_stride + r]. */
+/* The power of two that puts a row whose largest finite magnitude has the bits `big` in [2^14, 2^15); 0 for a row of
+ * zeros. (gemm_mma.cl's store scales back with the same rule.) */
+static inline int row_exponent(const uint big) { return big ? 14 - ilogb(as_float(big)) : 0; }
+
+/* 3xF16 (SPLIT3 with f16 parts), the convert_pack grid run twice. pass 0: each row's largest finite magnitude, as
+ * float bits (which order as the magnitudes do), atomic_max'ed into big[e_off + batch * e_stride + r] (zeroed by the
+ * host). pass 1: the row scaled by 2^row_exponent (exact) and split into an f16 high part and an f16 remainder, the
+ * pair holding 22 bits of each element above 2^-24 after scaling (below it the remainder, then the value, is lost:
+ * 2^-38 of the row's largest), written as three runs like SPLIT3's. inf and NaN go into the third run only (hi times
+ * hi), zeros into the others, so that they meet the other operand's high part alone: inf times a remainder of 0
+ * would be NaN. */
 __kernel __attribute__((reqd_work_group_size(32, 8, 1)))
 void split_pack(const long R, const long K, const long Rp, const long Kp, const __global void *src, const ulong s_off,
                 const long ld, const ulong s_stride, __global void *dst, const ulong d_off, const long ldd,
-                const ulong d_stride, __global int *scl, const ulong e_off, const ulong e_stride)
+                const ulong d_stride, __global uint *big, const ulong e_off, const ulong e_stride, const int pass)
 {
     const int lx = (int)get_local_id(0), ly = (int)get_local_id(1), tid = ly * 32 + lx;
-    const long r0 = (long)get_group_id(1) * PR;
+    const long k0 = (long)get_group_id(0) * PK, r0 = (long)get_group_id(1) * PR;
     const int rr = tid / 8, kk = tid % 8 * EPW;
-    const long r = r0 + rr;
+    const long r = r0 + rr, k = k0 + kk;
     const ulong sb = s_off + get_global_id(2) * s_stride, db = d_off + get_global_id(2) * d_stride;
+    __global uint *const bp = big + e_off + get_global_id(2) * e_stride;
     float v[EPW];
 #if SRC_KMAJOR
     __local float tile[PK][PR + 1];
 #else
     __local float *tile = 0;
 #endif
-    __local float big[256];
-    __local int ex[PR];
-    float m = 0.0f;
-    for (long k0 = 0; k0 < K; k0 += PK) {
-        load_piece(src, sb, ld, R, K, r0, k0, tile, v);
+    __local float part[256];
+    load_piece(src, sb, ld, R, K, r0, k0, tile, v);
+    if (pass == 0) {
+        float m = 0.0f;
         for (int j = 0; j < EPW; j++)
             m = isfinite(v[j]) ? fmax(m, fabs(v[j])) : m;
-    }
-    big[tid] = m;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (tid % 8 == 0) {
-        for (int j = 1; j < 8; j++)
-            m = fmax(m, big[tid + j]);
-        const int e = m > 0.0f ? 14 - ilogb(m) : 0;
-        ex[rr] = e;
-        if (r < R)
-            scl[e_off + get_global_id(2) * e_stride + (ulong)r] = e;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const int e = ex[rr];
-    for (long k0 = 0; k0 < Kp; k0 += PK) {
-        load_piece(src, sb, ld, R, K, r0, k0, tile, v);
-        const long k = k0 + kk;
-        if (r >= Rp || k >= Kp)
-            continue;   /* no return: the next piece's barriers (SRC_KMAJOR) need every work-item */
-        float run1[EPW], run2[EPW], run3[EPW];
-        for (int j = 0; j < EPW; j++) {
-            const float x = ldexp(v[j], e);
-            if (!isfinite(x)) {
-                run1[j] = run2[j] = 0.0f, run3[j] = x;
-                continue;
-            }
-            const float hi = f16_round(x), lo = x - hi;
-            run1[j] = SPLIT3 == 1 ? lo : hi;
-            run2[j] = SPLIT3 == 1 ? hi : lo;
-            run3[j] = hi;
+        part[tid] = m;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (tid % 8 == 0) {
+            for (int j = 1; j < 8; j++)
+                m = fmax(m, part[tid + j]);
+            if (r < R && m > 0.0f)
+                atomic_max(bp + r, as_uint(m));
         }
-        const ulong at = db + (ulong)(r * ldd + k);
-        put_half_run(dst, at, run1, k, Kp);
-        put_half_run(dst, at + (ulong)Kp, run2, k, Kp);
-        put_half_run(dst, at + 2 * (ulong)Kp, run3, k, Kp);
+        return;
     }
+    if (r >= Rp || k >= Kp)
+        return;
+    const float2 p = pow2_pair(row_exponent(r < R ? bp[r] : 0u));   /* e in [-113, 163] */
+    float run1[EPW], run2[EPW], run3[EPW];
+    for (int j = 0; j < EPW; j++) {
+        const float x = v[j] * p.x * p.y;
+        if (!isfinite(x)) {
+            run1[j] = run2[j] = 0.0f, run3[j] = x;
+            continue;
+        }
+        const float hi = f16_round(x), lo = x - hi;
+        run1[j] = SPLIT3 == 1 ? lo : hi;
+        run2[j] = SPLIT3 == 1 ? hi : lo;
+        run3[j] = hi;
+    }
+    const ulong at = db + (ulong)(r * ldd + k);
+    put_half_run(dst, at, run1, k, Kp);
+    put_half_run(dst, at + (ulong)Kp, run2, k, Kp);
+    put_half_run(dst, at + 2 * (ulong)Kp, run3, k, Kp);
 }
 #endif
 

@@ -775,6 +775,11 @@ static inline void async_commit(void) { asm volatile("cp.async.commit_group;" ::
 #endif
 
 #include "bf16.cl"
+#if MODE == 34
+/* The exponent by which split_pack (cl/gemm_convert.cl, the same rule) scaled a row whose largest finite magnitude
+ * has the bits `big`. */
+static inline int row_exponent(const uint big) { return big ? 14 - ilogb(as_float(big)) : 0; }
+#endif
 /* The GEMM epilogue's store hook (cl/common.cl explains it): empty without an epilogue. */
 #ifndef CLF_EPI
 #define CLF_EPI 0
@@ -892,8 +897,8 @@ void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t 
               const __global uint8 *restrict A, const ulong a_off, const long lda, const ulong a_stride,
               const __global uint8 *restrict B, const ulong b_off, const long ldb, const ulong b_stride,
               __global void *restrict C, const ulong c_off, const long ldc, const ulong c_stride
-#if MODE == 34   /* row r of A (of B) was scaled by 2^scl[sa_off + batch * sa_stride + r] (sb_...) */
-              , const __global int *restrict scl, const ulong sa_off, const ulong sa_stride, const ulong sb_off,
+#if MODE == 34   /* row r of A (of B) was scaled by the exponent of scl[sa_off + batch * sa_stride + r] (sb_...) */
+              , const __global uint *restrict scl, const ulong sa_off, const ulong sa_stride, const ulong sb_off,
               const ulong sb_stride
 #endif
               CLF_EPI_DECL)
@@ -1103,10 +1108,11 @@ void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t 
                 if (row >= M)
                     continue;
 #if MODE == 34   /* the product of the scaled rows, scaled back (one rounding, where C is subnormal) */
-                const int ea = scl[sa_off + batch * sa_stride + (ulong)row];
+                const int ea = row_exponent(scl[sa_off + batch * sa_stride + (ulong)row]);
                 const ulong sbi = sb_off + batch * sb_stride + (ulong)col;
-                const acc_t d[2] = {ldexp(acc[(i * NT + j) * 2 * halves + 2 * h], col < N ? -(ea + scl[sbi]) : 0),
-                                    ldexp(acc[(i * NT + j) * 2 * halves + 2 * h + 1], col + 1 < N ? -(ea + scl[sbi + 1]) : 0)};
+                const acc_t d[2] = {
+                    ldexp(acc[(i * NT + j) * 2 * halves + 2 * h], col < N ? -(ea + row_exponent(scl[sbi])) : 0),
+                    ldexp(acc[(i * NT + j) * 2 * halves + 2 * h + 1], col + 1 < N ? -(ea + row_exponent(scl[sbi + 1])) : 0)};
 #else
                 const acc_t *d = acc + (i * NT + j) * 2 * halves + 2 * h;
 #endif

@@ -273,20 +273,36 @@ static clf_status enqueue_convert(clf_context *ctx, const clf__convert_step *c, 
         size_t nb = c->batch - b0 < BATCH_CHUNK ? c->batch - b0 : BATCH_CHUNK;
         cl_ulong soff = c->src.off + b0 * sst, doff = c->dst.off + b0 * dst_stride;
         cl_ulong eoff = c->scale_off + b0 * c->rows, est = c->rows;
-        const void *v[] = {&r, &kk, &rp, &kp, &src, &soff, &lds, &sst, &dst, &doff, &ldd, &dst_stride, &dst, &eoff, &est};
-        size_t z[] = {8, 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8};
-        if ((s = set_args(k, v, z, c->scaled ? 15 : 12)) != CLF_SUCCESS)
+        cl_int pass = 0;
+        const void *v[] = {&r, &kk, &rp, &kp, &src, &soff, &lds, &sst, &dst, &doff, &ldd, &dst_stride, &dst, &eoff, &est,
+                           &pass};
+        size_t z[] = {8, 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 4};
+        if ((s = set_args(k, v, z, c->scaled ? 16 : 12)) != CLF_SUCCESS)
             break;
-        /* convert_pack: 32 x 8 work-items per tile of 32 rows by 8 x 16 bytes of the packed type; split_pack: a
-         * work-group per 32 whole rows */
+        /* 32 x 8 work-items per tile of 32 rows by 8 x 16 bytes of the packed type */
         size_t pk = 8 * 16 / clf__dtype_size(c->dst_type);
-        size_t global[3] = {c->scaled ? 32 : round_up(c->cols_pad, pk) / pk * 32, round_up(c->rows_pad, 32) / 4, nb};
+        size_t global[3] = {round_up(c->cols_pad, pk) / pk * 32, round_up(c->rows_pad, 32) / 4, nb};
         size_t local[3] = {32, 8, 1};
         if (c->by_rows)   /* a work-item a row, 16 to a work-group (one each cost a launch per row on PoCL) */
             global[0] = round_up(c->rows_pad, 16), global[1] = nb, global[2] = 1, local[0] = 16, local[1] = 1;
         clf__work w = {"gemm_convert", 0.0,
                        (double)nb * (double)(c->rows * c->cols * clf__dtype_size(c->src_type) +
                                              c->rows_pad * c->cols_pad * clf__dtype_size(c->dst_type))};
+        if (c->scaled) {   /* split_pack: the rows' largest magnitudes (from zero), then the split parts */
+            cl_uint zero = 0;
+            cl_int e = clEnqueueFillBuffer(ctx->queue, dst, &zero, 4, eoff * 4, nb * c->rows * 4, 0, NULL, NULL);
+            if (e != CL_SUCCESS) {
+                s = clf__fail_cl(e, "clEnqueueFillBuffer", "gemm 3xF16 scales");
+                break;
+            }
+            clf__work w0 = {"gemm_split_max", 0.0, (double)nb * (double)(c->rows * c->cols * 4)};
+            if ((s = clf__enqueue(ctx, k, 3, global, local, &w0, NULL)) != CLF_SUCCESS)
+                break;
+            pass = 1;
+            if ((s = set_args_from(k, 15, (const void *[]){&pass}, (size_t[]){4}, 1)) != CLF_SUCCESS)
+                break;
+            w.bytes += (double)nb * (double)(2 * c->rows_pad * c->cols_pad * 2);   /* three runs of f16 */
+        }
         s = clf__enqueue(ctx, k, c->by_rows ? 2 : 3, global, local, &w,
                          b0 + nb >= c->batch ? done : NULL);
     }
