@@ -237,15 +237,31 @@ static inline float2 pow2_pair(const int e)
     return (float2)(as_float((uint)(127 + h) << 23), as_float((uint)(127 + e - h) << 23));
 }
 
-/* A run of EPW f16 values from element `at` (k of Kp in the row): one vector store where aligned. */
+/* The f16 bits of x, which is an f16 value (f16_round's), inf or NaN. By bits: vstore_half_rte is a software
+ * conversion on NVIDIA's driver, and with it the pass ran at 770 GB/s on the H200. */
+static inline ushort f16_bits(const float x)
+{
+    const uint u = as_uint(x), sign = (u >> 16) & 0x8000u, ex = (u >> 23) & 0xffu;
+    if (ex == 0xffu)
+        return (ushort)(sign | 0x7c00u | ((u & 0x7fffffu) ? 0x200u : 0u));
+    if (fabs(x) < 0x1p-14f)
+        return (ushort)(sign | (uint)(fabs(x) * 0x1p24f));
+    return (ushort)(sign | (ex - 112u) << 10 | ((u >> 13) & 0x3ffu));
+}
+
+/* A run of EPW f16 values (f16_round's, inf or NaN) from element `at` (k of Kp in the row): one vector store where
+ * aligned. */
 static inline void put_half_run(__global void *dst, const ulong at, const float *v, const long k, const long Kp)
 {
+    ushort b[EPW];
+    for (int j = 0; j < EPW; j++)
+        b[j] = f16_bits(v[j]);
     if (k + EPW <= Kp && at % EPW == 0) {
-        CAT(CAT(vstore_half, EPW), _rte)(CAT(vload, EPW)(0, v), 0, (__global half *)dst + at);
+        *(__global CAT(ushort, EPW) *)((__global ushort *)dst + at) = CAT(vload, EPW)(0, b);
         return;
     }
     for (int j = 0; j < EPW && k + j < Kp; j++)
-        vstore_half_rte(v[j], at + j, (__global half *)dst);
+        ((__global ushort *)dst)[at + j] = b[j];
 }
 
 /* The power of two that puts a row whose largest finite magnitude has the bits `big` in [2^14, 2^15); 0 for a row of
@@ -302,7 +318,7 @@ void split_pack(const long R, const long K, const long Rp, const long Kp, const 
             run1[j] = run2[j] = 0.0f, run3[j] = x;
             continue;
         }
-        const float hi = f16_round(x), lo = x - hi;
+        const float hi = f16_round(x), lo = f16_round(x - hi);
         run1[j] = SPLIT3 == 1 ? lo : hi;
         run2[j] = SPLIT3 == 1 ? hi : lo;
         run3[j] = hi;
