@@ -142,8 +142,10 @@ static inline void split_tf32(const uint x, uint *hi, uint *lo)
  * work-group of 32 x 8; a source that runs along R goes through the local tile, so that its reads coalesce too. */
 #if SRC_KMAJOR
 typedef __local elem_t (*tile_t)[PR + 1];
+#define PIECE_TILE __local elem_t tile[PK][PR + 1]   /* in the kernel: local arrays live at its outermost scope */
 #else
 typedef __local elem_t *tile_t;
+#define PIECE_TILE __local elem_t *tile = 0
 #endif
 static inline void load_piece(const __global void *src, const ulong sb, const long ld, const long R, const long K,
                               const long r0, const long k0, tile_t tile, elem_t *v)
@@ -196,11 +198,7 @@ void convert_pack(const long R, const long K, const long Rp, const long Kp, cons
     const long r = r0 + rr, k = k0 + kk;
     const ulong sb = s_off + get_global_id(2) * s_stride, db = d_off + get_global_id(2) * d_stride;
     elem_t v[EPW];
-#if SRC_KMAJOR
-    __local elem_t tile[PK][PR + 1];
-#else
-    __local elem_t *tile = 0;
-#endif
+    PIECE_TILE;
     load_piece(src, sb, ld, R, K, r0, k0, tile, v);
     if (r >= Rp || k >= Kp)
         return;
@@ -287,11 +285,7 @@ void split_pack(const long R, const long K, const long Rp, const long Kp, const 
     const ulong sb = s_off + get_global_id(2) * s_stride, db = d_off + get_global_id(2) * d_stride;
     __global uint *const bp = big + e_off + get_global_id(2) * e_stride;
     float v[EPW];
-#if SRC_KMAJOR
-    __local float tile[PK][PR + 1];
-#else
-    __local float *tile = 0;
-#endif
+    PIECE_TILE;   /* elem_t is float here */
     __local float part[256];
     load_piece(src, sb, ld, R, K, r0, k0, tile, v);
     if (pass == 0) {
