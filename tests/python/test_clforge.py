@@ -148,8 +148,9 @@ def test_matmul_half(ctx, rng, ta, tb):
 def test_matmul_tf32_compute(ctx, rng):
     a = rng.standard_normal((20, 30)).astype(np.float32)
     b = rng.standard_normal((30, 10)).astype(np.float32)
-    out = clforge.matmul(clforge.asarray(a, ctx), clforge.asarray(b, ctx), compute="3xtf32")
-    np.testing.assert_allclose(out.numpy(), a @ b, rtol=1e-4, atol=1e-4)
+    for compute in ("3xtf32", "3xf16"):
+        out = clforge.matmul(clforge.asarray(a, ctx), clforge.asarray(b, ctx), compute=compute)
+        np.testing.assert_allclose(out.numpy(), a @ b, rtol=1e-4, atol=1e-4)
 
 
 def test_matmul_errors(ctx, rng):
