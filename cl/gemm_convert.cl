@@ -266,6 +266,30 @@ static inline void put_half_run(__global void *dst, const ulong at, const float 
  * zeros. (gemm_mma.cl's store scales back with the same rule.) */
 static inline int row_exponent(const uint big) { return big ? 14 - ilogb(as_float(big)) : 0; }
 
+/* 3xF16's split of the EPW elements v of row r from k (of Kp), scaled by 2^e, into the row's three runs at
+ * db + r * ldd. */
+static inline void split_put(__global void *dst, const ulong db, const long ldd, const long Kp, const long r,
+                             const long k, const float *v, const int e)
+{
+    const float2 p = pow2_pair(e);   /* e in [-113, 163] */
+    float run1[EPW], run2[EPW], run3[EPW];
+    for (int j = 0; j < EPW; j++) {
+        const float x = v[j] * p.x * p.y;
+        if (!isfinite(x)) {
+            run1[j] = run2[j] = 0.0f, run3[j] = x;
+            continue;
+        }
+        const float hi = f16_round(x), lo = f16_round(x - hi);
+        run1[j] = SPLIT3 == 1 ? lo : hi;
+        run2[j] = SPLIT3 == 1 ? hi : lo;
+        run3[j] = hi;
+    }
+    const ulong at = db + (ulong)(r * ldd + k);
+    put_half_run(dst, at, run1, k, Kp);
+    put_half_run(dst, at + (ulong)Kp, run2, k, Kp);
+    put_half_run(dst, at + 2 * (ulong)Kp, run3, k, Kp);
+}
+
 /* 3xF16 (SPLIT3 with f16 parts), the convert_pack grid run twice. pass 0: each row's largest finite magnitude, as
  * float bits (which order as the magnitudes do), atomic_max'ed into big[e_off + batch * e_stride + r] (zeroed by the
  * host). pass 1: the row scaled by 2^row_exponent (exact) and split into an f16 high part and an f16 remainder, the
@@ -288,39 +312,24 @@ void split_pack(const long R, const long K, const long Rp, const long Kp, const 
     PIECE_TILE;   /* elem_t is float here */
     __local float part[256];
     load_piece(src, sb, ld, R, K, r0, k0, tile, v);
+    /* pass 0: the row's largest finite magnitude. The barrier is outside any branch and the maximum is read back
+     * from local memory: PoCL put the rows' maxima one row off otherwise. */
+    float m = 0.0f;
+    for (int j = 0; j < EPW; j++)
+        m = isfinite(v[j]) ? fmax(m, fabs(v[j])) : m;
+    part[tid] = m;
+    barrier(CLK_LOCAL_MEM_FENCE);
     if (pass == 0) {
-        float m = 0.0f;
-        for (int j = 0; j < EPW; j++)
-            m = isfinite(v[j]) ? fmax(m, fabs(v[j])) : m;
-        part[tid] = m;
-        barrier(CLK_LOCAL_MEM_FENCE);
         if (tid % 8 == 0) {
+            float row_max = part[tid];
             for (int j = 1; j < 8; j++)
-                m = fmax(m, part[tid + j]);
-            if (r < R && m > 0.0f)
-                atomic_max(bp + r, as_uint(m));
+                row_max = fmax(row_max, part[tid + j]);
+            if (r < R && row_max > 0.0f)
+                atomic_max(bp + r, as_uint(row_max));
         }
-        return;
+    } else if (r < Rp && k < Kp) {
+        split_put(dst, db, ldd, Kp, r, k, v, row_exponent(r < R ? bp[r] : 0u));
     }
-    if (r >= Rp || k >= Kp)
-        return;
-    const float2 p = pow2_pair(row_exponent(r < R ? bp[r] : 0u));   /* e in [-113, 163] */
-    float run1[EPW], run2[EPW], run3[EPW];
-    for (int j = 0; j < EPW; j++) {
-        const float x = v[j] * p.x * p.y;
-        if (!isfinite(x)) {
-            run1[j] = run2[j] = 0.0f, run3[j] = x;
-            continue;
-        }
-        const float hi = f16_round(x), lo = f16_round(x - hi);
-        run1[j] = SPLIT3 == 1 ? lo : hi;
-        run2[j] = SPLIT3 == 1 ? hi : lo;
-        run3[j] = hi;
-    }
-    const ulong at = db + (ulong)(r * ldd + k);
-    put_half_run(dst, at, run1, k, Kp);
-    put_half_run(dst, at + (ulong)Kp, run2, k, Kp);
-    put_half_run(dst, at + 2 * (ulong)Kp, run3, k, Kp);
 }
 #endif
 

@@ -263,6 +263,116 @@ START_TEST(pack_kernel)
 }
 END_TEST
 
+/* split_pack (3xF16's packing pass) on any device, against the host: R x K fp32 rows (K-contiguous or K-major) with
+ * magnitudes 2^-40 to 2^40 a row, zeros, inf and NaN; the rows' largest magnitudes (pass 0) and the three f16 runs
+ * of each padded row (pass 1), bit for bit. */
+static int split_pack_case(clf_context *ctx, int kmajor, int split3, long R, long K, uint64_t *seed)
+{
+    long Rp = (R + 31) / 32 * 32, Kp = (K + 31) / 32 * 32, ldd = 3 * Kp, ld = (kmajor ? R : K) + 3;
+    size_t sn = (size_t)((kmajor ? K : R) * ld), dn = (size_t)(Rp * ldd);
+    float *hs = malloc(sn * 4);
+    uint16_t *hd = malloc(dn * 2), *want = calloc(dn, 2);
+    uint32_t *big = malloc((size_t)R * 4), *want_big = calloc((size_t)R, 4);
+    ck_assert(hs && hd && want && big && want_big);
+    for (size_t i = 0; i < sn; i++)
+        hs[i] = (float)clf_test_rand(seed);
+    for (long r = 0; r < R; r++)
+        for (long k = 0; k < K; k++) {
+            float *x = &hs[kmajor ? k * ld + r : r * ld + k];
+            *x = ldexpf(*x, (int)((r * 7) % 81) - 40 - (k % 11 == 3 ? 20 : 0));
+            if ((r * 131 + k) % 97 == 5)
+                *x = (r + k) % 3 == 0 ? INFINITY : (r + k) % 3 == 1 ? -INFINITY : NAN;
+            else if ((r + k) % 53 == 7)
+                *x = 0.0f;
+        }
+    for (long r = 0; r < R; r++) {
+        float m = 0;
+        for (long k = 0; k < K; k++) {
+            float x = hs[kmajor ? k * ld + r : r * ld + k];
+            if (isfinite(x) && fabsf(x) > m)
+                m = fabsf(x);
+        }
+        memcpy(&want_big[r], &m, 4);
+        int e = m > 0 ? 14 - ilogbf(m) : 0;
+        for (long k = 0; k < K; k++) {
+            float x = ldexpf(hs[kmajor ? k * ld + r : r * ld + k], e);
+            uint16_t run[3] = {0, 0, float_to_half(x)};
+            if (isfinite(x)) {
+                uint16_t hi = float_to_half(x), lo = float_to_half(x - half_to_float(hi));
+                run[0] = split3 == 1 ? lo : hi, run[1] = split3 == 1 ? hi : lo, run[2] = hi;
+            }
+            for (int q = 0; q < 3; q++)
+                want[r * ldd + q * Kp + k] = run[q];
+        }
+    }
+    memset(hd, 0xAB, dn * 2);
+    cl_mem src = clf_test_buffer(ctx, sn * 4, hs), dst = clf_test_buffer(ctx, dn * 2, hd);
+    cl_mem bm = clf_test_buffer(ctx, (size_t)R * 4 + 8, NULL);
+    cl_uint zero = 0;
+    ck_assert_int_eq(clEnqueueFillBuffer(clf_context_queue(ctx), bm, &zero, 4, 0, (size_t)R * 4 + 8, 0, NULL, NULL),
+                     CL_SUCCESS);
+    char opts[96];
+    snprintf(opts, sizeof opts, "-DSRC=32 -DDST=16 -DSRC_KMAJOR=%d -DSPLIT3=%d -DSCALED=1", kmajor, split3);
+    const char *text;
+    cl_kernel k = NULL;
+    ck_assert_int_eq(clf__source("gemm_convert.cl", &text), CLF_SUCCESS);
+    ck_assert_int_eq(clf__kernel_take(ctx, text, opts, "split_pack", &k), CLF_SUCCESS);
+    cl_long a[] = {R, K, Rp, Kp, ld};
+    cl_ulong zero64 = 0, boff = 2, bst = (cl_ulong)R;
+    cl_int pass = 0;
+    const void *v[] = {&a[0], &a[1], &a[2], &a[3], &src, &zero64, &a[4], &zero64, &dst, &zero64, &ldd, &zero64, &bm,
+                       &boff, &bst, &pass};
+    size_t z[] = {8, 8, 8, 8, sizeof src, 8, 8, 8, sizeof dst, 8, 8, 8, sizeof bm, 8, 8, 4};
+    for (cl_uint i = 0; i < 16; i++)
+        ck_assert_int_eq(clSetKernelArg(k, i, z[i], v[i]), CL_SUCCESS);
+    size_t global[3] = {((size_t)Kp + 63) / 64 * 32, (size_t)Rp / 4, 1}, local[3] = {32, 8, 1};
+    ck_assert_int_eq(clf__enqueue(ctx, k, 3, global, local, NULL, NULL), CLF_SUCCESS);
+    pass = 1;
+    ck_assert_int_eq(clSetKernelArg(k, 15, 4, &pass), CL_SUCCESS);
+    ck_assert_int_eq(clf__enqueue(ctx, k, 3, global, local, NULL, NULL), CLF_SUCCESS);
+    clf__kernel_give(ctx, k);
+    clf_test_read(ctx, dst, dn * 2, hd);
+    uint32_t *bh = malloc((size_t)R * 4 + 8);
+    ck_assert(bh);
+    clf_test_read(ctx, bm, (size_t)R * 4 + 8, bh);
+    int bad = 0;
+    for (long r = 0; r < R && !bad; r++)
+        if (bh[2 + r] != want_big[r]) {
+            fprintf(stderr, "split_pack kmajor %d: row %ld largest 0x%08x, want 0x%08x\n", kmajor, r, bh[2 + r], want_big[r]);
+            bad = 1;
+        }
+    for (size_t i = 0; i < dn && !bad; i++) {
+        int nan_both = (hd[i] & 0x7c00) == 0x7c00 && (hd[i] & 0x3ff) && (want[i] & 0x7c00) == 0x7c00 && (want[i] & 0x3ff);
+        if (hd[i] != want[i] && !nan_both) {
+            fprintf(stderr, "split_pack kmajor %d split3 %d R %ld K %ld: row %ld run %ld k %ld = 0x%04x, want 0x%04x\n",
+                    kmajor, split3, R, K, (long)(i / (size_t)ldd), (long)(i % (size_t)ldd / (size_t)Kp),
+                    (long)(i % (size_t)Kp), hd[i], want[i]);
+            bad = 1;
+        }
+    }
+    clReleaseMemObject(src);
+    clReleaseMemObject(dst);
+    clReleaseMemObject(bm);
+    free(hs), free(hd), free(want), free(big), free(want_big), free(bh);
+    return bad;
+}
+
+START_TEST(split_pack_kernel)
+{
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs), failures = 0;
+    ck_assert_int_gt(nctx, 0);
+    for (int d = 0; d < nctx && failures == 0; d++) {
+        uint64_t seed = 5 + (uint64_t)d;
+        for (int t = 0; t < 4 && failures == 0; t++)
+            failures += split_pack_case(ctxs[d], t % 2, 1 + t / 2, 1 + (long)(clf_test_rand_u64(&seed) % 100),
+                                        1 + (long)(clf_test_rand_u64(&seed) % 300), &seed);
+    }
+    clf_test_contexts_free(ctxs, nctx);
+    ck_assert_int_eq(failures, 0);
+}
+END_TEST
+
 START_TEST(convert_round_trips)
 {
     clf_context **ctxs;
@@ -1055,6 +1165,7 @@ int main(void)
     CLF_TEST_ALONE(s, reduce_stores_c_types);
     CLF_TEST_ALONE(s, three_tf32_is_fp32_accurate);
     CLF_TEST_ALONE(s, three_f16_scales_rows);
+    CLF_TEST_ALONE(s, split_pack_kernel);
     CLF_TEST_ALONE(s, failed_selftest_falls_back);
     CLF_TEST_ALONE(s, kmajor_read_in_place);
     CLF_TEST_ALONE(s, failed_kmajor_selftest_packs);
