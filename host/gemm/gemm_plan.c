@@ -883,7 +883,7 @@ static gather_mode gather_env(void)
 
 /* One operand for the matrix units: rows x K, K contiguous, in the mode's input type; split3 (1 for A, 2 for B;
  * 3xTF32 and 3xF16 on wgmma) always converted into rows of three runs of the padded K (SPLIT3 in cl/gemm_convert.cl;
- * 3xF16's rows scaled first, their exponents at *scale_at of the convert scratch, rows apart a matrix); read
+ * 3xF16's rows scaled first, their largest magnitudes at *scale_at of the convert scratch, rows apart a matrix); read
  * in place when it already is, rows 32-byte aligned (16-byte with cp.async in a small product), in whole tiles or (async:
  * cp.async copies, which zero-fill what lies past the edges, *edge set) with K a whole number of 16-byte
  * pieces; or stored K-major in the input type with 16-byte aligned rows of K, where the configuration reads such
@@ -1255,9 +1255,9 @@ static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const produc
     }
     if (!clf__family_gemm_mma.valid(&plan->cfg_mma, &pl->ctx->info, clf__mma_precision(mode)))
         return clf__fail(CLF_ERR_INVALID_ARG, "gemm: matrix-unit configuration is not valid on this device");
-    /* 3xTF32 on wgmma: the units read operands from local memory as they are, so A and B come split (SPLIT3 in
-     * cl/gemm_convert.cl) into one product of depth 3 K; where the split copies would not fit one allocation,
-     * mma.sync (which splits in registers) runs the product instead */
+    /* 3xTF32 and 3xF16 on wgmma: the units read operands from local memory as they are, so A and B come split
+     * (SPLIT3 in cl/gemm_convert.cl) into one product of depth 3 K; where the split copies would not fit one
+     * allocation, mma.sync (which splits in registers) runs 3xTF32 instead, and 3xF16 becomes 3xTF32 */
     int split3 = (mode == CLF__MMA_3XTF32 || mode == CLF__MMA_3XF16) && plan->cfg_mma.v[CLF__MMA_WGMMA];
     if (mode == CLF__MMA_3XF16 && (!split3 || !split3_fits(pl, p, &plan->cfg_mma, mode))) {
         if (call->mma == 0 && !clf__mma_usable(pl->ctx, CLF__MMA_3XTF32))
@@ -1279,7 +1279,7 @@ static clf_status plan_mma(planner *pl, const clf__gemm_call *call, const produc
     int async = plan->cfg_mma.v[CLF__MMA_ASYNC], edge = 0, a_mn = 0, b_mn = 0, a_gather = 0, b_gather = 0;
     int small = (double)p->m * (double)p->n * (double)p->k * (double)p->batch <= 2147483648.0;
     int mn_ok = clf__mma_reads_kmajor(&plan->cfg_mma, mode) && mn_in_place();
-    size_t sa = 0, sb = 0;   /* 3xF16: where the rows' exponents go */
+    size_t sa = 0, sb = 0;   /* 3xF16: where the rows' largest magnitudes go */
     clf_status s = mma_operand(pl, mode, p->a_type, p->a_kmajor, p->m, p->k, bm, bk, p->batch, async, small,
                                mn_ok && p->n <= KMAJOR_PACK_ROWS, split3, &a, &edge, &a_mn, &a_gather, &sa);
     if (s == CLF_SUCCESS)

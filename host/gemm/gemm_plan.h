@@ -77,8 +77,8 @@ typedef struct clf__convert_step {
     int by_rows;                 /* CPUs, sources not K-major: convert_rows (a work-item a row), not convert_pack */
     int split3;                  /* 3xTF32 on wgmma: rows of three runs of cols_pad (1: lo hi hi, 2: hi lo hi) */
     int scaled;                  /* 3xF16 (split3, f16 parts): each row scaled by a power of two first (split_pack) */
-    size_t scale_off;            /* scaled: the rows' exponents, ints at this offset of the convert scratch, rows apart
-                                  * a matrix of the batch */
+    size_t scale_off;            /* scaled: the rows' largest magnitudes (float bits, from which the kernels take the
+                                  * exponent), 32-bit words at this offset of the convert scratch, rows apart a matrix */
 } clf__convert_step;
 
 /* gemm_mma: row-major C (m x n, c_type) = alpha * A B^T + beta * C on matrix units; A (m rows) and B (n rows)
@@ -98,8 +98,9 @@ typedef struct clf__mma_step {
     int split3;                  /* 3xTF32 on wgmma: A and B come split, K three times as long (the flops are a third) */
     int a_gather, b_gather;      /* A (B) read in place although its rows are not 16-byte aligned: each piece gathered
                                   * through registers (the kernel's GA, GB); its offset, ld and stride in elements */
-    size_t sa_off, sa_stride, sb_off, sb_stride;   /* 3xF16: the exponents of A's and B's rows (ints in the convert
-                                                    * scratch) from the first row, a matrix (grid dimension 1) apart */
+    size_t sa_off, sa_stride, sb_off, sb_stride;   /* 3xF16: the largest magnitudes of A's and B's rows (words in the
+                                                    * convert scratch) from the first row, a matrix (grid dimension 1)
+                                                    * apart */
 } clf__mma_step;
 
 /* Matrix-vector or thin products (gemv.c): for each of nv vectors (x_vstride and y_vstride apart) of each
