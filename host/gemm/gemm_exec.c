@@ -335,7 +335,7 @@ static clf_status enqueue_mma(clf_context *ctx, const clf__gemm_plan *plan, cons
         int nargs = 18;
         if ((s = set_args(k, vals, z, 18)) != CLF_SUCCESS)
             break;
-        if (m->mode == CLF__MMA_3XF16) {   /* the exponents of the rows of A and B, in the convert scratch */
+        if (m->mode == CLF__MMA_3XF16) {   /* the rows' largest magnitudes of A and B, in the convert scratch */
             cl_ulong sao = m->sa_off + b0 * m->sa_stride, sas = m->sa_stride, sbo = m->sb_off + b0 * m->sb_stride,
                      sbs = m->sb_stride;
             const void *ev[] = {&sb->convert, &sao, &sas, &sbo, &sbs};

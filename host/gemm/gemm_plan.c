@@ -1210,7 +1210,7 @@ static int kmajor_wanted(const product *p, clf__mma_mode mode, const clf__config
 }
 
 /* The two split operands of 3xTF32 or 3xF16 (mode) on wgmma with configuration cfg (rows of three padded Ks, as
- * mma_operand places them, and 3xF16's exponents) fit the convert scratch's one allocation, beside what it holds. */
+ * mma_operand places them, and 3xF16's largest magnitudes) fit the convert scratch's one allocation, beside what it holds. */
 static int split3_fits(const planner *pl, const product *p, const clf__config *cfg, clf__mma_mode mode)
 {
     clf_dtype in = clf__mma_input_type(mode);
