@@ -262,9 +262,7 @@ static inline void put_half_run(__global void *dst, const ulong at, const float 
         ((__global ushort *)dst)[at + j] = b[j];
 }
 
-/* The power of two that puts a row whose largest finite magnitude has the bits `big` in [2^14, 2^15); 0 for a row of
- * zeros. (gemm_mma.cl's store scales back with the same rule.) */
-static inline int row_exponent(const uint big) { return big ? 14 - ilogb(as_float(big)) : 0; }
+#include "split_scale.cl"
 
 /* 3xF16's split of the EPW elements v of row r from k (of Kp), scaled by 2^e, into the row's three runs at
  * db + r * ldd. */

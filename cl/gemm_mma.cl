@@ -775,11 +775,7 @@ static inline void async_commit(void) { asm volatile("cp.async.commit_group;" ::
 #endif
 
 #include "bf16.cl"
-#if MODE == 34
-/* The exponent by which split_pack (cl/gemm_convert.cl, the same rule) scaled a row whose largest finite magnitude
- * has the bits `big`. */
-static inline int row_exponent(const uint big) { return big ? 14 - ilogb(as_float(big)) : 0; }
-#endif
+#include "split_scale.cl"
 /* The GEMM epilogue's store hook (cl/common.cl explains it): empty without an epilogue. */
 #ifndef CLF_EPI
 #define CLF_EPI 0

@@ -274,8 +274,8 @@ static clf_status enqueue_convert(clf_context *ctx, const clf__convert_step *c, 
         cl_ulong soff = c->src.off + b0 * sst, doff = c->dst.off + b0 * dst_stride;
         cl_ulong eoff = c->scale_off + b0 * c->rows, est = c->rows;
         cl_int pass = 0;
-        const void *v[] = {&r, &kk, &rp, &kp, &src, &soff, &lds, &sst, &dst, &doff, &ldd, &dst_stride, &dst, &eoff, &est,
-                           &pass};
+        const void *v[] = {&r, &kk, &rp, &kp, &src, &soff, &lds, &sst, &dst, &doff, &ldd, &dst_stride, &sb->convert,
+                           &eoff, &est, &pass};
         size_t z[] = {8, 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 4};
         if ((s = set_args(k, v, z, c->scaled ? 16 : 12)) != CLF_SUCCESS)
             break;
@@ -290,7 +290,7 @@ static clf_status enqueue_convert(clf_context *ctx, const clf__convert_step *c, 
                                              c->rows_pad * c->cols_pad * clf__dtype_size(c->dst_type))};
         if (c->scaled) {   /* split_pack: the rows' largest magnitudes (from zero), then the split parts */
             cl_uint zero = 0;
-            cl_int e = clEnqueueFillBuffer(ctx->queue, dst, &zero, 4, eoff * 4, nb * c->rows * 4, 0, NULL, NULL);
+            cl_int e = clEnqueueFillBuffer(ctx->queue, sb->convert, &zero, 4, eoff * 4, nb * c->rows * 4, 0, NULL, NULL);
             if (e != CL_SUCCESS) {
                 s = clf__fail_cl(e, "clEnqueueFillBuffer", "gemm 3xF16 scales");
                 break;
