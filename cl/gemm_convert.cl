@@ -204,11 +204,18 @@ void convert_pack(const long R, const long K, const long Rp, const long Kp, cons
         return;
     const ulong at = db + (ulong)(r * ldd + k);
 #if SPLIT3 && !SCALED
-    elem_t hi[EPW], lo[EPW];
-    for (int j = 0; j < EPW; j++)
-        split_tf32(v[j], &hi[j], &lo[j]);
-    put_run(dst, at, SPLIT3 == 1 ? lo : hi, k, Kp);
-    put_run(dst, at + (ulong)Kp, SPLIT3 == 1 ? hi : lo, k, Kp);
+    elem_t run1[EPW], run2[EPW], hi[EPW];
+    for (int j = 0; j < EPW; j++) {
+        uint lo;
+        split_tf32(v[j], &hi[j], &lo);
+        /* inf and NaN in the third run only (hi times hi), as 3xF16's split: in a cross term they would meet the
+         * partner's remainder, 0 wherever the partner is a tf32 value, and inf x 0 is NaN where fp32 gives inf */
+        const uint h = (hi[j] & 0x7f800000u) == 0x7f800000u ? 0u : hi[j];
+        run1[j] = SPLIT3 == 1 ? lo : h;
+        run2[j] = SPLIT3 == 1 ? h : lo;
+    }
+    put_run(dst, at, run1, k, Kp);
+    put_run(dst, at + (ulong)Kp, run2, k, Kp);
     put_run(dst, at + 2 * (ulong)Kp, hi, k, Kp);
 #else
     put_run(dst, at, v, k, Kp);

@@ -240,7 +240,7 @@ static inline void split_words(const uint *w, uint *hi, uint *lo, int n)
 #elif MODE == 32 || MODE == 33
         hi[i] = to_tf32(w[i]);
 #if MODE == 33
-        lo[i] = to_tf32(as_uint(as_float(w[i]) - as_float(hi[i])));
+        lo[i] = (w[i] & 0x7f800000u) == 0x7f800000u ? 0u : to_tf32(as_uint(as_float(w[i]) - as_float(hi[i])));
 #endif
 #else
         hi[i] = w[i];
@@ -336,6 +336,16 @@ static inline void load_frags(const __local uint *As, const __local uint *Bs, in
 #endif
 }
 
+#if MODE == 33
+/* hi words with inf and NaN replaced by 0 */
+static inline void finite_words(const uint *h, uint *f, int n)
+{
+#pragma unroll
+    for (int i = 0; i < n; i++)
+        f[i] = (h[i] & 0x7f800000u) == 0x7f800000u ? 0u : h[i];
+}
+#endif
+
 /* One stage's products: BKW words of K for this warp's WM x WN accumulators. 3xTF32 sums each stage's three
  * products from zero on the matrix units, whose accumulation truncates, and adds the stage into acc with
  * ordinary (round-to-nearest) fp32 adds: truncation over the whole of K would cost the accuracy the split
@@ -366,8 +376,13 @@ static inline void compute_stage(const __local uint *As, const __local uint *Bs,
 #pragma unroll
             for (int j = 0; j < NT; j++) {
 #if MODE == 33
-                mma_step(d + (i * NT + j) * 4, al[c][i], bh[c][j]);   /* small terms first */
-                mma_step(d + (i * NT + j) * 4, ah[c][i], bl[c][j]);
+                /* inf and NaN enter through hi times hi only: in a cross term they would meet the partner's
+                 * remainder, 0 wherever the partner is a tf32 value, and inf x 0 is NaN where fp32 gives inf */
+                uint af[4], bf[2];
+                finite_words(ah[c][i], af, 4);
+                finite_words(bh[c][j], bf, 2);
+                mma_step(d + (i * NT + j) * 4, al[c][i], bf);   /* small terms first */
+                mma_step(d + (i * NT + j) * 4, af, bl[c][j]);
 #endif
                 mma_step(d + (i * NT + j) * 4, ah[c][i], bh[c][j]);
             }

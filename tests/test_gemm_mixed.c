@@ -112,7 +112,8 @@ static float decode(const void *in, size_t i, clf_dtype t)
  * and one converting pair, rows along K or along R (through local memory), odd and aligned leading
  * dimensions and offsets, padding zeroed, a batch, nothing written outside the packed matrices. */
 /* fp32 bits to tf32 (low 13 bits zero) rounded to nearest, ties away; a finite value that would round to inf is
- * truncated; and x split into hi + lo, inf and NaN whole in hi: what gemm_convert.cl's SPLIT3 writes. */
+ * truncated; and x split into hi + lo, inf and NaN whole in hi (and the SPLIT3 pass writes them into the third run
+ * only): what gemm_convert.cl's SPLIT3 writes. */
 static uint32_t tf32_rna(uint32_t u)
 {
     uint32_t r = (u + 0x1000u) & 0xffffe000u;
@@ -179,8 +180,9 @@ static int pack_case(clf_context *ctx, int src_code, int dst_code, int kmajor, l
                     uint32_t x, hi, lo;
                     memcpy(&x, v, 4);
                     split_tf32(x, &hi, &lo);
-                    memcpy(w, split3 == 1 ? &lo : &hi, 4);
-                    memcpy(w + (size_t)Kp * ds, split3 == 1 ? &hi : &lo, 4);
+                    uint32_t h = (hi & 0x7f800000u) == 0x7f800000u ? 0u : hi;   /* inf, NaN: third run only */
+                    memcpy(w, split3 == 1 ? &lo : &h, 4);
+                    memcpy(w + (size_t)Kp * ds, split3 == 1 ? &h : &lo, 4);
                     memcpy(w + 2 * (size_t)Kp * ds, &hi, 4);
                 } else if (src_code == dst_code) {
                     memcpy(w, v, ds);
@@ -982,10 +984,12 @@ START_TEST(three_tf32_is_fp32_accurate)
 }
 END_TEST
 
-/* 3xF16 scales each row of A and column of B by a power of two: rows and columns of magnitudes 2^-60 to 2^60 keep
- * fp32's accuracy element by element (within the bound of the exact path, relative to sum |a b|), inf and NaN reach
- * C as they do in fp32, and a K-major A, B stored N x K, batches and splits along K see the same. */
-START_TEST(three_f16_scales_rows)
+/* The split modes element by element. 3xF16 scales each row of A and column of B by a power of two: rows and
+ * columns of magnitudes 2^-60 to 2^60 keep fp32's accuracy (within the bound of the exact path, relative to
+ * sum |a b|); 3xTF32 keeps tf32's (fp32's) exponents, over 2^-30 to 2^30 (its remainders of smaller rows would be
+ * subnormal, which the units may flush). In both, inf and NaN reach C as they do in fp32, also where they meet an
+ * element whose remainder is 0, and a K-major A, B stored N x K, batches and splits along K see the same. */
+static void split_mode_elementwise(clf_compute compute, int span)
 {
     clf_context **ctxs;
     int nctx = clf_test_contexts(&ctxs);
@@ -999,10 +1003,14 @@ START_TEST(three_f16_scales_rows)
     for (int q = 0; q < BATCH; q++) {
         for (int i = 0; i < M; i++)   /* A stored K x M (transposed): row i of A is column i */
             for (int p = 0; p < K; p++)
-                a[q * M * K + p * M + i] = ldexpf(a[q * M * K + p * M + i], (i * 37 + q) % 121 - 60);
+                a[q * M * K + p * M + i] = ldexpf(a[q * M * K + p * M + i], (i * 37 + q) % (2 * span + 1) - span);
         for (int j = 0; j < N; j++)   /* B stored N x K */
             for (int p = 0; p < K; p++)
-                b[q * K * N + j * K + p] = ldexpf(b[q * K * N + j * K + p], (j * 53 + q) % 121 - 60);
+                b[q * K * N + j * K + p] = ldexpf(b[q * K * N + j * K + p], (j * 53 + q) % (2 * span + 1) - span);
+        for (int j = 0; j < N; j += 3)   /* partners of the infinities below with a remainder of 0 */
+            b[q * K * N + j * K + 3] = ldexpf(1.5f, (j * 53 + q) % (2 * span + 1) - span);
+        for (int i = 0; i < M; i += 4)
+            a[q * M * K + 20 * M + i] = ldexpf(-0.75f, (i * 37 + q) % (2 * span + 1) - span);
     }
     a[3 * M + 5] = INFINITY;           /* A[5][3] */
     a[M * K + 10 * M + 7] = NAN;       /* batch 1, A[7][10] */
@@ -1011,7 +1019,7 @@ START_TEST(three_f16_scales_rows)
         clf_context *ctx = ctxs[d];
         cl_mem A = clf_test_buffer(ctx, BATCH * M * K * 4, a), B = clf_test_buffer(ctx, BATCH * K * N * 4, b);
         cl_mem C = clf_test_buffer(ctx, BATCH * M * N * 4, NULL);
-        clf_gemm_types t = {CLF_F32, CLF_F32, CLF_F32, CLF_COMPUTE_3XF16};
+        clf_gemm_types t = {CLF_F32, CLF_F32, CLF_F32, compute};
         for (int split = 0; split < 2; split++) {
             if (split)
                 setenv("CLFORGE_GEMM_SPLIT_K", "3", 1);
@@ -1021,7 +1029,7 @@ START_TEST(three_f16_scales_rows)
                                                             A, 0, M, M * K, B, 0, K, K * N, 0.0f, C, 0, N, M * N, BATCH,
                                                             NULL);
             unsetenv("CLFORGE_GEMM_SPLIT_K");
-            ck_assert_msg(s == CLF_SUCCESS, "clf_gemm 3xF16: %s", clf_last_error());
+            ck_assert_msg(s == CLF_SUCCESS, "clf_gemm compute %d: %s", (int)compute, clf_last_error());
             clf_test_read(ctx, C, (split ? 1 : BATCH) * M * N * 4, c);
             int bad = 0;
             for (int q = 0; q < (split ? 1 : BATCH) && !bad; q++)
@@ -1039,8 +1047,8 @@ START_TEST(three_f16_scales_rows)
                         else
                             bad = !(fabs(got - ref) <= 2.0 * (K + 2) * ldexp(1, -24) * mag + 1e-37);
                         if (bad)
-                            fprintf(stderr, "3xF16 on %s (split %d): C[%d][%d][%d] = %.9g, want %.9g (sum |ab| %.3g)\n",
-                                    clf_context_device(ctx)->name, split, q, i, j, got, ref, mag);
+                            fprintf(stderr, "compute %d on %s (split %d): C[%d][%d][%d] = %.9g, want %.9g (sum |ab| %.3g)\n",
+                                    (int)compute, clf_context_device(ctx)->name, split, q, i, j, got, ref, mag);
                     }
             ck_assert_int_eq(bad, 0);
         }
@@ -1051,6 +1059,11 @@ START_TEST(three_f16_scales_rows)
     free(a), free(b), free(c);
     clf_test_contexts_free(ctxs, nctx);
 }
+
+START_TEST(three_f16_scales_rows) { split_mode_elementwise(CLF_COMPUTE_3XF16, 60); }
+END_TEST
+
+START_TEST(three_tf32_elementwise) { split_mode_elementwise(CLF_COMPUTE_3XTF32, 30); }
 END_TEST
 
 /* A failing self-test sends every mode to the portable path, which still answers correctly. */
@@ -1165,6 +1178,7 @@ int main(void)
     CLF_TEST_ALONE(s, reduce_stores_c_types);
     CLF_TEST_ALONE(s, three_tf32_is_fp32_accurate);
     CLF_TEST_ALONE(s, three_f16_scales_rows);
+    CLF_TEST_ALONE(s, three_tf32_elementwise);
     CLF_TEST_ALONE(s, split_pack_kernel);
     CLF_TEST_ALONE(s, failed_selftest_falls_back);
     CLF_TEST_ALONE(s, kmajor_read_in_place);

@@ -91,12 +91,14 @@ START_TEST(fma_peak_cross_checked_against_spec)
             continue;
         }
         ck_assert_msg(r.fp32_spec_gflops > 0 && strstr(r.spec_basis, "assumed"), "%s: %s", d->name, r.spec_basis);
-        /* 1.5: turbo clocks above the reported one; 0.1: a shared machine's neighbours. */
-        ck_assert_msg(r.fp32_gflops < 1.5 * r.fp32_spec_gflops && r.fp32_gflops > 0.1 * r.fp32_spec_gflops,
+        /* 2: turbo clocks above the reported (base) one — a CI machine reporting 2300 MHz measured 449 GFLOP/s
+         * against 294 (3.5 GHz turbo), and server parts reach twice their base clock; 0.1: a shared machine's
+         * neighbours. */
+        ck_assert_msg(r.fp32_gflops < 2.0 * r.fp32_spec_gflops && r.fp32_gflops > 0.1 * r.fp32_spec_gflops,
                       "%s: measured %g GFLOP/s, spec %g (%s)", d->name, r.fp32_gflops, r.fp32_spec_gflops,
                       r.spec_basis);
         if (d->fp64)
-            ck_assert_msg(r.fp64_spec_gflops > 0 && r.fp64_gflops < 1.5 * r.fp64_spec_gflops, "%s: fp64 %g, spec %g",
+            ck_assert_msg(r.fp64_spec_gflops > 0 && r.fp64_gflops < 2.0 * r.fp64_spec_gflops, "%s: fp64 %g, spec %g",
                           d->name, r.fp64_gflops, r.fp64_spec_gflops);
         json_t *j = clf_test_load_tunedb(ctx[i]);
         json_t *roof = json_object_get(j, "roofline");
