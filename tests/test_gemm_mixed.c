@@ -1166,6 +1166,9 @@ END_TEST
 
 int main(void)
 {
+    /* the split modes' kernels on every shape: by default small products run as exact fp32 (test_gemm_plan
+     * split_rule_classes), and these cases are small */
+    setenv("CLFORGE_GEMM_SPLIT_RULE", "off", 1);
     Suite *s = suite_create("gemm_mixed");
     CLF_TEST_ALONE(s, convert_round_trips);
     CLF_TEST_ALONE(s, pack_kernel);

@@ -656,6 +656,42 @@ START_TEST(threex_on_wgmma_splits_its_operands)
 }
 END_TEST
 
+/* The fp32-accurate modes run as exact fp32 where the split costs more than it gains, and 3xF16 of short K as
+ * 3xTF32: the classes of the measurement behind the rule (an H200's 132 compute units), and a device twice as
+ * wide needing twice the tiles; CLFORGE_GEMM_SPLIT_RULE=off keeps the mode, other modes are never changed. */
+START_TEST(split_rule_classes)
+{
+    const clf__mma_mode X16 = CLF__MMA_3XF16, X32 = CLF__MMA_3XTF32, EXACT = CLF__MMA_NONE;
+    static const struct {
+        size_t m, n, k, batch;
+        clf__mma_mode want16, want32;
+    } cases[] = {
+        {128, 128, 128, 1, EXACT, EXACT},           {768, 768, 768, 1, EXACT, EXACT},
+        {1024, 1024, 1024, 1, EXACT, EXACT},        {1280, 1280, 1280, 1, X16, X32},
+        {256, 4096, 4096, 1, EXACT, EXACT},         {4096, 256, 4096, 1, EXACT, EXACT},
+        {384, 4096, 4096, 1, X16, X32},             {4096, 4096, 128, 1, EXACT, EXACT},
+        {4096, 4096, 256, 1, X32, X32},             {4096, 4096, 512, 1, X16, X32},
+        {2048, 2048, 256, 1, EXACT, EXACT},         {2048, 1024, 512, 1, EXACT, EXACT},
+        {256, 256, 256, 64, EXACT, EXACT},          {512, 512, 512, 16, EXACT, EXACT},
+        {1024, 1024, 1024, 8, X16, X32},            {1024, 1024, 8192, 1, X16, X32},
+        {777, 1555, 999, 1, X16, X32},              {8192, 8192, 8192, 1, X16, X32},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ck_assert_msg(clf__gemm_split_choice(cases[i].m, cases[i].n, cases[i].k, cases[i].batch, 132, X16) ==
+                          cases[i].want16, "case %zu (3xF16)", i);
+        ck_assert_msg(clf__gemm_split_choice(cases[i].m, cases[i].n, cases[i].k, cases[i].batch, 132, X32) ==
+                          cases[i].want32, "case %zu (3xTF32)", i);
+    }
+    ck_assert_int_eq(clf__gemm_split_choice(1280, 1280, 1280, 1, 264, X16), EXACT);
+    ck_assert_int_eq(clf__gemm_split_choice(128, 128, 128, 1, 132, CLF__MMA_TF32), CLF__MMA_TF32);
+    ck_assert_int_eq(clf__gemm_split_choice(128, 128, 128, 1, 132, CLF__MMA_F16), CLF__MMA_F16);
+    setenv("CLFORGE_GEMM_SPLIT_RULE", "off", 1);
+    ck_assert_int_eq(clf__gemm_split_choice(128, 128, 128, 1, 132, X16), X16);
+    ck_assert_int_eq(clf__gemm_split_choice(4096, 4096, 256, 1, 132, X16), X16);
+    unsetenv("CLFORGE_GEMM_SPLIT_RULE");
+}
+END_TEST
+
 /* The tuner times PARTS (and FPIPE with one part) only where the kernel uses them: 3xTF32 on wgmma. */
 START_TEST(parts_tuned_only_for_3x)
 {
@@ -1079,6 +1115,7 @@ int main(void)
     CLF_TEST_ALONE(s, transposed_b_packed_only_for_tall_products);
     CLF_TEST_ALONE(s, poorly_covered_thin_products_leave_the_thin_bucket);
     CLF_TEST_ALONE(s, products_that_leave_slots_empty_split);
+    CLF_TEST_ALONE(s, split_rule_classes);
     CLF_TEST_ALONE(s, short_k_products_split_when_units_idle);
     CLF_TEST_ALONE(s, split_products_keep_edge_tiles);
     CLF_TEST_ALONE(s, padded_nn_batches_read_in_place);

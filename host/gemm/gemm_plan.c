@@ -1471,6 +1471,32 @@ static int plan_gemv(planner *pl, const product *p)
     return 1;
 }
 
+/* $CLFORGE_GEMM_SPLIT_RULE=off keeps the fp32-accurate mode a call asks for on every shape (split_choice). */
+static int split_rule_on(void) { return env_rule_on("CLFORGE_GEMM_SPLIT_RULE", "off", "gemm-split-rule-env"); }
+
+/* What an fp32-accurate call (3xTF32 or 3xF16) runs as. The split modes pay a packing pass over A and B (each row
+ * read and written three times as parts) and the matrix units' large tiles; exact fp32 is fp32-accurate too (the
+ * mode's contract) and wins where those costs weigh: few rows or columns (the pass over the other operand against
+ * a thin product), few tiles (128 x 128 units, against the compute units) unless K is long enough for the split
+ * K to fill them, and short K (each tile's store against its products). 3xF16 needs K >= 384 to gain on 3xTF32
+ * (its pass reads each operand twice). H200, 2026-12-03, TFLOP/s exact / 3xTF32 / 3xF16, B K x N
+ * (scripts/gpu/h200_split_rule.sh, bench/results/h200/2026-12-03/split-rule/): 768^3 20.9/15.4/11.2, 1024^3
+ * 38.2/28.9/33.5, 1280^3 32.3/34.3/41.9, 256x4096x4096 43.3/33.4/32.5, 384x4096x4096 33.4/37.7/42.1, 4096x4096x128
+ * 39.2/38.0/28.6, 4096x4096x256 43.1/47.5/45.6, 4096x4096x512 45.5/53.7/64.2, 2048x2048x256 41.9/38.5/29.2,
+ * 2048x1024x512 39.8/38.1/29.5, 64x256^3 40.2/20.6/17.8, 16x512^3 44.6/34.8/32.9, 8x1024^3 41.1/48.0/57.0;
+ * B N x K: 1024x1024x8192 35.0/42.6/50.1, 777x1555x999 25.4/25.3/29.3. */
+clf__mma_mode clf__gemm_split_choice(size_t m, size_t n, size_t k, size_t batch, size_t cus, clf__mma_mode mode)
+{
+    if ((mode != CLF__MMA_3XTF32 && mode != CLF__MMA_3XF16) || !split_rule_on())
+        return mode;
+    double tiles = (double)((m + 127) / 128) * (double)((n + 127) / 128) * (double)batch / (double)(cus ? cus : 1);
+    int thin = 1.0 / (double)m + 1.0 / (double)n > 1.0 / 300;
+    int fills = (tiles >= 0.6 && k >= 768) || (tiles >= 3.8 && k >= 256) || (tiles >= 0.36 && tiles * (double)k >= 3000);
+    if (thin || !fills)
+        return CLF__MMA_NONE;
+    return mode == CLF__MMA_3XF16 && k < 384 ? CLF__MMA_3XTF32 : mode;
+}
+
 clf_status clf__gemm_plan_make(clf_context *ctx, const clf__gemm_call *call, const clf__config *cfg,
                                clf__gemm_path path, clf__gemm_plan *plan)
 {
@@ -1496,6 +1522,8 @@ clf_status clf__gemm_plan_make(clf_context *ctx, const clf__gemm_call *call, con
     /* Matrix units when the call's types ask for them and the device passed their self-test; else the
      * portable path, which is never less accurate. */
     clf__mma_mode mode = p.alpha != 0.0 && p.k > 0 ? clf__mma_wanted(call) : CLF__MMA_NONE;
+    if (call->mma == 0 && !cfg && path == CLF__GEMM_AUTO)
+        mode = clf__gemm_split_choice(p.m, p.n, p.k, p.batch, cus(ctx), mode);
     if (mode == CLF__MMA_3XF16 && call->mma == 0 && !clf__mma_usable(ctx, mode))
         mode = CLF__MMA_3XTF32;   /* no wgmma here (or its self-test failed): the same accuracy on tf32 */
     int use = mode != CLF__MMA_NONE && call->mma >= 0 &&

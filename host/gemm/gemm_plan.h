@@ -6,6 +6,7 @@
 #define CLFORGE_GEMM_PLAN_H
 
 #include "gemm.h"
+#include "gemm_mma.h"
 
 /* Where an operand's elements are: the caller's buffer, or one of the context's scratch buffers (bound
  * by the executor when it takes them). */
@@ -191,6 +192,12 @@ clf_status clf__gemm_plan_make(clf_context *ctx, const clf__gemm_call *call, con
  * did not build (NULL for a failure of another kind). */
 clf_status clf__gemm_exec(clf_context *ctx, const clf__gemm_plan *plan, int build_only, cl_event *done,
                           const clf__config **failed_cfg);
+
+/* What an fp32-accurate mode (3xTF32, 3xF16) of an m x n x k product (batch of them, on a device of cus compute
+ * units) runs as: the mode itself, 3xTF32 for a 3xF16 call of short K, or CLF__MMA_NONE (exact fp32) where the
+ * split's packing pass and large tiles cost more than they gain; other modes unchanged.
+ * $CLFORGE_GEMM_SPLIT_RULE=off keeps every mode. */
+clf__mma_mode clf__gemm_split_choice(size_t m, size_t n, size_t k, size_t batch, size_t cus, clf__mma_mode mode);
 
 /* Number of kernel launches of plan. */
 int clf__gemm_plan_launches(const clf__gemm_plan *plan);

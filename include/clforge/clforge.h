@@ -214,6 +214,9 @@ CLF_API clf_status clf_dgemv(clf_context *ctx, clf_layout layout, clf_transpose 
  *                      C scaled back: the same 22 bits an input as 3xTF32 at twice its tensor-core rate; an
  *                      element smaller than 2^-38 of its row's (column's) largest finite one counts as zero.
  *                      It needs wgmma (compute capability 9.0); other devices run it as CLF_COMPUTE_3XTF32.
+ *   Both fp32-accurate modes run as exact fp32 FMA where that is faster (products with a side under about 300,
+ *   too few tiles to fill the device, short K), and 3xF16 with K < 384 as 3xTF32; $CLFORGE_GEMM_SPLIT_RULE=off
+ *   keeps the mode asked for.
  * Devices without matrix units (or whose driver fails clforge's self-test of them) run every mode as exact
  * fp32 FMA over inputs converted to fp32: the result is never less accurate than asked for. f16/bf16
  * inputs are exact products of the rounded inputs, accumulated in fp32, on every device. alpha and beta are

@@ -4,6 +4,7 @@
 # same script: the accuracy tests on the H200 first, then TFLOP/s. Appends to $out/3xf16.txt.
 . scripts/gpu/common.sh
 gpu_session 3xf16
+export CLFORGE_GEMM_SPLIT_RULE=${CLFORGE_GEMM_SPLIT_RULE:-off}   # each mode as asked, on every shape
 # TESTS: test_gemm_mixed cases run as the planner picks; WGMMA_OFF: cases run again with CLFORGE_WGMMA=off (3xTF32
 # on mma.sync, the split inside the kernel)
 mixed_case() {   # mixed_case CASE auto|off

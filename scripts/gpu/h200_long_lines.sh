@@ -6,6 +6,8 @@
 #   PART=split   clforge with CLFORGE_REDUCE_SPLIT=off (the kernels before: one group a line) and auto (lines
 #                split across groups), alternating, ROUNDS rounds, and with each block size in BLOCKS;
 #                first test_reduce on the GPU (CTEST=1: with the split forced on too)
+#   PART=configs the fused configuration pinned (CLFORGE_REDUCE_CONFIG) to each of CONFIGS ("WG=256,VEC=1 ..."),
+#                each with the split blocks in BLOCKS (or the default)
 . scripts/gpu/common.sh
 gpu_session long-lines
 SHAPES=${SHAPES:-"2048x32768 4096x50257 1024x131072 512x152064 8192x8192"}
@@ -25,6 +27,14 @@ if [ "${PART:-split}" = split ]; then
     for v in off auto; do CLFORGE_REDUCE_SPLIT=$v red "split=$v r$round"; done
   done
   for b in ${BLOCKS:-}; do CLFORGE_REDUCE_SPLIT_BLOCK=$b red "block=$b"; done
+fi
+if [ "${PART:-split}" = configs ]; then
+  for c in ${CONFIGS:-}; do
+    for b in ${BLOCKS:-default}; do
+      if [ $b = default ]; then CLFORGE_REDUCE_CONFIG="${c//,/ }" red "cfg=$c"
+      else CLFORGE_REDUCE_SPLIT_BLOCK=$b CLFORGE_REDUCE_CONFIG="${c//,/ }" red "cfg=$c block=$b"; fi
+    done
+  done
 fi
 if [ "${PART:-split}" = torch ]; then
   for s in $SHAPES; do
