@@ -658,17 +658,19 @@ static int split_env(void)
 }
 
 /* Chunks a block (split_task in cl/reduce.cl; rounded to whole lines): $CLFORGE_REDUCE_SPLIT_BLOCK (1 to 1048576),
- * else two groups a compute unit. A block's chunks are read again after the next block's first reads: smaller
- * blocks find more of them in L2, larger ones wait less for their first pass. H200 (WG=128 groups), GB/s of the
- * one-call softmax / layer norm by block, 2048 x 32768: 132 2639 / 2780, 198 2712 / 2968, 264 2774 / 2582,
- * 528 2741 / 2530, 1056 2534 / 2362; 512 x 152064: 132 2379 / 2717, 264 2761 / 2604, 528 2673 / 2398
- * (bench/results/h200/2026-12-03/long-lines/). */
-static size_t split_block(const clf_context *ctx)
+ * else two groups a compute unit, one for the moments (layer norm). A block's chunks are read again after the next
+ * block's first reads: smaller blocks find more of them in L2, larger ones wait less for their first pass. H200
+ * (WG=128 groups), GB/s of the one-call softmax / layer norm by block, 2048 x 32768: 132 2639 / 2780, 198 2712 /
+ * 2968, 264 2774 / 2582, 528 2741 / 2530, 1056 2534 / 2362; 512 x 152064: 132 2379 / 2717, 264 2761 / 2604, 528
+ * 2673 / 2398 (bench/results/h200/2026-12-03/long-lines/); again, 132 / 264 / 528: 2048 x 32768 softmax 2666 /
+ * 2797 / 2739, layer norm 2802 / 2572 / 2516; 4096 x 24576 softmax 2731 / 2850 / 2765, layer norm 2850 / 2590 /
+ * 2559; 4096 x 50257 layer norm 1720 / 1701 / 1052 (long-lines/run-configs/). */
+static size_t split_block(const clf_context *ctx, clf_reduce_op op)
 {
     long v;
     if (clf__env_long("CLFORGE_REDUCE_SPLIT_BLOCK", 1, 1048576, &v) > 0)
         return (size_t)v;
-    return 2 * (size_t)(ctx->info.compute_units ? ctx->info.compute_units : 1);
+    return (op == CLF_REDUCE_MOMENTS ? 1 : 2) * (size_t)(ctx->info.compute_units ? ctx->info.compute_units : 1);
 }
 
 typedef struct red_split {
@@ -697,7 +699,7 @@ static int split_plan(const clf_context *ctx, const red_plan *pl, const clf__con
     size_t nv = (pl->len + nch * (size_t)team * (size_t)vec - 1) / (nch * (size_t)team * (size_t)vec);
     sp->g = (clf__red_row){vec, team, (int)nv, 1, team};
     sp->nch = nch;
-    sp->blk = split_block(ctx);
+    sp->blk = split_block(ctx, pl->d.op);
     return 1;
 }
 
