@@ -61,8 +61,13 @@
 #ifndef CLF_SHFL
 #define CLF_SHFL CLF_NV   /* 1: a line's states meet by warp shuffles first (lines of whole warps), then in red[] */
 #endif
+#ifndef CLF_WSPLIT1
+#define CLF_WSPLIT1 0   /* row kernel, VEC 1 (lines not aligned): single elements written so many at a time (0: one by
+                         * one); the host asks for it where it gains (reduce.c, wsplit1) */
+#endif
 #ifndef CLF_WSPLIT
-#define CLF_WSPLIT 4  /* row kernel: whole lines written so many vectors at a time, values then stores (0: one by one) */
+#define CLF_WSPLIT (VEC == 1 ? CLF_WSPLIT1 : 4)  /* row kernel: whole lines written so many vectors at a time, values
+                                                 * then stores (0: one by one) */
 #endif
 #ifndef CLF_SPLIT
 #define CLF_SPLIT 0   /* 1 (row kernel, NVIDIA): a line is cut into chunks of NV*VEC*LPL, one group each, in one launch of
@@ -313,6 +318,9 @@ static inline st_t shfl_st(const st_t a, const int o)
 #define LDV_16(p, i) LD_16(p, i)
 #define LDV_BF(p, i) LD_BF(p, i)
 #define LDXV(i) LDX(i)
+#if CLF_WSPLIT
+#define STYV(i, v) STY(i, v)
+#endif
 #define PACK(w) (w)[0]
 #define UNPACK(a, o, v) ((a)[o] = (v))
 #else

@@ -497,6 +497,23 @@ int clf__red_row_geom(const red_plan *pl, const clf__config *c, const clf_device
     return row_geom(pl, c, clf__red_row_wg_max(dev), g);
 }
 
+/* CLF_WSPLIT1 of cl/reduce.cl: a split line of single elements (VEC 1: not aligned) whose write reads vectors along
+ * the line (g and b of a layer norm) is written 16 elements at a time, their values first, then their stores, so
+ * that the loads of a batch are in flight together (between stores the compiler must assume y aliases them).
+ * H200, GB/s, one-call layer norm 4096 x 50257: element by element 1711-1721, 4 at a time 2020, 8 2044, 16
+ * 2046-2056; the softmax of the same lines (no such loads) lost 1.5% with it, and the unsplit row kernel lost on
+ * every odd shape (8192 x 8191 softmax 2621 -> 2189, 16384 x 4095 3415 -> 2769, layer norm 2-8%), so only there
+ * (bench/results/h200/2026-12-03/long-lines/reduce-ab/). */
+static int wsplit1(const red_plan *pl, int split)
+{
+    if (!split)
+        return 0;
+    for (int a = 0; a < pl->nargs; a++)
+        if (!pl->arg[a].scalar && !pl->arg[a].per_line && part_reads(pl, RED_WRITE, a))
+            return 16;
+    return 0;
+}
+
 /* The -D options of one build: the family's parameters, then what the plan fixes (rg: the row kernel's).
  * fast (NVIDIA devices): fp32 builds with -cl-unsafe-math-optimizations. exp, log and division become the
  * hardware's approximations (within about 2 ulp) and sums may be reassociated; NaN and infinities keep their
@@ -515,9 +532,9 @@ static clf_status build_options(const red_plan *pl, const clf__config *c, const 
         cache = cache ? cache * 2 : 1;
     size_t len = strlen(opts);
     snprintf(opts + len, cap - len, " -DCLF_F64=%d -DCLF_STRIDED=%d -DCLF_OP=%d -DCLF_HAS_OUT=%d -DCLF_HAS_Y=%d "
-             "-DCLF_CACHE=%d -DCLF_IDX=%s -DCLF_ROWK=%d -DNV=%d -DCLF_LINEK=%d -DCLF_SPLIT=%d", pl->f64, pl->strided,
-             (int)pl->d.op, pl->d.out != NULL, pl->d.write != NULL, cache, pl->idx64 ? "ulong" : "uint", rg != NULL,
-             rg ? rg->nv : 1, linek, split);
+             "-DCLF_CACHE=%d -DCLF_IDX=%s -DCLF_ROWK=%d -DNV=%d -DCLF_LINEK=%d -DCLF_SPLIT=%d -DCLF_WSPLIT1=%d",
+             pl->f64, pl->strided, (int)pl->d.op, pl->d.out != NULL, pl->d.write != NULL, cache,
+             pl->idx64 ? "ulong" : "uint", rg != NULL, rg ? rg->nv : 1, linek, split, wsplit1(pl, split));
     if (fast && !pl->f64) {
         len = strlen(opts);
         snprintf(opts + len, cap - len, " -cl-unsafe-math-optimizations");
