@@ -375,24 +375,26 @@ static inline void compute_stage(const __local uint *As, const __local uint *Bs,
         /* inf and NaN enter through hi times hi only: in a cross term they would meet the partner's remainder, 0
          * wherever the partner is a tf32 value, and inf x 0 is NaN where fp32 gives inf. Once a fragment, not
          * once a pair: per pair the ALU work held the H200's mma.sync 3xTF32 at 34 TFLOP/s against 55. */
-        uint af[MT][4], bf[NT][2];
-#pragma unroll
-        for (int i = 0; i < MT; i++)
-            finite_words(ah[c][i], af[i], 4);
+        uint bf[NT][2];
 #pragma unroll
         for (int j = 0; j < NT; j++)
             finite_words(bh[c][j], bf[j], 2);
 #endif
 #pragma unroll
-        for (int i = 0; i < MT; i++)
+        for (int i = 0; i < MT; i++) {
+#if MODE == 33
+            uint af[4];   /* A's masks a row of tiles at a time: fewer registers live than all of them */
+            finite_words(ah[c][i], af, 4);
+#endif
 #pragma unroll
             for (int j = 0; j < NT; j++) {
 #if MODE == 33
                 mma_step(d + (i * NT + j) * 4, al[c][i], bf[j]);   /* small terms first */
-                mma_step(d + (i * NT + j) * 4, af[i], bl[c][j]);
+                mma_step(d + (i * NT + j) * 4, af, bl[c][j]);
 #endif
                 mma_step(d + (i * NT + j) * 4, ah[c][i], bh[c][j]);
             }
+        }
     }
 #if MODE == 33
 #pragma unroll
