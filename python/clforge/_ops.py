@@ -75,7 +75,8 @@ def matmul(a: Array, b: Array, out: Optional[Array] = None, alpha: float = 1.0, 
     dtypes: float32 @ float32 and float64 @ float64 (clf_sgemm / clf_dgemm); float16 and bfloat16 (with each
     other or with float32) through the typed clf_gemm, which accumulates in float32. out defaults to the
     operands' dtype (float32 when they differ). compute="tf32", "3xtf32" or "3xf16" lets float32 operands use matrix
-    units (typed path). Returns out.
+    units (typed path); the fp32-accurate "3xtf32" and "3xf16" run as exact float32 where that is faster (small,
+    thin or short-K products). Returns out.
     """
     ctx = _same_ctx("matmul", a, b, out)
     for name, x in (("a", a), ("b", b)) + ((("out", out),) if out is not None else ()):
