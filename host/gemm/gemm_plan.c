@@ -1487,7 +1487,7 @@ static int split_rule_on(void) { return env_rule_on("CLFORGE_GEMM_SPLIT_RULE", "
  * B N x K: 1024x1024x8192 35.0/42.6/50.1, 777x1555x999 25.4/25.3/29.3. */
 clf__mma_mode clf__gemm_split_choice(size_t m, size_t n, size_t k, size_t batch, size_t cus, clf__mma_mode mode)
 {
-    if ((mode != CLF__MMA_3XTF32 && mode != CLF__MMA_3XF16) || !split_rule_on())
+    if ((mode != CLF__MMA_3XTF32 && mode != CLF__MMA_3XF16) || !m || !n || !split_rule_on())
         return mode;
     double tiles = (double)((m + 127) / 128) * (double)((n + 127) / 128) * (double)batch / (double)(cus ? cus : 1);
     int thin = 1.0 / (double)m + 1.0 / (double)n > 1.0 / 300;
