@@ -224,6 +224,10 @@ static inline uint to_tf32(uint x)
     return r;
 }
 #endif
+#if MODE == 33
+/* 1 for the bits of inf or NaN: 3xTF32 lets them into the product through hi times hi only (compute_stage) */
+static inline int special_word(const uint w) { return (w & 0x7f800000u) == 0x7f800000u; }
+#endif
 
 /* Fragment words of one m16 tile of A (a) and one n8 tile of B (b) from local memory, at word kk. For
  * 3xTF32, lo gets the tf32 remainders. */
@@ -240,7 +244,7 @@ static inline void split_words(const uint *w, uint *hi, uint *lo, int n)
 #elif MODE == 32 || MODE == 33
         hi[i] = to_tf32(w[i]);
 #if MODE == 33
-        lo[i] = (w[i] & 0x7f800000u) == 0x7f800000u ? 0u : to_tf32(as_uint(as_float(w[i]) - as_float(hi[i])));
+        lo[i] = special_word(w[i]) ? 0u : to_tf32(as_uint(as_float(w[i]) - as_float(hi[i])));
 #endif
 #else
         hi[i] = w[i];
@@ -342,7 +346,7 @@ static inline void finite_words(const uint *h, uint *f, int n)
 {
 #pragma unroll
     for (int i = 0; i < n; i++)
-        f[i] = (h[i] & 0x7f800000u) == 0x7f800000u ? 0u : h[i];
+        f[i] = special_word(h[i]) ? 0u : h[i];
 }
 #endif
 

@@ -253,13 +253,19 @@ static int part_reads(const red_plan *pl, int p, int a)
     return 0;
 }
 
+/* 1 when argument a is a vector along the line (not a scalar, not one value a line) that the write pass reads. */
+static int write_reads_vector(const red_plan *pl, int a)
+{
+    return !pl->arg[a].scalar && !pl->arg[a].per_line && part_reads(pl, RED_WRITE, a);
+}
+
 /* CLF_RED_ARGV: each vector along the line that write reads, VEC elements from j0 with one vector load (its
  * offset is a multiple of VEC: row_geom), instead of an element load per position. */
 static void gen_argv(clf__sbuf *b, const red_plan *pl)
 {
     clf__sb_add(b, "#define CLF_RED_ARGV");
     for (int a = 0; a < pl->nargs; a++)
-        if (!pl->arg[a].scalar && !pl->arg[a].per_line && part_reads(pl, RED_WRITE, a))
+        if (write_reads_vector(pl, a))
             clf__sb_add(b, " \\\n    CT av%d[VEC]; UNPACK(av%d, 0, LDV_%s(b%d, o%d + j0));", a, a,
                         clf__ex_dt_macro(pl->arg[a].dt), a, a);
     clf__sb_add(b, "\n");
@@ -509,7 +515,7 @@ static int wsplit1(const red_plan *pl, int split)
     if (!split)
         return 0;
     for (int a = 0; a < pl->nargs; a++)
-        if (!pl->arg[a].scalar && !pl->arg[a].per_line && part_reads(pl, RED_WRITE, a))
+        if (write_reads_vector(pl, a))
             return 16;
     return 0;
 }
