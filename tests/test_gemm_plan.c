@@ -685,6 +685,8 @@ START_TEST(split_rule_classes)
     ck_assert_int_eq(clf__gemm_split_choice(1280, 1280, 1280, 1, 264, X16), EXACT);
     ck_assert_int_eq(clf__gemm_split_choice(128, 128, 128, 1, 132, CLF__MMA_TF32), CLF__MMA_TF32);
     ck_assert_int_eq(clf__gemm_split_choice(128, 128, 128, 1, 132, CLF__MMA_F16), CLF__MMA_F16);
+    setenv("CLFORGE_GEMM_SPLIT_RULE", "sometimes", 1);   /* not understood: a warning, and the rule stays on */
+    ck_assert_int_eq(clf__gemm_split_choice(128, 128, 128, 1, 132, X16), EXACT);
     setenv("CLFORGE_GEMM_SPLIT_RULE", "off", 1);
     ck_assert_int_eq(clf__gemm_split_choice(128, 128, 128, 1, 132, X16), X16);
     ck_assert_int_eq(clf__gemm_split_choice(4096, 4096, 256, 1, 132, X16), X16);
