@@ -69,6 +69,11 @@
 #define CLF_WSPLIT (VEC == 1 ? CLF_WSPLIT1 : 4)  /* row kernel: whole lines written so many vectors at a time, values
                                                  * then stores (0: one by one) */
 #endif
+#ifndef CLF_FRAME
+#define CLF_FRAME 0   /* row kernel, VEC > 1: lines need not start on a multiple of VEC (x and y start theirs equally far
+                       * past one); a line is read in the aligned frame around it (FRAME_SKEW) and the vectors along the
+                       * line that the write pass reads are gathered element by element (LDA_*) */
+#endif
 #ifndef CLF_SPLIT
 #define CLF_SPLIT 0   /* 1 (row kernel, NVIDIA): a line is cut into chunks of NV*VEC*LPL, one group each, in one launch of
                        * two passes (split_task): a pass-1 group publishes its chunk's state, a pass-2 group merges the
@@ -317,6 +322,10 @@ static inline st_t shfl_st(const st_t a, const int o)
 #define LDV_64(p, i) LD_64(p, i)
 #define LDV_16(p, i) LD_16(p, i)
 #define LDV_BF(p, i) LD_BF(p, i)
+#define LDA_32(p, i) LD_32(p, i)
+#define LDA_64(p, i) LD_64(p, i)
+#define LDA_16(p, i) LD_16(p, i)
+#define LDA_BF(p, i) LD_BF(p, i)
 #define LDXV(i) LDX(i)
 #if CLF_WSPLIT
 #define STYV(i, v) STY(i, v)
@@ -331,6 +340,24 @@ static inline st_t shfl_st(const st_t a, const int o)
 #define LDV_16(p, i) TOV(CLF_CAT(vloada_half, VEC)(0, (p) + (i)))
 #define LDV_BF(p, i) \
     TOV(CLF_CAT(as_float, VEC)(CLF_CAT(convert_uint, VEC)(*(__global const CLF_CAT(ushort, VEC) *)((p) + (i))) << 16))
+/* LDA_<storage>(p, i): LDV_<storage> for the vectors along the line, which in the aligned frame start anywhere:
+ * element by element there (they are small and read by every line: from the cache) */
+#if CLF_FRAME && VEC == 2
+#define GATHER(L, p, i) ((CTV)(L(p, i), L(p, (i) + 1)))
+#elif CLF_FRAME
+#define GATHER(L, p, i) ((CTV)(L(p, i), L(p, (i) + 1), L(p, (i) + 2), L(p, (i) + 3)))
+#endif
+#if CLF_FRAME
+#define LDA_32(p, i) GATHER(LD_32, p, i)
+#define LDA_64(p, i) GATHER(LD_64, p, i)
+#define LDA_16(p, i) GATHER(LD_16, p, i)
+#define LDA_BF(p, i) GATHER(LD_BF, p, i)
+#else
+#define LDA_32(p, i) LDV_32(p, i)
+#define LDA_64(p, i) LDV_64(p, i)
+#define LDA_16(p, i) LDV_16(p, i)
+#define LDA_BF(p, i) LDV_BF(p, i)
+#endif
 #if CLF_XK == 0
 #define LDXV(i) LDV_32(x, i)
 #elif CLF_XK == 1
@@ -356,8 +383,19 @@ static inline st_t shfl_st(const st_t a, const int o)
 #endif
 #endif
 /* Element j of the line starts vector k of this work-item at J0(k); vectors of a team are adjacent; coff: where
- * the team's chunk of the line starts (0 but with CLF_SPLIT). */
-#define J0(k) (coff + ((idx_t)lane + (idx_t)((k) * LPL)) * (idx_t)VEC)
+ * the team's chunk of the line starts (0 but with CLF_SPLIT); skew: how far the line starts past a multiple of VEC
+ * (CLF_FRAME; else 0). In the frame, the first vector starts skew elements before the line: its J0 wraps around
+ * (idx_t is unsigned), so element tests j < len leave those elements out, and a vector is whole only when WHOLE. */
+#define J0(k) (coff + ((idx_t)lane + (idx_t)((k) * LPL)) * (idx_t)VEC - skew)
+#if CLF_FRAME
+#define FRAME_SKEW(base) ((base) & (idx_t)(VEC - 1))
+#define WHOLE(j0) ((j0) < len && (j0) + (idx_t)VEC <= len)
+#else
+#define FRAME_SKEW(base) ((idx_t)0)
+#define WHOLE(j0) ((j0) + (idx_t)VEC <= len)
+#endif
+/* Every vector of this work-item whole (J0 grows with k: the first does not wrap if none does) */
+#define ALL_WHOLE() (WHOLE(J0(0)) && J0(NV - 1) + (idx_t)VEC <= len)
 /* The write pass's values of this work-item's vector k, all of it inside the line, into dst[0 .. VEC); j0
  * (= J0(k)) in scope, which CLF_RED_ARGV's loads read. */
 #define WRITE_VALUES(k, dst)                                                                                \
@@ -537,13 +575,19 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
 }
 #elif CLF_ROWK
 /* Elements of the line (len long) in this work-item's vectors: its count for the moments. */
-static inline int row_count(const idx_t coff, const idx_t len, const int lane, const int live)
+static inline int row_count(const idx_t coff, const idx_t skew, const idx_t len, const int lane, const int live)
 {
     int c = 0;
 #pragma unroll
     for (int k = 0; k < NV; k++) {
         const idx_t j0 = J0(k);
+#if CLF_FRAME
+#pragma unroll
+        for (int e = 0; e < VEC; e++)
+            c += live && j0 + (idx_t)e < len;
+#else
         c += !live || j0 >= len ? 0 : len - j0 >= (idx_t)VEC ? VEC : (int)(len - j0);
+#endif
     }
     return c;
 }
@@ -554,7 +598,8 @@ static inline int row_count(const idx_t coff, const idx_t len, const int lane, c
 static inline void row_load(__global const CLF_X_T *x, const idx_t base, const idx_t coff, const idx_t len, const int lane,
                             const int live, CT *xs)
 {
-    if (live && J0(NV - 1) + VEC <= len) {
+    const idx_t skew = FRAME_SKEW(base);
+    if (live && ALL_WHOLE()) {
 #pragma unroll
         for (int k = 0; k < NV; k++)
             UNPACK(xs, k * VEC, LDXV(base + J0(k)));
@@ -562,7 +607,7 @@ static inline void row_load(__global const CLF_X_T *x, const idx_t base, const i
 #pragma unroll
         for (int k = 0; k < NV; k++) {
             const idx_t j0 = J0(k);
-            if (live && j0 + VEC <= len) {
+            if (live && WHOLE(j0)) {
                 UNPACK(xs, k * VEC, LDXV(base + j0));
             } else {
 #pragma unroll
@@ -668,6 +713,7 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
     for (int i = 0; i < UNR; i++) {   /* unrolled: xs and xn swap by renaming, not by copies */
         const idx_t line = first + (idx_t)(i * (WG / LPL)), next = line + (idx_t)(WG / LPL);
         const int live = line < lines;
+        const idx_t skew = FRAME_SKEW(xo + line * ldx);
         if (i + 1 < UNR) {
             row_load(x, xo + next * ldx, coff, len, lane, next < lines, xn);
 #if NEEDS_SHIFT
@@ -684,7 +730,7 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
             shift = pv;
         }
 #endif
-        const int full = live && J0(NV - 1) + VEC <= len;
+        const int full = live && ALL_WHOLE();
 #if CLF_SPLIT
         if (pass2) {   /* the line's state from its chunks' (in chunk order: every chunk of a line gets the same) */
             if (lane < (int)nch && first < lines)
@@ -711,7 +757,7 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
                 ST_P1(b, t, pv);
             }
         }
-        ST_N(b, full ? NV * VEC : row_count(coff, len, lane, live));
+        ST_N(b, full ? NV * VEC : row_count(coff, skew, len, lane, live));
         ST_MID(b, t)
 #pragma unroll
         for (int e = 0; e < NV * VEC; e++) {
@@ -762,7 +808,7 @@ void clf_reduce(__global const CLF_X_T *x, const idx_t xo, const idx_t ldx, cons
             for (int k = 0; k < NV; k++) {
                 const idx_t j0 = J0(k);
 #if defined(STYV)
-                if (j0 + VEC <= len) {   /* a whole vector: computed element by element, stored at once */
+                if (WHOLE(j0)) {   /* a whole vector: computed element by element, stored at once */
                     CT w[VEC];
                     WRITE_VALUES(k, w);
                     STYV(ELEM(yo, ldy, line, j0), PACK(w));

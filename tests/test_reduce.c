@@ -547,8 +547,10 @@ END_TEST
  * ld (multiples of 4: whole vectors; else element by element), one call of kind 0 softmax (lse, with the
  * log-sum-exp in out), 1 layer norm (moments, g and b), 2 RMS norm (sum, g), 3 x - max (max); y against double,
  * y's padding unchanged. want_rowk: whether the planner must pick the row kernel (-1: not checked). */
-/* goff: where g and b start in their buffers (a misaligned start narrows the row kernel's vectors). */
-typedef struct rowk_case { size_t rows, cols, off, ld, goff; int kind, want_rowk; } rowk_case;
+/* goff: where g and b start in their buffers; ydelta: y starts that much further into its buffer than x (x and y
+ * starting their lines equally far past a vector boundary read misaligned lines whole vectors at a time, in the
+ * aligned frame; else the vectors narrow). */
+typedef struct rowk_case { size_t rows, cols, off, ld, goff, ydelta; int kind, want_rowk; } rowk_case;
 
 static double rowk_want(const rowk_case *c, const double *x, const double *g, const double *b, size_t j, double *st)
 {
@@ -572,7 +574,7 @@ static void rowk_stats(const double *x, size_t n, double st[5])
 
 static void check_rowk(clf_context *ctx, const rowk_case *c, uint64_t *rng)
 {
-    size_t total = c->off + c->rows * c->ld + 5;
+    size_t total = c->off + c->rows * c->ld + 5 + c->ydelta, yo = c->off + c->ydelta;
     size_t glen = c->goff + c->cols;
     float *hx = malloc(total * 4), *hy = malloc(total * 4), *gb = calloc(glen * 2, 4), *lse = malloc(c->rows * 4);
     double *xd = malloc(c->cols * sizeof(double)), *gd = malloc(c->cols * 16), *bd = gd + c->cols;
@@ -589,7 +591,7 @@ static void check_rowk(clf_context *ctx, const rowk_case *c, uint64_t *rng)
     clf_reduce_desc d = {.layout = CLF_ROW_MAJOR, .m = c->rows, .n = c->cols, .axis = CLF_REDUCE_ROWS,
                          .op = ops[c->kind], .post = post[c->kind], .write = write[c->kind], .x_type = CLF_F32,
                          .x = x, .x_off = c->off, .ldx = c->ld, .out_type = CLF_F32, .out = c->kind ? NULL : out,
-                         .y_type = CLF_F32, .y = y, .y_off = c->off, .ldy = c->ld};
+                         .y_type = CLF_F32, .y = y, .y_off = yo, .ldy = c->ld};
     clf_map_arg a[3] = {{.name = "eps", .kind = CLF_ARG_SCALAR, .value = 1e-5},
                         {.name = "g", .kind = CLF_ARG_COL, .dtype = CLF_F32, .buffer = g, .offset = c->goff},
                         {.name = "b", .kind = CLF_ARG_COL, .dtype = CLF_F32, .buffer = b, .offset = c->goff}};
@@ -601,8 +603,8 @@ static void check_rowk(clf_context *ctx, const rowk_case *c, uint64_t *rng)
     clf_test_read(ctx, y, total * 4, hy);
     if (c->kind == 0) clf_test_read(ctx, out, c->rows * 4, lse);
     for (size_t i = 0; i < total; i++) {
-        size_t r = (i - c->off) / c->ld, j = (i - c->off) % c->ld;
-        if (i < c->off || r >= c->rows || j >= c->cols)
+        size_t r = (i - yo) / c->ld, j = (i - yo) % c->ld;
+        if (i < yo || r >= c->rows || j >= c->cols)
             ck_assert_msg(hy[i] == -7, "%zu x %zu ld %zu off %zu: padding element %zu written", c->rows, c->cols,
                           c->ld, c->off, i);
     }
@@ -614,7 +616,7 @@ static void check_rowk(clf_context *ctx, const rowk_case *c, uint64_t *rng)
             ck_assert_msg(fabs(lse[r] - (st[0] + log(st[1]))) <= 1e-5 * (fabs(st[0]) + 1), "row %zu: lse %g", r,
                           lse[r]);
         for (size_t j = 0; j < c->cols; j++) {
-            double want = rowk_want(c, xd, gd, bd, j, st), got = hy[c->off + r * c->ld + j];
+            double want = rowk_want(c, xd, gd, bd, j, st), got = hy[yo + r * c->ld + j];
             ck_assert_msg(fabs(got - want) <= 2e-5 * (fabs(want) + (c->kind == 0 ? 0.01 : 1)),
                           "kind %d %zu x %zu ld %zu off %zu: (%zu, %zu) = %.9g, expected %.9g", c->kind, c->rows,
                           c->cols, c->ld, c->off, r, j, got, want);
@@ -647,7 +649,7 @@ START_TEST(row_kernel)
             for (size_t i = 0; i < (wg ? 9u : 6u); i++) {
                 int aligned = (int)(i + (size_t)k) % 2 == 0;
                 rowk_case c = {.rows = lens[i] > 4000 ? 3 : 7, .cols = lens[i], .off = aligned ? 8 : 3,
-                               .goff = i % 3 == 1 ? 4 : i % 3 == 2 ? 2 : 1,
+                               .goff = i % 3 == 1 ? 4 : i % 3 == 2 ? 2 : 1, .ydelta = i % 4 == 3 ? 2 : i % 4 == 1 ? 4 : 0,
                                .kind = (int)(i + (size_t)k) % 4, .want_rowk = !wg ? -1 : lens[i] <= most};
                 c.ld = c.cols + (aligned ? (4 - c.cols % 4) % 4 + 4 : 1);
                 check_rowk(ctxs[d], &c, &rng);
@@ -681,7 +683,7 @@ START_TEST(split_lines)
                     setenv("CLFORGE_REDUCE_SPLIT_BLOCK", blocks[i], 1);
                 int aligned = (int)(i + (size_t)k) % 2 == 0;
                 rowk_case c = {.rows = 3 + i, .cols = lens[i], .off = aligned ? 8 : 3, .goff = i % 2 ? 2 : 4,
-                               .kind = (int)(i + (size_t)k) % 4, .want_rowk = -1};
+                               .ydelta = i == 1 ? 1 : 0, .kind = (int)(i + (size_t)k) % 4, .want_rowk = -1};
                 c.ld = c.cols + (aligned ? (4 - c.cols % 4) % 4 + 4 : 1);
                 check_rowk(ctxs[d], &c, &rng);
                 unsetenv("CLFORGE_REDUCE_SPLIT_BLOCK");
@@ -713,8 +715,8 @@ START_TEST(split_lines)
 }
 END_TEST
 
-/* Storage types through the row kernel's whole vectors (lines aligned to 4 elements): RMS norm of x in one
- * type into y in another. Values 1 + k/128 are exact in every type; y within half an ulp of its type. */
+/* Storage types through the row kernel's whole vectors (lines aligned to 4 elements, or past that in the aligned
+ * frame): RMS norm of x in one type into y in another. Values 1 + k/128 are exact in every type; y within half an ulp of its type. */
 static double stored_to_double(clf_dtype t, const void *p, size_t i)
 {
     if (t == CLF_F32) return ((const float *)p)[i];
@@ -730,9 +732,11 @@ static double stored_to_double(clf_dtype t, const void *p, size_t i)
     return e ? ldexp(mnt + 1024, e - 25) : ldexp(mnt, -24);
 }
 
-static void rms_typed(clf_context *ctx, clf_dtype xt, clf_dtype yt)
+/* At element offset off with leading dimension ld (lines past a vector boundary: the aligned frame). */
+static void rms_typed_at(clf_context *ctx, clf_dtype xt, clf_dtype yt, size_t off, size_t ld)
 {
-    enum { R = 5, C = 1028, LD = C + 4, OFF = 4, TOTAL = OFF + R * LD };
+    enum { R = 5, C = 1028 };
+    const size_t OFF = off, LD = ld, TOTAL = OFF + R * LD;
     size_t xs = clf__dtype_size(xt), ys = clf__dtype_size(yt);
     unsigned char *hx = malloc(TOTAL * xs), *hy = malloc(TOTAL * ys);
     double *v = malloc(TOTAL * sizeof(double));
@@ -764,6 +768,8 @@ static void rms_typed(clf_context *ctx, clf_dtype xt, clf_dtype yt)
     free(hx), free(hy), free(v);
 }
 
+static void rms_typed(clf_context *ctx, clf_dtype xt, clf_dtype yt) { rms_typed_at(ctx, xt, yt, 4, 1028 + 4); }
+
 START_TEST(row_kernel_types)
 {
     clf_context **ctxs;
@@ -772,7 +778,10 @@ START_TEST(row_kernel_types)
         rms_typed(ctxs[d], CLF_F16, CLF_F16);
         rms_typed(ctxs[d], CLF_BF16, CLF_F32);
         rms_typed(ctxs[d], CLF_F32, CLF_BF16);
+        rms_typed_at(ctxs[d], CLF_F16, CLF_F16, 3, 1029);
+        rms_typed_at(ctxs[d], CLF_BF16, CLF_F32, 1, 1031);
         if (clf_context_device(ctxs[d])->fp64) rms_typed(ctxs[d], CLF_F64, CLF_F64);
+        if (clf_context_device(ctxs[d])->fp64) rms_typed_at(ctxs[d], CLF_F64, CLF_F64, 2, 1030);
     }
     clf_test_contexts_free(ctxs, nc);
 }

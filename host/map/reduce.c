@@ -260,13 +260,14 @@ static int write_reads_vector(const red_plan *pl, int a)
 }
 
 /* CLF_RED_ARGV: each vector along the line that write reads, VEC elements from j0 with one vector load (its
- * offset is a multiple of VEC: row_geom), instead of an element load per position. */
+ * offset is a multiple of VEC: row_vec), instead of an element load per position; gathered element by element in
+ * the aligned frame (LDA_* of cl/reduce.cl). */
 static void gen_argv(clf__sbuf *b, const red_plan *pl)
 {
     clf__sb_add(b, "#define CLF_RED_ARGV");
     for (int a = 0; a < pl->nargs; a++)
         if (write_reads_vector(pl, a))
-            clf__sb_add(b, " \\\n    CT av%d[VEC]; UNPACK(av%d, 0, LDV_%s(b%d, o%d + j0));", a, a,
+            clf__sb_add(b, " \\\n    CT av%d[VEC]; UNPACK(av%d, 0, LDA_%s(b%d, o%d + j0));", a, a,
                         clf__ex_dt_macro(pl->arg[a].dt), a, a);
     clf__sb_add(b, "\n");
 }
@@ -426,15 +427,51 @@ static size_t row_held(size_t nvec, int lpl, int vec, int unr)
     return row_vecs(nvec, lpl) * (size_t)vec * (unr > 1 ? 2u : 1u);
 }
 
-/* cfg's VEC, narrowed until x, y and the vectors along the line start every line on a multiple of it. */
-static int row_vec(const red_plan *pl, const clf__config *c)
+/* x, y and the vectors along the line start every line on a multiple of vec. */
+static int lines_aligned(const red_plan *pl, size_t vec)
 {
     const clf_reduce_desc *d = &pl->d;
-    int vec = c->v[CLF__R_VEC];
-    while (vec > 1 && (d->x_off % (size_t)vec || d->ldx % (size_t)vec || d->y_off % (size_t)vec ||
-                       d->ldy % (size_t)vec || !args_aligned(pl, (size_t)vec)))
-        vec /= 2;   /* whole vectors need aligned lines (buffers themselves are aligned far beyond) */
-    return vec;
+    return !(d->x_off % vec || d->ldx % vec || d->y_off % vec || d->ldy % vec) && args_aligned(pl, vec);
+}
+
+/* $CLFORGE_REDUCE_FRAME=off: lines that do not start on a vector boundary run element by element (as before the
+ * aligned frame), for measurements. */
+static int frame_allowed(void)
+{
+    const char *env = getenv("CLFORGE_REDUCE_FRAME");
+    if (!env || !*env || !strcmp(env, "auto"))
+        return 1;
+    if (!strcmp(env, "off"))
+        return 0;
+    clf__warn_once("reduce-frame-env", "CLFORGE_REDUCE_FRAME=%s is not auto or off: ignored", env);
+    return 1;
+}
+
+/* cfg's VEC, narrowed until x and y start every line equally far past a multiple of it; *frame: 1 when that is not
+ * 0 for every line, or the vectors along the line start elsewhere (the row kernel then reads each line in the
+ * aligned frame around it, CLF_FRAME of cl/reduce.cl). Rows of 8191 floats had run one element a load, at 0.6 of
+ * the aligned 8192's speed. */
+static int row_vec(const red_plan *pl, const clf__config *c, int *frame)
+{
+    const clf_reduce_desc *d = &pl->d;
+    int vec = c->v[CLF__R_VEC], framed = frame_allowed();
+    *frame = 0;
+    for (; vec > 1; vec /= 2) {   /* buffers themselves are aligned far beyond a vector */
+        size_t v = (size_t)vec;
+        if (lines_aligned(pl, v))
+            return vec;
+        if (framed && d->x_off % v == d->y_off % v && d->ldx % v == d->ldy % v) {
+            *frame = 1;
+            return vec;
+        }
+    }
+    return 1;
+}
+
+/* The vectors that hold a line of len in the frame (one more where the line starts past a vector boundary). */
+static size_t frame_vecs(size_t len, int vec, int frame)
+{
+    return (len + (size_t)(frame ? 2 * vec - 2 : vec - 1)) / (size_t)vec;
 }
 
 /* The configuration's WG is a floor: a line too long for its team widens the team, and the work-group with
@@ -445,8 +482,8 @@ static int row_geom(const red_plan *pl, const clf__config *c, int wg_cap, clf__r
     const clf_reduce_desc *d = &pl->d;
     if (!d->write || pl->strided)
         return 0;
-    int vec = row_vec(pl, c), wg = c->v[CLF__R_WG] > wg_cap ? c->v[CLF__R_WG] : wg_cap;
-    size_t nvec = (pl->len + (size_t)vec - 1) / (size_t)vec, cap = CLF__RED_ROW_BYTES / (pl->f64 ? 8 : 4);
+    int frame, vec = row_vec(pl, c, &frame), wg = c->v[CLF__R_WG] > wg_cap ? c->v[CLF__R_WG] : wg_cap;
+    size_t nvec = frame_vecs(pl->len, vec, frame), cap = CLF__RED_ROW_BYTES / (pl->f64 ? 8 : 4);
     int lpl = 1, unr = c->v[CLF__R_UNR];
     while (lpl < c->v[CLF__R_LPL] && lpl < wg && (size_t)lpl < nvec)
         lpl *= 2;
@@ -460,7 +497,7 @@ static int row_geom(const red_plan *pl, const clf__config *c, int wg_cap, clf__r
         while (lpl < wg && row_held(nvec, lpl, vec, unr) > cap)
             lpl *= 2;   /* a wider team before giving up: the line fits in registers when the group does */
         if (row_held(nvec, lpl, vec, unr) <= cap) {
-            g->vec = vec, g->lpl = lpl, g->nv = (int)row_vecs(nvec, lpl), g->unr = unr;
+            g->vec = vec, g->lpl = lpl, g->nv = (int)row_vecs(nvec, lpl), g->unr = unr, g->frame = frame;
             g->wg = lpl > c->v[CLF__R_WG] ? lpl : c->v[CLF__R_WG];
             return 1;
         }
@@ -538,9 +575,11 @@ static clf_status build_options(const red_plan *pl, const clf__config *c, const 
         cache = cache ? cache * 2 : 1;
     size_t len = strlen(opts);
     snprintf(opts + len, cap - len, " -DCLF_F64=%d -DCLF_STRIDED=%d -DCLF_OP=%d -DCLF_HAS_OUT=%d -DCLF_HAS_Y=%d "
-             "-DCLF_CACHE=%d -DCLF_IDX=%s -DCLF_ROWK=%d -DNV=%d -DCLF_LINEK=%d -DCLF_SPLIT=%d -DCLF_WSPLIT1=%d",
+             "-DCLF_CACHE=%d -DCLF_IDX=%s -DCLF_ROWK=%d -DNV=%d -DCLF_LINEK=%d -DCLF_SPLIT=%d -DCLF_WSPLIT1=%d "
+             "-DCLF_FRAME=%d",
              pl->f64, pl->strided, (int)pl->d.op, pl->d.out != NULL, pl->d.write != NULL, cache,
-             pl->idx64 ? "ulong" : "uint", rg != NULL, rg ? rg->nv : 1, linek, split, wsplit1(pl, split));
+             pl->idx64 ? "ulong" : "uint", rg != NULL, rg ? rg->nv : 1, linek, split, wsplit1(pl, split),
+             rg ? rg->frame : 0);
     if (fast && !pl->f64) {
         len = strlen(opts);
         snprintf(opts + len, cap - len, " -cl-unsafe-math-optimizations");
@@ -714,13 +753,14 @@ static int split_plan(const clf_context *ctx, const red_plan *pl, const clf__con
         return 0;
     if (env == 0 && !((ctx->info.type & CL_DEVICE_TYPE_GPU) && clf__device_is_nvidia(&ctx->info)))
         return 0;
-    int vec = row_vec(pl, cfg), team = cfg->v[CLF__R_WG];
-    size_t cap = CLF__RED_ROW_BYTES / (pl->f64 ? 8 : 4), per = (size_t)team * (cap / (size_t)vec) * (size_t)vec;
-    size_t nch = (pl->len + per - 1) / per;
+    int frame, vec = row_vec(pl, cfg, &frame), team = cfg->v[CLF__R_WG];
+    size_t cap = CLF__RED_ROW_BYTES / (pl->f64 ? 8 : 4), per = (size_t)team * (cap / (size_t)vec);
+    size_t flen = frame_vecs(pl->len, vec, frame);   /* in vectors from here */
+    size_t nch = (flen + per - 1) / per;
     if (nch < (env > 0 ? 2u : SPLIT_CHUNKS_MIN) || nch > (size_t)team)   /* pass 2 merges a line's states in red[] */
         return 0;
-    size_t nv = (pl->len + nch * (size_t)team * (size_t)vec - 1) / (nch * (size_t)team * (size_t)vec);
-    sp->g = (clf__red_row){vec, team, (int)nv, 1, team};
+    size_t nv = (flen + nch * (size_t)team - 1) / (nch * (size_t)team);
+    sp->g = (clf__red_row){vec, team, (int)nv, 1, team, frame};
     sp->nch = nch;
     sp->blk = split_block(ctx, pl->d.op);
     return 1;

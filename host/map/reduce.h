@@ -51,13 +51,14 @@ typedef struct red_plan {
 clf_status clf__red_plan_make(clf_context *ctx, const clf_reduce_desc *desc, const clf_map_arg *args, size_t nargs,
                               red_plan *pl);
 void clf__red_plan_free(red_plan *pl);
-/* The row kernel's shape under cfg on dev: vector width (narrowed to what the alignment of x and y allows),
+/* The row kernel's shape under cfg on dev: vector width (narrowed to what the alignment of x and y allows; frame 1
+ * where lines start past a vector boundary and are read in the aligned frame around them),
  * work-items per line (narrowed to the line, widened to fit), vectors per work-item, lines per team (UNR, 1 when
  * the next line's registers do not fit beside the current one's), and the work-group: cfg's WG, widened with
  * the team for long lines up to clf__red_row_wg_max(dev). 0 when the plan has no write pass, its lines are
  * strided, or a line needs more than CLF__RED_ROW_BYTES per work-item even then. */
 #define CLF__RED_ROW_WG_MAX 1024
-typedef struct clf__red_row { int vec, lpl, nv, unr, wg; } clf__red_row;
+typedef struct clf__red_row { int vec, lpl, nv, unr, wg, frame; } clf__red_row;
 int clf__red_row_geom(const red_plan *pl, const clf__config *cfg, const clf_device_info *dev, clf__red_row *g);
 /* The widest work-group the row kernel widens to on dev: CLF__RED_ROW_WG_MAX, or less where dev takes less. */
 int clf__red_row_wg_max(const clf_device_info *dev);
