@@ -61,6 +61,7 @@ static void usage(FILE *f)
             "  CLFORGE_REDUCE_SPLIT=on|off  softmax-like reductions: split every line longer than a work-group's chunk\n"
             "                            across groups (any device) / never (default: lines of 3 chunks on NVIDIA GPUs)\n"
             "  CLFORGE_REDUCE_SPLIT_BLOCK=N  split reductions: chunks a block (default: 2 per compute unit)\n"
+            "  CLFORGE_REDUCE_FRAME=off  row reductions: lines off a vector boundary one element a load\n"
             "  CLFORGE_TUNE_THREADS=N    the tuner's builder threads; CLFORGE_TUNE_TRACE=FILE logs every evaluation\n"
             "  CLFORGE_STAGING_THRESHOLD=BYTES, CLFORGE_STAGING_CHUNK=BYTES, CLFORGE_STAGING_THREADS=N\n"
             "                            blocking transfers to a device with memory of its own: staged from this\n"
