@@ -656,6 +656,18 @@ START_TEST(row_kernel)
             }
             unsetenv("CLFORGE_REDUCE_CONFIG");
         }
+    /* The frame turned off (lines off the boundary one element a load), and a value that is not understood (warns
+     * once, counts as unset): the same answers */
+    setenv("CLFORGE_REDUCE_CONFIG", "WG=64 LPL=64 VEC=4 UNR=2", 1);
+    for (int v = 0; v < 2; v++) {
+        setenv("CLFORGE_REDUCE_FRAME", v ? "sometimes" : "off", 1);
+        for (int d = 0; d < nc; d++) {
+            rowk_case c = {.rows = 5, .cols = 1001, .off = 1, .ld = 1003, .goff = 1, .kind = 1, .want_rowk = 1};
+            check_rowk(ctxs[d], &c, &rng);
+        }
+    }
+    unsetenv("CLFORGE_REDUCE_FRAME");
+    unsetenv("CLFORGE_REDUCE_CONFIG");
     clf_test_contexts_free(ctxs, nc);
 }
 END_TEST
