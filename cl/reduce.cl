@@ -358,7 +358,17 @@ static inline st_t shfl_st(const st_t a, const int o)
 #define LDA_16(p, i) LDV_16(p, i)
 #define LDA_BF(p, i) LDV_BF(p, i)
 #endif
-#if CLF_XK == 0
+/* CLF_LDCS / CLF_STCS (NVIDIA, fp32 vectors of 4; experiments through CLFORGE_BUILD_OPTIONS): the line's loads and
+ * y's stores with the streaming cache hint (.cs: evict first), as a line is read once and written once */
+#if CLF_NV && VEC == 4 && CLF_XK == 0 && defined(CLF_LDCS)
+static inline float4 ld_cs4(__global const float *p)
+{
+    float4 v;
+    asm("ld.global.cs.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
+    return v;
+}
+#define LDXV(i) ld_cs4(x + (i))
+#elif CLF_XK == 0
 #define LDXV(i) LDV_32(x, i)
 #elif CLF_XK == 1
 #define LDXV(i) LDV_64(x, i)
@@ -367,7 +377,14 @@ static inline st_t shfl_st(const st_t a, const int o)
 #else
 #define LDXV(i) LDV_BF(x, i)
 #endif
-#if CLF_YK == 0
+#if CLF_NV && VEC == 4 && CLF_YK == 0 && !CLF_F64 && defined(CLF_STCS)
+static inline void st_cs4(__global float *p, const float4 v)
+{
+    asm volatile("st.global.cs.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(p), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w)
+                 : "memory");
+}
+#define STYV(i, v) st_cs4(y + (i), (v))
+#elif CLF_YK == 0
 #define STYV(i, v) (*(__global CLF_CAT(float, VEC) *)(y + (i)) = CLF_CAT(convert_float, VEC)(v))
 #elif CLF_YK == 1
 #define STYV(i, v) (*(__global CLF_CAT(double, VEC) *)(y + (i)) = CLF_CAT(convert_double, VEC)(v))

@@ -3,7 +3,7 @@
 # earlier build (OLD_CL: a folder of cl/*.cl, read through CLFORGE_KERNEL_DIR) against the built-in ones, in
 # alternating rounds (ROUNDS), after test_reduce on the GPU (split as planned and forced on); TORCH_SHAPES: torch
 # and torch.compile on those too; OPTS: further rounds of the built-in sources, one per compiler option given (through
-# CLFORGE_BUILD_OPTIONS, e.g. -DCLF_WSPLIT=8); OLD_ENV instead of OLD_CL: "old" is the built-in sources under
+# CLFORGE_BUILD_OPTIONS, e.g. -DCLF_WSPLIT=8; commas for spaces); OLD_ENV instead of OLD_CL: "old" is the built-in sources under
 # that environment (e.g. CLFORGE_REDUCE_FRAME=off). Appends to $out/reduce-ab.txt.
 . scripts/gpu/common.sh
 OLD_CL=$([ -n "${OLD_ENV:-}" ] || cd "${OLD_CL:?a folder of the earlier cl/*.cl, or OLD_ENV}" && pwd)
@@ -18,7 +18,7 @@ for round in ${ROUNDS:-1 2}; do
   for k in old new ${OPTS:-}; do
     say "-- $k r$round"
     ( [ $k = old ] && if [ -n "${OLD_ENV:-}" ]; then export ${OLD_ENV?}; else export CLFORGE_KERNEL_DIR=$OLD_CL; fi
-      case $k in -D*) export CLFORGE_BUILD_OPTIONS=$k ;; esac
+      case $k in -D*) export CLFORGE_BUILD_OPTIONS="${k//,/ }" ;; esac
       timeout 200 bench/bench_reduce --device gpu --shapes $sh 2>&1 ) | grep -E "x [0-9]+ " | sed "s/^/$k r$round | /" |
       tee -a "$log"
   done
