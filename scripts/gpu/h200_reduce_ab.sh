@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # h200_reduce_ab.sh — on the GPU host: softmax and layer norm (bench_reduce --shapes) with the kernel sources of an
 # earlier build (OLD_CL: a folder of cl/*.cl, read through CLFORGE_KERNEL_DIR) against the built-in ones, in
-# alternating rounds (ROUNDS), after test_reduce on the GPU (split as planned and forced on); TORCH_SHAPES: torch
+# alternating rounds (ROUNDS), after test_reduce on the GPU (split as planned and forced on); OLD_ENV instead of
+# OLD_CL: "old" is the built-in sources under that environment (e.g. CLFORGE_REDUCE_FRAME=off); TORCH_SHAPES: torch
 # and torch.compile on those too; OPTS: further rounds of the built-in sources, one per compiler option given (through
-# CLFORGE_BUILD_OPTIONS, e.g. -DCLF_WSPLIT=8; commas for spaces); OLD_ENV instead of OLD_CL: "old" is the built-in sources under
-# that environment (e.g. CLFORGE_REDUCE_FRAME=off). Appends to $out/reduce-ab.txt.
+# CLFORGE_BUILD_OPTIONS, e.g. -DCLF_WSPLIT=8; commas for spaces). Appends to $out/reduce-ab.txt.
 . scripts/gpu/common.sh
 OLD_CL=$([ -n "${OLD_ENV:-}" ] || cd "${OLD_CL:?a folder of the earlier cl/*.cl, or OLD_ENV}" && pwd)
 gpu_session reduce-ab
