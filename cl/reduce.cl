@@ -74,6 +74,9 @@
                        * past one); a line is read in the aligned frame around it (FRAME_SKEW) and the vectors along the
                        * line that the write pass reads are gathered element by element (LDA_*) */
 #endif
+#ifndef CLF_STCS
+#define CLF_STCS 0    /* row kernel, NVIDIA: y stored with the streaming cache hint (below) */
+#endif
 #ifndef CLF_SPLIT
 #define CLF_SPLIT 0   /* 1 (row kernel, NVIDIA): a line is cut into chunks of NV*VEC*LPL, one group each, in one launch of
                        * two passes (split_task): a pass-1 group publishes its chunk's state, a pass-2 group merges the
@@ -358,17 +361,7 @@ static inline st_t shfl_st(const st_t a, const int o)
 #define LDA_16(p, i) LDV_16(p, i)
 #define LDA_BF(p, i) LDV_BF(p, i)
 #endif
-/* CLF_LDCS / CLF_STCS (NVIDIA, fp32 vectors of 4; experiments through CLFORGE_BUILD_OPTIONS): the line's loads and
- * y's stores with the streaming cache hint (.cs: evict first), as a line is read once and written once */
-#if CLF_NV && VEC == 4 && CLF_XK == 0 && defined(CLF_LDCS)
-static inline float4 ld_cs4(__global const float *p)
-{
-    float4 v;
-    asm("ld.global.cs.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
-    return v;
-}
-#define LDXV(i) ld_cs4(x + (i))
-#elif CLF_XK == 0
+#if CLF_XK == 0
 #define LDXV(i) LDV_32(x, i)
 #elif CLF_XK == 1
 #define LDXV(i) LDV_64(x, i)
@@ -377,7 +370,9 @@ static inline float4 ld_cs4(__global const float *p)
 #else
 #define LDXV(i) LDV_BF(x, i)
 #endif
-#if CLF_NV && VEC == 4 && CLF_YK == 0 && !CLF_F64 && defined(CLF_STCS)
+/* CLF_STCS (NVIDIA, fp32 vectors of 4; the host sets it, reduce.c stcs): y's stores with the streaming cache hint
+ * (.cs, evict first), as each element of y is written once */
+#if CLF_NV && VEC == 4 && CLF_YK == 0 && !CLF_F64 && CLF_STCS
 static inline void st_cs4(__global float *p, const float4 v)
 {
     asm volatile("st.global.cs.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(p), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w)

@@ -557,6 +557,21 @@ static int wsplit1(const red_plan *pl, int split)
     return 0;
 }
 
+/* CLF_STCS of cl/reduce.cl: y stored with the streaming cache hint, for an unsplit line in the aligned frame whose
+ * write reads vectors along the line (gathered element by element there: g and b of a layer norm, which stay in
+ * the cache while y streams past). H200 layer norm, GB/s, plain stores -> .cs: 8192 x 8191 3065 -> 3487,
+ * 16384 x 4095 3507 -> 3779; elsewhere within 2% (softmax, aligned lines, split lines) or lost: the loads of x
+ * with the same hint lost up to 10% (bench/results/h200/2026-12-03/reduce-frame/). */
+static int stcs(const red_plan *pl, const clf__red_row *rg, int split, int nv_gpu)
+{
+    if (!nv_gpu || !rg || !rg->frame || split)
+        return 0;
+    for (int a = 0; a < pl->nargs; a++)
+        if (write_reads_vector(pl, a))
+            return 1;
+    return 0;
+}
+
 /* The -D options of one build: the family's parameters, then what the plan fixes (rg: the row kernel's).
  * fast (NVIDIA devices): fp32 builds with -cl-unsafe-math-optimizations. exp, log and division become the
  * hardware's approximations (within about 2 ulp) and sums may be reassociated; NaN and infinities keep their
@@ -576,10 +591,10 @@ static clf_status build_options(const red_plan *pl, const clf__config *c, const 
     size_t len = strlen(opts);
     snprintf(opts + len, cap - len, " -DCLF_F64=%d -DCLF_STRIDED=%d -DCLF_OP=%d -DCLF_HAS_OUT=%d -DCLF_HAS_Y=%d "
              "-DCLF_CACHE=%d -DCLF_IDX=%s -DCLF_ROWK=%d -DNV=%d -DCLF_LINEK=%d -DCLF_SPLIT=%d -DCLF_WSPLIT1=%d "
-             "-DCLF_FRAME=%d",
+             "-DCLF_FRAME=%d -DCLF_STCS=%d",
              pl->f64, pl->strided, (int)pl->d.op, pl->d.out != NULL, pl->d.write != NULL, cache,
              pl->idx64 ? "ulong" : "uint", rg != NULL, rg ? rg->nv : 1, linek, split, wsplit1(pl, split),
-             rg ? rg->frame : 0);
+             rg ? rg->frame : 0, stcs(pl, rg, split, nv_gpu));
     if (fast && !pl->f64) {
         len = strlen(opts);
         snprintf(opts + len, cap - len, " -cl-unsafe-math-optimizations");
