@@ -399,15 +399,18 @@ static inline void st_cs4(__global float *p, const float4 v)
  * (CLF_FRAME; else 0). In the frame, the first vector starts skew elements before the line: its J0 wraps around
  * (idx_t is unsigned), so element tests j < len leave those elements out, and a vector is whole only when WHOLE. */
 #define J0(k) (coff + ((idx_t)lane + (idx_t)((k) * LPL)) * (idx_t)VEC - skew)
+/* ALL_WHOLE: every vector of this work-item whole (J0 grows with k: the first does not wrap if none does). Without
+ * the frame the tests are written exactly as before it: the extra test, redundant there, cost the H200's softmax
+ * of 8192 x 8192 8% (the compiler scheduled the kernel differently). */
 #if CLF_FRAME
 #define FRAME_SKEW(base) ((base) & (idx_t)(VEC - 1))
 #define WHOLE(j0) ((j0) < len && (j0) + (idx_t)VEC <= len)
+#define ALL_WHOLE() (WHOLE(J0(0)) && J0(NV - 1) + (idx_t)VEC <= len)
 #else
 #define FRAME_SKEW(base) ((idx_t)0)
-#define WHOLE(j0) ((j0) + (idx_t)VEC <= len)
+#define WHOLE(j0) ((j0) + VEC <= len)
+#define ALL_WHOLE() (J0(NV - 1) + VEC <= len)
 #endif
-/* Every vector of this work-item whole (J0 grows with k: the first does not wrap if none does) */
-#define ALL_WHOLE() (WHOLE(J0(0)) && J0(NV - 1) + (idx_t)VEC <= len)
 /* The write pass's values of this work-item's vector k, all of it inside the line, into dst[0 .. VEC); j0
  * (= J0(k)) in scope, which CLF_RED_ARGV's loads read. */
 #define WRITE_VALUES(k, dst)                                                                                \

@@ -562,9 +562,10 @@ static int wsplit1(const red_plan *pl, int split)
  * layer norm, which stay in the cache while y streams past). H200 layer norm, GB/s, plain stores -> .cs
  * (bench/results/h200/2026-12-03/reduce-frame/): 8192 x 8191 3065 -> 3487, 16384 x 4095 3507 -> 3779, and on
  * shapes drawn after the rule (run2-stcs-ab.txt) 8192 x 4097 3260 -> 3526, 4096 x 6143 2713 -> 2741, but shorter
- * lines lost up to 2% (30000 x 999, 20000 x 1537, 12288 x 2049); softmax, aligned and split lines gained nothing
- * (within 2%), and the loads of x with the same hint lost up to 10%. */
-#define STCS_MIN_LEN 4096
+ * lines lost up to 2% (30000 x 999, 20000 x 1537, 12288 x 2049; 4096 x 3001 varied by 30% between rounds either
+ * way); softmax, aligned and split lines gained nothing (within 2%), and the loads of x with the same hint lost up
+ * to 10%. */
+#define STCS_MIN_LEN 4000
 static int stcs(const red_plan *pl, const clf__red_row *rg, int split, int nv_gpu)
 {
     if (!nv_gpu || !rg || !rg->frame || split || pl->len < STCS_MIN_LEN)
