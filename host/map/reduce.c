@@ -557,18 +557,22 @@ static int wsplit1(const red_plan *pl, int split)
     return 0;
 }
 
-/* CLF_STCS of cl/reduce.cl: y stored with the streaming cache hint, for an unsplit line of at least STCS_MIN_LEN in
- * the aligned frame whose write reads vectors along the line (gathered element by element there: g and b of a
+/* CLF_STCS of cl/reduce.cl: y stored with the streaming cache hint, for split lines (below) and for an unsplit line
+ * of at least STCS_MIN_LEN in the aligned frame whose write reads vectors along the line (gathered element by element there: g and b of a
  * layer norm, which stay in the cache while y streams past). H200 layer norm, GB/s, plain stores -> .cs
  * (bench/results/h200/2026-12-03/reduce-frame/): 8192 x 8191 3065 -> 3487, 16384 x 4095 3507 -> 3779, and on
  * shapes drawn after the rule (run2-stcs-ab.txt) 8192 x 4097 3260 -> 3526, 4096 x 6143 2713 -> 2741, but shorter
  * lines lost up to 2% (30000 x 999, 20000 x 1537, 12288 x 2049; 4096 x 3001 varied by 30% between rounds either
- * way); softmax, aligned and split lines gained nothing (within 2%), and the loads of x with the same hint lost up
+ * way); softmax and aligned unsplit lines gained nothing (within 2%), and the loads of x with the same hint lost up
  * to 10%. */
 #define STCS_MIN_LEN 4000
 static int stcs(const red_plan *pl, const clf__red_row *rg, int split, int nv_gpu)
 {
-    if (!nv_gpu || !rg || !rg->frame || split || pl->len < STCS_MIN_LEN)
+    if (!nv_gpu || !rg)
+        return 0;
+    if (split)   /* split lines: softmax 2048 x 32768 2776 -> 2909, 4096 x 50257 2788 -> 2831; layer norm within 0.3% */
+        return 1;
+    if (!rg->frame || pl->len < STCS_MIN_LEN)
         return 0;
     for (int a = 0; a < pl->nargs; a++)
         if (write_reads_vector(pl, a))
