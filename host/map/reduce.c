@@ -557,14 +557,14 @@ static int wsplit1(const red_plan *pl, int split)
     return 0;
 }
 
-/* CLF_STCS of cl/reduce.cl: y stored with the streaming cache hint, for split lines (below) and for an unsplit line
- * of at least STCS_MIN_LEN in the aligned frame whose write reads vectors along the line (gathered element by element there: g and b of a
- * layer norm, which stay in the cache while y streams past). H200 layer norm, GB/s, plain stores -> .cs
- * (bench/results/h200/2026-12-03/reduce-frame/): 8192 x 8191 3065 -> 3487, 16384 x 4095 3507 -> 3779, and on
- * shapes drawn after the rule (run2-stcs-ab.txt) 8192 x 4097 3260 -> 3526, 4096 x 6143 2713 -> 2741, but shorter
- * lines lost up to 2% (30000 x 999, 20000 x 1537, 12288 x 2049; 4096 x 3001 varied by 30% between rounds either
- * way); softmax and aligned unsplit lines gained nothing (within 2%), and the loads of x with the same hint lost up
- * to 10%. */
+/* CLF_STCS of cl/reduce.cl: y stored with the streaming cache hint (evict first) on NVIDIA GPUs, for split lines
+ * and for unsplit lines of at least STCS_MIN_LEN in the aligned frame whose write reads vectors along the line
+ * (gathered element by element there: g and b of a layer norm, which stay in the cache while y streams past).
+ * H200, GB/s, plain stores -> .cs (bench/results/h200/2026-12-03/reduce-frame/): layer norm 8192 x 8191 3065 ->
+ * 3487, 16384 x 4095 3507 -> 3779, and on shapes drawn after the rule (run2-stcs-ab.txt) 8192 x 4097 3260 -> 3526,
+ * 4096 x 6143 2713 -> 2741; shorter lines lost up to 2% (30000 x 999, 20000 x 1537, 12288 x 2049; 4096 x 3001 varied
+ * by 30% between rounds either way); softmax and aligned unsplit lines gained nothing (within 2%); the loads of x
+ * with the same hint lost up to 10%. */
 #define STCS_MIN_LEN 4000
 static int stcs(const red_plan *pl, const clf__red_row *rg, int split, int nv_gpu)
 {
@@ -613,6 +613,8 @@ static clf_status build_options(const red_plan *pl, const clf__config *c, const 
         len = strlen(opts);
         snprintf(opts + len, cap - len, " -DCLF_NV=1");
     }
+    if (strlen(opts) + 1 >= cap)   /* a cut option would build another kernel than the one planned */
+        return clf__fail(CLF_ERR_INTERNAL, "clf_reduce: build options longer than %zu bytes", cap - 1);
     return CLF_SUCCESS;
 }
 
