@@ -399,7 +399,7 @@ static inline void st_cs4(__global float *p, const float4 v)
  * (CLF_FRAME; else 0). In the frame, the first vector starts skew elements before the line: its J0 wraps around
  * (idx_t is unsigned), so element tests j < len leave those elements out, and a vector is whole only when WHOLE. */
 #define J0(k) (coff + ((idx_t)lane + (idx_t)((k) * LPL)) * (idx_t)VEC - skew)
-/* ALL_WHOLE: every vector of this work-item whole (J0 grows with k: the first does not wrap if none does). Without
+/* ALL_WHOLE: every vector of this work-item whole (J0 grows with k: when the first does not wrap, none does). Without
  * the frame the tests are written exactly as before it: the extra test, redundant there, cost the H200's softmax
  * of 8192 x 8192 8% (the compiler scheduled the kernel differently). */
 #if CLF_FRAME
