@@ -70,9 +70,9 @@
                                                  * then stores (0: one by one) */
 #endif
 #ifndef CLF_FRAME
-#define CLF_FRAME 0   /* row kernel, VEC > 1: lines need not start on a multiple of VEC (x and y start theirs equally far
-                       * past one); a line is read in the aligned frame around it (FRAME_SKEW) and the vectors along the
-                       * line that the write pass reads are gathered element by element (LDA_*) */
+#define CLF_FRAME 0   /* row kernel, VEC > 1: lines need not start on a multiple of VEC (x and y start theirs equally
+                       * far past one); a line is read in the aligned frame around it (FRAME_SKEW) and the vectors
+                       * along the line that the write pass reads are gathered element by element (LDA_*) */
 #endif
 #ifndef CLF_STCS
 #define CLF_STCS 0    /* row kernel, NVIDIA: y stored with the streaming cache hint (below) */

@@ -649,7 +649,8 @@ START_TEST(row_kernel)
             for (size_t i = 0; i < (wg ? 9u : 6u); i++) {
                 int aligned = (int)(i + (size_t)k) % 2 == 0;
                 rowk_case c = {.rows = lens[i] > 4000 ? 3 : 7, .cols = lens[i], .off = aligned ? 8 : 3,
-                               .goff = i % 3 == 1 ? 4 : i % 3 == 2 ? 2 : 1, .ydelta = i % 4 == 3 ? 2 : i % 4 == 1 ? 4 : 0,
+                               .goff = i % 3 == 1 ? 4 : i % 3 == 2 ? 2 : 1,
+                               .ydelta = i % 4 == 3 ? 2 : i % 4 == 1 ? 4 : 0,
                                .kind = (int)(i + (size_t)k) % 4, .want_rowk = !wg ? -1 : lens[i] <= most};
                 c.ld = c.cols + (aligned ? (4 - c.cols % 4) % 4 + 4 : 1);
                 check_rowk(ctxs[d], &c, &rng);
