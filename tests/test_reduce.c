@@ -729,7 +729,8 @@ START_TEST(split_lines)
 END_TEST
 
 /* Storage types through the row kernel's whole vectors (lines aligned to 4 elements, or past that in the aligned
- * frame): RMS norm of x in one type into y in another. Values 1 + k/128 are exact in every type; y within half an ulp of its type. */
+ * frame): RMS norm of x in one type into y in another. Values 1 + k/128 are exact in every type; y within half an
+ * ulp of its type. */
 static double stored_to_double(clf_dtype t, const void *p, size_t i)
 {
     if (t == CLF_F32) return ((const float *)p)[i];

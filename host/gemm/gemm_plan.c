@@ -584,21 +584,8 @@ static double wave_fill(const clf_context *ctx, const clf__config *cfg, const pr
     return tiles / (units * ceil(tiles / units));
 }
 
-/* 0 when $var is `word`, which turns a planner rule off (to compare on a device), else 1; another non-empty value
- * warns once (under key) and leaves the rule on. */
-static int env_rule_on(const char *var, const char *word, const char *key)
-{
-    const char *env = getenv(var);
-    if (!env || !*env)
-        return 1;
-    if (strcmp(env, word) == 0)
-        return 0;
-    clf__warn_once(key, "%s=%s is not %s: ignored", var, env, word);
-    return 1;
-}
-
 /* $CLFORGE_GEMM_FILL=off keeps the bucket's configuration whatever its wave fill. */
-static int fill_rule_on(void) { return env_rule_on("CLFORGE_GEMM_FILL", "off", "gemm-fill-env"); }
+static int fill_rule_on(void) { return clf__env_rule_on("CLFORGE_GEMM_FILL", "off"); }
 
 /* A GPU product of the medium or large bucket whose tiles leave the compute units poorly balanced (wave_fill
  * under FILL_POOR) runs the skinny bucket's smaller tiles when they fill at least FILL_GAIN more. H200 fp32,
@@ -856,7 +843,7 @@ static clf_status no_room(void)
 
 /* $CLFORGE_GEMM_MMA_MN=pack: K-major f16/bf16 operands are packed even where the configuration could read them in
  * place. */
-static int mn_in_place(void) { return env_rule_on("CLFORGE_GEMM_MMA_MN", "pack", "gemm-mma-mn-env"); }
+static int mn_in_place(void) { return clf__env_rule_on("CLFORGE_GEMM_MMA_MN", "pack"); }
 
 /* A K-major operand's rows of K (and its start, and each matrix of a batch) are 16-byte aligned: unit elements. */
 static int kmajor_readable(const clf__gemm_operand *o, size_t batch, size_t unit)
@@ -1010,7 +997,7 @@ static int reshape_wgmma(const clf_context *ctx, const product *p, clf__mma_mode
     const int *e = entry->v;
     if ((mode != CLF__MMA_F16 && mode != CLF__MMA_BF16 && mode != CLF__MMA_TF32) || !e[CLF__MMA_WGMMA] ||
         e[CLF__MMA_BM] != 128 || e[CLF__MMA_BN] != 128 || strcmp(*origin, "override") == 0 ||
-        !env_rule_on("CLFORGE_GEMM_MMA_TILES", "entry", "gemm-mma-tiles-env"))
+        !clf__env_rule_on("CLFORGE_GEMM_MMA_TILES", "entry"))
         return 0;
     const wgmma_tiles *now = &WGMMA_TILES[cfg->v[CLF__MMA_BN] == 64 ? 1 : 0], *best = now;
     double base = tiles_speed(ctx, now, p), top = base;
@@ -1472,7 +1459,7 @@ static int plan_gemv(planner *pl, const product *p)
 }
 
 /* $CLFORGE_GEMM_SPLIT_RULE=off keeps the fp32-accurate mode a call asks for on every shape (split_choice). */
-static int split_rule_on(void) { return env_rule_on("CLFORGE_GEMM_SPLIT_RULE", "off", "gemm-split-rule-env"); }
+static int split_rule_on(void) { return clf__env_rule_on("CLFORGE_GEMM_SPLIT_RULE", "off"); }
 
 /* What an fp32-accurate call (3xTF32 or 3xF16) runs as. The split modes pay a packing pass over A and B (each row
  * read and written three times as parts) and the matrix units' large tiles; exact fp32 is fp32-accurate too (the

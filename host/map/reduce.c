@@ -259,6 +259,15 @@ static int write_reads_vector(const red_plan *pl, int a)
     return !pl->arg[a].scalar && !pl->arg[a].per_line && part_reads(pl, RED_WRITE, a);
 }
 
+/* 1 when the write pass reads any vector along the line. */
+static int write_reads_any_vector(const red_plan *pl)
+{
+    for (int a = 0; a < pl->nargs; a++)
+        if (write_reads_vector(pl, a))
+            return 1;
+    return 0;
+}
+
 /* CLF_RED_ARGV: each vector along the line that write reads, VEC elements from j0 with one vector load (its
  * offset is a multiple of VEC: row_vec), instead of an element load per position; gathered element by element in
  * the aligned frame (LDA_* of cl/reduce.cl). */
@@ -434,19 +443,6 @@ static int lines_aligned(const red_plan *pl, size_t vec)
     return !(d->x_off % vec || d->ldx % vec || d->y_off % vec || d->ldy % vec) && args_aligned(pl, vec);
 }
 
-/* $CLFORGE_REDUCE_FRAME=off: lines that do not start on a vector boundary run element by element (as before the
- * aligned frame), for measurements. */
-static int frame_allowed(void)
-{
-    const char *env = getenv("CLFORGE_REDUCE_FRAME");
-    if (!env || !*env || !strcmp(env, "auto"))
-        return 1;
-    if (!strcmp(env, "off"))
-        return 0;
-    clf__warn_once("reduce-frame-env", "CLFORGE_REDUCE_FRAME=%s is not auto or off: ignored", env);
-    return 1;
-}
-
 /* cfg's VEC, narrowed until x and y start every line equally far past a multiple of it; *frame: 1 when that is not
  * 0 for every line, or the vectors along the line start elsewhere (the row kernel then reads each line in the
  * aligned frame around it, CLF_FRAME of cl/reduce.cl). Rows of 8191 floats had run one element a load, at 0.6 of
@@ -454,7 +450,8 @@ static int frame_allowed(void)
 static int row_vec(const red_plan *pl, const clf__config *c, int *frame)
 {
     const clf_reduce_desc *d = &pl->d;
-    int vec = c->v[CLF__R_VEC], framed = frame_allowed();
+    /* $CLFORGE_REDUCE_FRAME=off: such lines run element by element, as before the frame (measurements) */
+    int vec = c->v[CLF__R_VEC], framed = clf__env_rule_on("CLFORGE_REDUCE_FRAME", "off");
     *frame = 0;
     for (; vec > 1; vec /= 2) {   /* buffers themselves are aligned far beyond a vector */
         size_t v = (size_t)vec;
@@ -547,15 +544,7 @@ int clf__red_row_geom(const red_plan *pl, const clf__config *c, const clf_device
  * 2046-2056; the softmax of the same lines (no such loads) lost 1.5% with it, and the unsplit row kernel lost on
  * every odd shape (8192 x 8191 softmax 2621 -> 2189, 16384 x 4095 3415 -> 2769, layer norm 2-8%), so only there
  * (bench/results/h200/2026-12-03/long-lines/reduce-ab/). */
-static int wsplit1(const red_plan *pl, int split)
-{
-    if (!split)
-        return 0;
-    for (int a = 0; a < pl->nargs; a++)
-        if (write_reads_vector(pl, a))
-            return 16;
-    return 0;
-}
+static int wsplit1(const red_plan *pl, int split) { return split && write_reads_any_vector(pl) ? 16 : 0; }
 
 /* CLF_STCS of cl/reduce.cl: y stored with the streaming cache hint (evict first) on NVIDIA GPUs, for split lines
  * and for unsplit lines of at least STCS_MIN_LEN in the aligned frame whose write reads vectors along the line
@@ -574,12 +563,7 @@ static int stcs(const red_plan *pl, const clf__red_row *rg, int split, int nv_gp
                   * (run5-stcs-split-ab.txt) 3000 x 40000 2803 -> 2910, 1024 x 65537 2684 -> 2719; layer norm within
                   * 0.5% either way */
         return 1;
-    if (!rg->frame || pl->len < STCS_MIN_LEN)
-        return 0;
-    for (int a = 0; a < pl->nargs; a++)
-        if (write_reads_vector(pl, a))
-            return 1;
-    return 0;
+    return rg->frame && pl->len >= STCS_MIN_LEN && write_reads_any_vector(pl);
 }
 
 /* The -D options of one build: the family's parameters, then what the plan fixes (rg: the row kernel's).

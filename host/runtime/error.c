@@ -180,6 +180,17 @@ int clf__env_long(const char *name, long lo, long hi, long *out)
     return -1;
 }
 
+int clf__env_rule_on(const char *name, const char *word)
+{
+    const char *env = getenv(name);
+    if (!env || !*env)
+        return 1;
+    if (strcmp(env, word) == 0)
+        return 0;
+    clf__warn_once(name, "%s=%s is not %s: ignored", name, env, word);
+    return 1;
+}
+
 void clf__warn_once(const char *key, const char *fmt, ...)
 {
     pthread_mutex_lock(&clf__warn_lock);

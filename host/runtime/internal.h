@@ -111,6 +111,9 @@ int clf__parse_long(const char *s, long lo, long hi, long *out);
 /* $name as by clf__parse_long: 1 and *out when it is one; 0 when unset or empty; -1, after one warning that names
  * the variable and the range, for any other value, which callers then treat as unset. */
 int clf__env_long(const char *name, long lo, long hi, long *out);
+/* 0 when $name is `word`, which turns a rule off (to compare on a device), else 1; another non-empty value warns
+ * once and leaves the rule on. */
+int clf__env_rule_on(const char *name, const char *word);
 
 /* ---- kernel sources (sources.c) ------------------------------------------------------------ */
 /* The text of cl/<name> (e.g. "gemm.cl"): embedded at build time, or read from $CLFORGE_KERNEL_DIR.
