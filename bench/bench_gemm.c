@@ -183,7 +183,8 @@ static void usage(void)
             "                sets allowed: they override the selected configuration as CLFORGE_GEMM_CONFIG\n"
             "                does) on the shapes given with --shape (default 4096^3).\n"
             "  --waves BUCKETS: measure how many work-groups of each bucket's configuration share a compute\n"
-            "                unit (GPUs; the \"wg_per_cu\" of tuning entries) and print the probe's times.\n");
+            "                unit (GPUs; the \"wg_per_cu\" of tuning entries) and print the probe's times, then\n"
+            "                the times of 1..8 tiles per unit at K = 512 and 2048 (\"tile_ns\").\n");
 }
 
 /* --waves: the probe of gemm_waves.c on each listed bucket's selected configuration. */
@@ -207,11 +208,22 @@ static int waves_report(clf_context *ctx, int f64, const char *list)
             rc = 1;
             continue;
         }
+        int ns[2 * CLF__TILE_PROBE_ROWS];
+        s = clf__gemm_measure_tile_ns(ctx, &clf__family_gemm, dt, b, &cfg, ns);
         clf__config_format(&clf__family_gemm, &cfg, text, sizeof text);
         printf("%-8s %s (%s): wg_per_cu %d; ms for 1..8 rows of tiles per compute unit:", b, text, origin, per_cu);
         for (int j = 0; j < 8; j++)
             printf(" %.3f", t[j] * 1e3);
         printf("\n");
+        if (s != CLF_SUCCESS) {
+            fprintf(stderr, "bench_gemm: --waves %s: tile times: %s\n", b, clf_last_error());
+            rc = 1;
+            continue;
+        }
+        printf("%-8s \"tile_ns\": [", b);   /* as the tuner stores it */
+        for (int j = 0; j < 2 * CLF__TILE_PROBE_ROWS; j++)
+            printf("%s%d", j ? ", " : "", ns[j]);
+        printf("]\n");
     }
     return rc;
 }

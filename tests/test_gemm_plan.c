@@ -11,6 +11,7 @@
 
 #include "gemm_mma.h"
 #include "gemm_plan.h"
+#include "gemm_waves.h"
 #include "testutil.h"
 
 /* One context on the first test device, with a cache directory of its own (tests must not see each
@@ -771,6 +772,101 @@ START_TEST(poorly_filled_products_take_smaller_tiles)
 }
 END_TEST
 
+/* A tuning entry for bucket with the probe's measurements: wg_per_cu and tile_ns (n values; 16 are the real form). */
+static void store_config_times(clf_context *ctx, const char *bucket, const char *text, int wg_per_cu,
+                               const int *ns, int n)
+{
+    char section[128];
+    clf__tunedb_entry_path("gemm", "f32", bucket, section, sizeof section);
+    json_t *e = json_pack("{s:s, s:f, s:i}", "config", text, "gflops", 1.0, "wg_per_cu", wg_per_cu);
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_integer(ns[i]));
+    json_object_set_new(e, "tile_ns", a);
+    ck_assert_msg(clf__tunedb_store(ctx, section, e) == CLF_SUCCESS, "%s", clf_last_error());
+}
+
+/* The H200's probe times (ns) of 1..8 tiles per compute unit at K = 512, then 2048, rounded. */
+static const int MEDIUM_NS[16] = {39000, 58000, 107000, 112000, 158000, 163000, 210000, 212000,
+                                  109000, 210000, 346000, 411000, 547000, 610000, 750000, 820000};
+static const int LARGE_NS[16] = {61000, 100000, 190000, 192000, 283000, 285000, 376000, 377000,
+                                 209000, 362000, 723000, 724000, 1079000, 1083000, 1440000, 1445000};
+static const int SKINNY_NS[16] = {23000, 35000, 48000, 61000, 87000, 88000, 101000, 114000,
+                                  68000, 115000, 167000, 219000, 326000, 323000, 380000, 430000};
+
+/* The bucket plan runs m x n x k in. */
+static const char *bucket_of(clf_context *ctx, size_t m, size_t n, size_t k)
+{
+    clf__gemm_call call = nn_call(m, n, k);
+    clf__gemm_plan plan;
+    plan_auto(ctx, &call, &plan);
+    return plan.bucket;
+}
+
+/* The model of a compute unit's time: the probe's times at K = 512 and 2048 and linear in K between and beyond
+ * them; past 8 tiles each further wave costs what the last measured one did. */
+START_TEST(tile_time_model)
+{
+    ck_assert(fabs(clf__gemm_tile_time(MEDIUM_NS, 2, 3, 512) - 107e-6) < 1e-12);
+    ck_assert(fabs(clf__gemm_tile_time(MEDIUM_NS, 2, 3, 2048) - 346e-6) < 1e-12);
+    ck_assert(fabs(clf__gemm_tile_time(MEDIUM_NS, 2, 3, 1280) - 226.5e-6) < 1e-12);
+    ck_assert(fabs(clf__gemm_tile_time(MEDIUM_NS, 2, 1, 3584) - 179e-6) < 1e-12);
+    /* 10 tiles on two work-groups a unit: 8 tiles, then one more wave of (t(8) - t(6)) */
+    ck_assert(fabs(clf__gemm_tile_time(MEDIUM_NS, 2, 10, 512) - (212000 + 49000) * 1e-9) < 1e-12);
+    ck_assert(fabs(clf__gemm_tile_time(SKINNY_NS, 4, 12, 2048) - (430000 + (430000 - 219000)) * 1e-9) < 1e-12);
+    /* never under a quarter of the shallow time, however short K */
+    ck_assert(fabs(clf__gemm_tile_time(LARGE_NS, 2, 1, 0) - 0.25 * 61e-6) < 1e-12);
+    ck_assert(clf__gemm_tile_time(LARGE_NS, 2, 0, 512) == 0);
+}
+END_TEST
+
+/* On a 132-unit GPU (pretended) whose medium, large and skinny entries carry the probe's times, a product that those
+ * buckets' rules leave unsplit runs the tiles the model finds fastest, unsplit; the split rules' products keep
+ * theirs; CLFORGE_GEMM_TILES=bucket, or an entry without times (or with malformed ones), leaves the choice to the
+ * wave-fill rule. */
+START_TEST(tiles_chosen_by_measured_times)
+{
+    clf_device_info saved;
+    clf_context *ctx = pretend_gpu("retile", &saved);
+    store_config_times(ctx, "medium", MEDIUM_CFG, 2, MEDIUM_NS, 16);
+    store_config_times(ctx, "large", THIN_CFG, 2, LARGE_NS, 16);
+    store_config_times(ctx, "skinny", SKINNY_CFG, 4, SKINNY_NS, 16);
+    /* 198 tiles of 64 x 128, 1.5 a unit: modelled 29.5 TFLOP/s; 396 of 64 x 64, 3 a unit in one round: 37.1 */
+    clf__gemm_call call = nn_call(1126, 1346, 1954);
+    clf__gemm_plan plan;
+    plan_auto(ctx, &call, &plan);
+    ck_assert_str_eq(plan.bucket, "skinny");
+    ck_assert_int_eq(steps_of(&plan, CLF__STEP_REDUCE), 0);
+    ck_assert_str_eq(bucket_of(ctx, 4096, 4096, 4096), "large");     /* 128 x 128 tiles are the fastest */
+    ck_assert_str_eq(bucket_of(ctx, 1000, 1000, 1000), "medium");    /* 128 tiles: fewer than units, fill 0.97 */
+    ck_assert_str_eq(bucket_of(ctx, 1500, 700, 900), "skinny");      /* 144 tiles of 64 x 128 against 264 */
+    setenv("CLFORGE_GEMM_TILES", "bucket", 1);
+    ck_assert_str_eq(bucket_of(ctx, 1126, 1346, 1954), "medium");    /* fill 0.75: the fill rule keeps it */
+    ck_assert_str_eq(bucket_of(ctx, 1500, 700, 900), "skinny");      /* fill 0.55: the fill rule moves it */
+    unsetenv("CLFORGE_GEMM_TILES");
+    pretend_end(ctx, &saved);
+    int bad[16];
+    memcpy(bad, SKINNY_NS, sizeof bad);
+    bad[3] = -5;
+    const struct { const int *ns; int n; } broken[] = {{SKINNY_NS, 0}, {SKINNY_NS, 15}, {bad, 16}};
+    for (int i = 0; i < 3; i++) {   /* a fresh database each: a store merges into the entry */
+        char name[32];
+        snprintf(name, sizeof name, "retile-broken%d", i);
+        ctx = pretend_gpu(name, &saved);
+        store_config_times(ctx, "medium", MEDIUM_CFG, 2, MEDIUM_NS, 16);
+        store_config_times(ctx, "large", THIN_CFG, 2, LARGE_NS, 16);
+        if (broken[i].n)
+            store_config_times(ctx, "skinny", SKINNY_CFG, 4, broken[i].ns, broken[i].n);
+        else
+            store_config_wg(ctx, "skinny", SKINNY_CFG, 4);
+        const char *got = bucket_of(ctx, 1126, 1346, 1954);
+        ck_assert_msg(strcmp(got, "medium") == 0, "broken times %d used: %s", i, got);
+        ck_assert_str_eq(bucket_of(ctx, 1500, 700, 900), "skinny");
+        pretend_end(ctx, &saved);
+    }
+}
+END_TEST
+
 /* On a GPU (pretended) a B stored N x K is packed K-major first when C has 512 rows or more, and read in
  * place below that (attention's batched A B^T), unless CLFORGE_GEMM_NT_PACK says otherwise. */
 START_TEST(transposed_b_packed_only_for_tall_products)
@@ -1114,6 +1210,8 @@ int main(void)
     CLF_TEST_ALONE(s, threex_on_wgmma_splits_its_operands);
     CLF_TEST_ALONE(s, parts_tuned_only_for_3x);
     CLF_TEST_ALONE(s, poorly_filled_products_take_smaller_tiles);
+    CLF_TEST_ALONE(s, tile_time_model);
+    CLF_TEST_ALONE(s, tiles_chosen_by_measured_times);
     CLF_TEST_ALONE(s, transposed_b_packed_only_for_tall_products);
     CLF_TEST_ALONE(s, poorly_covered_thin_products_leave_the_thin_bucket);
     CLF_TEST_ALONE(s, products_that_leave_slots_empty_split);

@@ -118,41 +118,52 @@ int clf__shipped_config(clf_context *ctx, const clf__family *f, clf_dtype dt, co
     return best >= 0;
 }
 
-/* An integer field of the entry whose configuration is cfg: the tuned entry of (f, dt, bucket) when it holds
- * cfg, else the best-matching shipped one that does. 0 when neither has the field. */
-static int entry_int(json_t *e, const clf__family *f, const clf_device_info *dev, clf_dtype dt,
-                     const clf__config *cfg, const char *field)
+/* The integers of a field of the entry whose configuration is cfg: an integer, or an array of at most
+ * CLF__ENTRY_INTS_MAX of them, each positive and under 10^9. 0 (none) for anything else. */
+static int entry_ints(json_t *e, const clf__family *f, const clf_device_info *dev, clf_dtype dt,
+                      const clf__config *cfg, const char *field, int *out)
 {
     clf__config c;
     json_t *v = json_object_get(e, field);
-    if (!e || !json_is_integer(v) || !entry_config(e, f, dev, dt, &c) || memcmp(&c, cfg, sizeof c) != 0)
+    if (!e || !v || !entry_config(e, f, dev, dt, &c) || memcmp(&c, cfg, sizeof c) != 0)
         return 0;
-    json_int_t x = json_integer_value(v);
-    return x > 0 && x < 1000000 ? (int)x : 0;
+    size_t n = json_is_array(v) ? json_array_size(v) : 1;
+    if (n == 0 || n > CLF__ENTRY_INTS_MAX)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        json_t *x = json_is_array(v) ? json_array_get(v, i) : v;
+        if (!json_is_integer(x) || json_integer_value(x) <= 0 || json_integer_value(x) >= 1000000000)
+            return 0;
+        out[i] = (int)json_integer_value(x);
+    }
+    return (int)n;
 }
 
-static int entry_int_uncached(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
-                              const clf__config *cfg, const char *field)
+/* The tuned entry of (f, dt, bucket) when it holds cfg and the field, else the best-matching shipped one that
+ * does. */
+static int entry_ints_uncached(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
+                               const clf__config *cfg, const char *field, int *out)
 {
     char section[160];
     clf__tunedb_entry_path(f->name, clf__dtype_name(dt), clf__bucket_name(f, bucket), section, sizeof section);
     json_t *e = NULL;
     clf__quiet_begin();
-    int got = clf__tunedb_fetch(ctx, section, &e) == CLF_SUCCESS ? entry_int(e, f, &ctx->info, dt, cfg, field) : 0;
+    int got = clf__tunedb_fetch(ctx, section, &e) == CLF_SUCCESS ? entry_ints(e, f, &ctx->info, dt, cfg, field, out) : 0;
     clf__quiet_end();
     json_decref(e);
     const char *env = getenv("CLFORGE_SHIPPED");
     if (got || (env && strcmp(env, "off") == 0))
         return got;
     pthread_once(&shipped_once, shipped_load);
-    int best = -1;
+    int best = -1, v[CLF__ENTRY_INTS_MAX];
     for (size_t i = 0; i < json_array_size(shipped_docs); i++) {
         json_t *doc = json_array_get(shipped_docs, i);
         int score = shipped_score(doc, &ctx->info);
-        int v = entry_int(clf__tunedb_get(doc, section), f, &ctx->info, dt, cfg, field);
-        if (score > best && v) {
+        int n = entry_ints(clf__tunedb_get(doc, section), f, &ctx->info, dt, cfg, field, v);
+        if (score > best && n) {
             best = score;
-            got = v;
+            got = n;
+            memcpy(out, v, (size_t)n * sizeof *v);
         }
     }
     return got;
@@ -324,16 +335,16 @@ typedef struct memo_entry {
 } memo_entry;
 
 #define ASIDE_CAP 16
-#define INTS_CAP 16
+#define INTS_CAP 32
 
-/* An integer field of a tuning entry, as clf__config_entry_int found it for cfg (0: none). */
+/* A field of a tuning entry, as clf__config_entry_ints found it for cfg (n = 0: none). */
 typedef struct int_entry {
     const clf__family *f;
     clf_dtype dt;
     char bucket[24];
     char field[24];
     clf__config cfg;
-    int value;
+    int n, values[CLF__ENTRY_INTS_MAX];
 } int_entry;
 
 /* A configuration whose kernel did not build here (kept across clf__config_forget: a new tune stores a
@@ -352,7 +363,7 @@ typedef struct config_memo {
     int nchecked;
     memo_entry e[MEMO_CAP];
     int n, next;            /* entries used; the slot replaced next once full */
-    int_entry ints[INTS_CAP];   /* clf__config_entry_int's answers, dropped with the configurations */
+    int_entry ints[INTS_CAP];   /* clf__config_entry_ints' answers, dropped with the configurations */
     int nints, nextint;
     unsigned long gen;      /* bumped by clf__config_forget */
 } config_memo;
@@ -478,32 +489,46 @@ static int_entry *int_find(config_memo *m, const clf__family *f, clf_dtype dt, c
 }
 
 /* Memoised like the configurations (the planner asks on every call): no file-system call once answered. */
-int clf__config_entry_int(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
-                          const clf__config *cfg, const char *field)
+int clf__config_entry_ints(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
+                           const clf__config *cfg, const char *field, int *out, int max)
 {
-    if (!ctx || !f || !cfg || !field || ctx->no_tuning)
+    if (!ctx || !f || !cfg || !field || !out || max <= 0 || ctx->no_tuning)
         return 0;
     const char *b = clf__bucket_name(f, bucket);
+    int v[CLF__ENTRY_INTS_MAX], n = 0;
     pthread_mutex_lock(&ctx->lock);
     config_memo *m = memo_get(ctx);
     int_entry *hit = m ? int_find(m, f, dt, b, cfg, field) : NULL;
-    int value = hit ? hit->value : 0;
+    if (hit)
+        n = hit->n, memcpy(v, hit->values, sizeof v);
     unsigned long gen = m ? m->gen : 0;
     pthread_mutex_unlock(&ctx->lock);
-    if (hit)
-        return value;
-    value = entry_int_uncached(ctx, f, dt, b, cfg, field);
-    if (!m || strlen(b) >= sizeof m->ints[0].bucket || strlen(field) >= sizeof m->ints[0].field)
-        return value;
-    pthread_mutex_lock(&ctx->lock);
-    if (m->gen == gen && !int_find(m, f, dt, b, cfg, field)) {
-        int slot = m->nints < INTS_CAP ? m->nints++ : (m->nextint++ % INTS_CAP);
-        m->ints[slot] = (int_entry){.f = f, .dt = dt, .cfg = *cfg, .value = value};
-        snprintf(m->ints[slot].bucket, sizeof m->ints[slot].bucket, "%s", b);
-        snprintf(m->ints[slot].field, sizeof m->ints[slot].field, "%s", field);
+    if (!hit) {
+        n = entry_ints_uncached(ctx, f, dt, b, cfg, field, v);
+        if (m && strlen(b) < sizeof m->ints[0].bucket && strlen(field) < sizeof m->ints[0].field) {
+            pthread_mutex_lock(&ctx->lock);
+            if (m->gen == gen && !int_find(m, f, dt, b, cfg, field)) {
+                int slot = m->nints < INTS_CAP ? m->nints++ : (m->nextint++ % INTS_CAP);
+                m->ints[slot] = (int_entry){.f = f, .dt = dt, .cfg = *cfg, .n = n};
+                memcpy(m->ints[slot].values, v, sizeof v);
+                snprintf(m->ints[slot].bucket, sizeof m->ints[slot].bucket, "%s", b);
+                snprintf(m->ints[slot].field, sizeof m->ints[slot].field, "%s", field);
+            }
+            pthread_mutex_unlock(&ctx->lock);
+        }
     }
-    pthread_mutex_unlock(&ctx->lock);
-    return value;
+    if (n > max)
+        n = max;
+    if (n > 0)
+        memcpy(out, v, (size_t)n * sizeof *v);
+    return n;
+}
+
+int clf__config_entry_int(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
+                          const clf__config *cfg, const char *field)
+{
+    int v[CLF__ENTRY_INTS_MAX];
+    return clf__config_entry_ints(ctx, f, dt, bucket, cfg, field, v, CLF__ENTRY_INTS_MAX) == 1 ? v[0] : 0;
 }
 
 static int is_set_aside(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,

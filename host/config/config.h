@@ -38,11 +38,16 @@ clf_status clf__tunedb_fetch(clf_context *ctx, const char *section, json_t **val
 /* The configuration tuned for ctx's device (its database, exact key), or 0 when there is none, it does
  * not pass the family's validity check, or CLFORGE_TUNING=off. */
 int clf__tuned_config(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket, clf__config *out);
-/* The shipped default for ctx's device, or 0 when no shipped file matches or it lacks the entry. */
 /* An integer field (e.g. "wg_per_cu") that the tuned or shipped entry of (f, dt, bucket) records next to cfg,
  * when that entry's configuration is cfg; 0 otherwise. */
 int clf__config_entry_int(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
                           const clf__config *cfg, const char *field);
+#define CLF__ENTRY_INTS_MAX 16
+/* The same for a field that is an array of positive integers (e.g. "tile_ns"): copies up to max of them into
+ * out and returns how many; 0 when the entry lacks the field or holds anything else there. */
+int clf__config_entry_ints(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
+                           const clf__config *cfg, const char *field, int *out, int max);
+/* The shipped default for ctx's device, or 0 when no shipped file matches or it lacks the entry. */
 int clf__shipped_config(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
                         clf__config *out);
 /* The bucket name used in the database: bucket, else the family's first bucket, else "all". */

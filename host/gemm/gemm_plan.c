@@ -42,6 +42,7 @@ typedef struct planner {
     clf_context *ctx;
     clf__gemm_plan *plan;
     const clf__config *cfg_in;    /* forced by the caller (tuner, tests), or NULL */
+    int retiled;                  /* retile chose the tiles for the product unsplit: no rule splits it */
 } planner;
 
 static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
@@ -524,18 +525,27 @@ static size_t last_wave_split(size_t m, size_t n, size_t bm, size_t bn, size_t s
  * compute units running two work-groups each: 576 tiles, 2.2 waves) runs its whole waves as they are and
  * the leftover rows of tiles as a product split along K, whose slices fill the last wave. Only where the
  * configuration's work-groups per compute unit were measured (gemm_waves.c). 1 when planned so. */
-static int plan_waves(planner *pl, const product *p, const clf__config *cfg, clf_status *s)
+/* Slices of K for the leftover rows of tiles of a single product in cfg's tiles (bucket's entry: its wave slots),
+ * the rows before them in *bulk_rows; 1 when the waves rule leaves the product whole. */
+static size_t waves_cut(planner *pl, const product *p, const clf__config *cfg, const char *bucket, size_t *bulk_rows)
 {
     size_t mwg = param(cfg, CLF__GEMM_MWG), nwg = param(cfg, CLF__GEMM_NWG);
     if (p->batch != 1 || tile_count(cfg, p->m, p->n) < (double)cus(pl->ctx))   /* no whole wave to keep */
-        return 0;
-    size_t slots = clf__gemm_wave_slots(pl->ctx, &clf__family_gemm, pl->plan->dtype, pl->plan->bucket, cfg);
+        return 1;
+    size_t slots = clf__gemm_wave_slots(pl->ctx, &clf__family_gemm, pl->plan->dtype, bucket, cfg);
     /* Slices of at least SPLIT_K_GRAIN: shorter ones write more partial sums than they save. */
     k_cut cut_k = {p->k, WAVE_GRAIN, WAVE_TILE_K, 0.0};
-    size_t bulk_rows, best_parts = last_wave_split(p->m, p->n, mwg, nwg, slots, cut_k, SPLIT_K_GRAIN, &bulk_rows);
+    size_t best_parts = last_wave_split(p->m, p->n, mwg, nwg, slots, cut_k, SPLIT_K_GRAIN, bulk_rows);
     /* A tail of less than half a row of tiles is an edge strip, which plan_packed already gives the direct
      * kernel (4097^3 runs at cuBLAS's speed that way). */
-    if (best_parts == 1 || p->m - bulk_rows * mwg < mwg / 2)
+    return best_parts == 1 || p->m - *bulk_rows * mwg < mwg / 2 ? 1 : best_parts;
+}
+
+static int plan_waves(planner *pl, const product *p, const clf__config *cfg, clf_status *s)
+{
+    size_t mwg = param(cfg, CLF__GEMM_MWG), bulk_rows;
+    size_t best_parts = waves_cut(pl, p, cfg, pl->plan->bucket, &bulk_rows);
+    if (best_parts == 1)
         return 0;
     product bulk = *p, tail = *p;
     size_t mb = bulk_rows * mwg;
@@ -584,6 +594,13 @@ static double wave_fill(const clf_context *ctx, const clf__config *cfg, const pr
     return tiles / (units * ceil(tiles / units));
 }
 
+/* 1 when plan's main configuration is its bucket's own (resolved), not one forced by CLFORGE_GEMM_CONFIG or the
+ * caller: the rules measured on the buckets' configurations apply to it. */
+static int own_config(const clf__gemm_plan *plan)
+{
+    return strcmp(plan->origin_main, "override") != 0 && strcmp(plan->origin_main, "caller") != 0;
+}
+
 /* $CLFORGE_GEMM_FILL=off keeps the bucket's configuration whatever its wave fill. */
 static int fill_rule_on(void) { return clf__env_rule_on("CLFORGE_GEMM_FILL", "off"); }
 
@@ -611,12 +628,6 @@ static clf_status refill(planner *pl, const product *p)
     return CLF_SUCCESS;
 }
 
-/* 1 when plan's main configuration is its bucket's own (resolved), not one forced by CLFORGE_GEMM_CONFIG or the
- * caller: the rules measured on the buckets' configurations apply to it. */
-static int own_config(const clf__gemm_plan *plan)
-{
-    return strcmp(plan->origin_main, "override") != 0 && strcmp(plan->origin_main, "caller") != 0;
-}
 
 #define SHORT_SPLIT_MIN_K (5 * SPLIT_K_GRAIN)   /* shorter K lost to the split's launches and partial sums */
 #define SHORT_SPLIT_MAX_USE 0.75                /* tiles per compute unit under which a short K is split */
@@ -676,6 +687,83 @@ static clf_status unthin(planner *pl, const product *p)
                                &plan->origin_main);
 }
 
+/* ---- tiles chosen by their measured times ---------------------------------------------------------- */
+
+#define RETILE_GAIN 1.05   /* another bucket's tiles replace the chosen ones when modelled this much faster */
+
+static const char *const RETILE_BUCKETS[] = {"medium", "large", "skinny"};
+
+/* $CLFORGE_GEMM_TILES=bucket keeps the bucket's configuration (or the wave-fill rule's) whatever the model says. */
+static int retile_rule_on(void) { return clf__env_rule_on("CLFORGE_GEMM_TILES", "bucket"); }
+
+/* Seconds the busiest compute unit takes for p, unsplit, in cfg's tiles (bucket's entry), from the entry's
+ * measured "tile_ns" and "wg_per_cu"; 0 where the entry lacks them. */
+static double tiles_time(planner *pl, const char *bucket, const clf__config *cfg, const product *p)
+{
+    int ns[CLF__ENTRY_INTS_MAX];
+    clf_dtype dt = pl->plan->dtype;
+    if (clf__config_entry_ints(pl->ctx, &clf__family_gemm, dt, bucket, cfg, "tile_ns", ns, CLF__ENTRY_INTS_MAX) !=
+        2 * CLF__TILE_PROBE_ROWS)
+        return 0;
+    int w = clf__config_entry_int(pl->ctx, &clf__family_gemm, dt, bucket, cfg, "wg_per_cu");
+    double per_cu = ceil(tile_count(cfg, p->m, p->n) / (double)cus(pl->ctx));
+    return w > 0 ? clf__gemm_tile_time(ns, w, (size_t)per_cu, p->k) : 0;
+}
+
+/* 1 when the rules of plan_real would split p in cfg's tiles (bucket's entry) along K. */
+static int split_planned(planner *pl, const product *p, const clf__config *cfg, const char *bucket)
+{
+    size_t slots = clf__gemm_wave_slots(pl->ctx, &clf__family_gemm, pl->plan->dtype, bucket, cfg), rows;
+    return split_k_parts(pl->ctx, cfg, p->m, p->n, p->k, slots) > 1 || short_split(pl, cfg, p) > 1 ||
+           waves_cut(pl, p, cfg, bucket, &rows) > 1;
+}
+
+/* A single GPU product of the medium, large or skinny bucket that those buckets' rules would run unsplit, on at
+ * least one tile per compute unit, runs whichever of the three buckets' configurations the measured model finds
+ * fastest: the busiest compute unit's time for its tiles (ceil(tiles / units)) at this K, from each entry's
+ * "tile_ns" (gemm_waves.c). Tile shape and padding, how full the last round of tiles is and how fast a unit runs
+ * one, two or more tiles at once all enter through the measurement, where the wave-fill rule below sees only the
+ * first two. Products that the split rules cut keep them (their gains were measured against these tiles), and a
+ * product given other tiles here runs unsplit, as modelled. 1 when the model decided (the configuration may be
+ * unchanged); 0 where an entry lacks the times or the product is one of the split rules': the wave-fill rule
+ * decides then. */
+static int retile(planner *pl, const product *p, clf_status *s)
+{
+    clf__gemm_plan *plan = pl->plan;
+    int ours = 0;
+    for (size_t i = 0; i < sizeof RETILE_BUCKETS / sizeof RETILE_BUCKETS[0]; i++)
+        ours |= strcmp(plan->bucket, RETILE_BUCKETS[i]) == 0;
+    if (is_cpu(pl->ctx) || !ours || p->batch != 1 || p->k == 0 || !own_config(plan) || !retile_rule_on())
+        return 0;
+    double now = tiles_time(pl, plan->bucket, &plan->cfg_main, p), best = now;
+    if (now <= 0 || tile_count(&plan->cfg_main, p->m, p->n) < (double)cus(pl->ctx) ||
+        split_planned(pl, p, &plan->cfg_main, plan->bucket))
+        return 0;   /* no times, or the split rules' products: the wave-fill rule and the splits, as measured */
+    clf__config cand[3];
+    const char *origin[3];
+    int pick = -1;
+    for (int i = 0; i < 3; i++) {
+        const char *b = RETILE_BUCKETS[i];
+        if (strcmp(b, plan->bucket) == 0)
+            continue;
+        *s = clf__config_resolve(pl->ctx, &clf__family_gemm, plan->dtype, b, &cand[i], &origin[i]);
+        if (*s != CLF_SUCCESS)
+            return 1;
+        double t = tiles_time(pl, b, &cand[i], p);
+        if (t <= 0)
+            return 0;   /* a candidate without times: the model cannot compare */
+        if (tile_count(&cand[i], p->m, p->n) >= (double)cus(pl->ctx) && t * RETILE_GAIN < now && t < best)
+            best = t, pick = i;
+    }
+    if (pick >= 0) {
+        plan->cfg_main = cand[pick];
+        plan->origin_main = origin[pick];
+        plan->bucket = RETILE_BUCKETS[pick];
+        pl->retiled = 1;
+    }
+    return 1;
+}
+
 /* The bucket and its configuration, or the caller's. */
 static clf_status choose_config(planner *pl, const product *p, clf__gemm_path path, int scale_only, int no_split,
                                 int *direct)
@@ -699,7 +787,7 @@ static clf_status choose_config(planner *pl, const product *p, clf__gemm_path pa
                                        &plan->origin_main);
     if (s == CLF_SUCCESS && !*direct && path == CLF__GEMM_AUTO && p->batch == 1)
         s = unthin(pl, p);
-    if (s == CLF_SUCCESS && !*direct && path == CLF__GEMM_AUTO)
+    if (s == CLF_SUCCESS && !*direct && path == CLF__GEMM_AUTO && !retile(pl, p, &s))
         s = refill(pl, p);
     if (s != CLF_SUCCESS || *direct || path != CLF__GEMM_AUTO || !underfilled(pl->ctx, &plan->cfg_main, p) ||
         (!no_split && !scale_only &&
@@ -780,6 +868,8 @@ static clf_status plan_real(planner *pl, product p, clf__gemm_path path, int no_
     }
     size_t parts = 1;
     int short_k = 0;
+    if (pl->retiled)
+        no_split = 1;
     if (p.batch == 1 && !scale_only && !no_split) {
         /* Slots count only for the bucket's own configuration on the packed path of a GPU (sweeps that force
          * one keep the rule they were measured with). */
@@ -1490,7 +1580,7 @@ clf_status clf__gemm_plan_make(clf_context *ctx, const clf__gemm_call *call, con
     memset(plan, 0, sizeof *plan);
     plan->dtype = call->dtype;
     plan->epi = call->epi;
-    planner pl = {ctx, plan, cfg};
+    planner pl = {ctx, plan, cfg, 0};
     product p = normalise(call);
     if (p.m == 0 || p.n == 0 || p.batch == 0 || ((p.alpha == 0.0 || p.k == 0) && p.beta == 1.0 && !p.epi)) {
         plan->empty = 1;

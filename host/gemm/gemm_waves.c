@@ -1,14 +1,17 @@
-/* gemm_waves.c — work-groups per compute unit of a GEMM configuration: looked up in its tuning entry, and
- * measured (by the tuner, and by bench_gemm --waves) with products of whole waves of tiles. The planner
- * needs it to see a last wave that would leave most of the device idle (docs/gemm.md, "Waves"). */
+/* gemm_waves.c — work-groups per compute unit of a GEMM configuration, and the time a compute unit takes for
+ * 1..8 tiles of it at two depths of K: looked up in its tuning entry, and measured (by the tuner, and by
+ * bench_gemm --waves) with products of whole waves of tiles. The planner needs the first to see a last wave
+ * that would leave most of the device idle, the second to compare tile shapes on a product (docs/gemm.md,
+ * "Waves" and "Tiles chosen by their measured times"). */
 #include "gemm_waves.h"
 #include "gemm_mma.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define PROBE_ROWS 8      /* products of 1..8 rows of tiles per compute unit */
-#define PROBE_K 512
+#define PROBE_ROWS CLF__TILE_PROBE_ROWS   /* products of 1..8 rows of tiles per compute unit */
+#define PROBE_K CLF__TILE_PROBE_K0
 #define PROBE_REPS 5
 
 size_t clf__gemm_wave_slots(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
@@ -63,14 +66,14 @@ static int first_full_wave(const double *t)
 /* The probe's product of `rows` rows: the packed fp32/fp64 kernel on cfg, or (gemm_mma) the matrix units on
  * cfg in the mode of (dt, bucket), B stored N x K, never split. */
 static clf__gemm_call probe_call(const clf__family *f, clf_dtype dt, const char *bucket, const clf__config *cfg,
-                                 size_t rows, size_t n, cl_mem *buf)
+                                 size_t rows, size_t n, size_t k, cl_mem *buf)
 {
     clf__gemm_call c = {.dtype = dt, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = CLF_NO_TRANS, .m = rows,
-                        .n = n, .k = PROBE_K, .alpha = 1.0, .beta = 0.0, .a = buf[0], .lda = PROBE_K, .b = buf[1],
+                        .n = n, .k = k, .alpha = 1.0, .beta = 0.0, .a = buf[0], .lda = k, .b = buf[1],
                         .ldb = n, .c = buf[2], .ldc = n, .batch = 1, .no_split = 1};
     if (f == &clf__family_gemm_mma) {
         int three = bucket && strcmp(bucket, "3x") == 0;
-        c.tb = CLF_TRANS, c.ldb = PROBE_K, c.mma = 1, c.mma_cfg = cfg;
+        c.tb = CLF_TRANS, c.ldb = k, c.mma = 1, c.mma_cfg = cfg;
         if (dt != CLF_F64)
             c.dtype = CLF_F32, c.typed = 1, c.a_type = c.b_type = dt, c.c_type = CLF_F32,
             c.compute = three ? CLF_COMPUTE_3XTF32 : CLF_COMPUTE_TF32;
@@ -78,17 +81,14 @@ static clf__gemm_call probe_call(const clf__family *f, clf_dtype dt, const char 
     return c;
 }
 
-clf_status clf__gemm_measure_wg_per_cu(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
-                                       const clf__config *cfg, int *out, double *times)
+/* times[j - 1] = the median time of j rows of tiles per compute unit at depth k, j = 1..PROBE_ROWS. */
+static clf_status probe_times(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
+                              const clf__config *cfg, size_t k, double *times)
 {
-    if (!ctx || !cfg || !out || (f != &clf__family_gemm && f != &clf__family_gemm_mma))
-        return clf__fail(CLF_ERR_INVALID_ARG, "gemm waves probe: NULL argument or another family");
-    if (ctx->info.type & CL_DEVICE_TYPE_CPU)
-        return clf__fail(CLF_ERR_UNSUPPORTED, "gemm waves probe: GPUs only");
     int mma = f == &clf__family_gemm_mma;
     size_t tm = (size_t)cfg->v[mma ? CLF__MMA_BM : CLF__GEMM_MWG], tn = (size_t)cfg->v[mma ? CLF__MMA_BN : CLF__GEMM_NWG];
     size_t cu = ctx->info.compute_units ? ctx->info.compute_units : 1, esz = clf__dtype_size(dt);
-    size_t m = tm * PROBE_ROWS, n = tn * cu, k = PROBE_K, csz = dt == CLF_F64 ? 8 : 4;
+    size_t m = tm * PROBE_ROWS, n = tn * cu, csz = dt == CLF_F64 ? 8 : 4;
     size_t sizes[3] = {m * k * esz, k * n * esz, m * n * csz};
     cl_mem buf[3] = {NULL, NULL, NULL};
     clf_status s = CLF_SUCCESS;
@@ -98,15 +98,36 @@ clf_status clf__gemm_measure_wg_per_cu(clf_context *ctx, const clf__family *f, c
         if (s == CLF_SUCCESS)
             s = clf_fill(ctx, buf[i], 0, &zero, sizeof zero, sizes[i], NULL);
     }
-    double t[PROBE_ROWS];
     for (int j = 1; j <= PROBE_ROWS && s == CLF_SUCCESS; j++) {
-        clf__gemm_call call = probe_call(f, dt, bucket, cfg, tm * (size_t)j, n, buf);
+        clf__gemm_call call = probe_call(f, dt, bucket, cfg, tm * (size_t)j, n, k, buf);
         probe_run r = {ctx, &call, mma ? NULL : cfg};
-        s = clf__time_median(ctx, run_probe, &r, 1, PROBE_REPS, &t[j - 1]);
+        s = clf__time_median(ctx, run_probe, &r, 1, PROBE_REPS, &times[j - 1]);
     }
     for (int i = 0; i < 3; i++)
         if (buf[i])
             clReleaseMemObject(buf[i]);
+    return s;
+}
+
+static clf_status probe_check(clf_context *ctx, const clf__family *f, const clf__config *cfg, const char *what)
+{
+    if (!ctx || !cfg || (f != &clf__family_gemm && f != &clf__family_gemm_mma))
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemm %s probe: NULL argument or another family", what);
+    if (ctx->info.type & CL_DEVICE_TYPE_CPU)
+        return clf__fail(CLF_ERR_UNSUPPORTED, "gemm %s probe: GPUs only", what);
+    return CLF_SUCCESS;
+}
+
+clf_status clf__gemm_measure_wg_per_cu(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
+                                       const clf__config *cfg, int *out, double *times)
+{
+    clf_status s = probe_check(ctx, f, cfg, "waves");
+    if (s != CLF_SUCCESS)
+        return s;
+    if (!out)
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemm waves probe: NULL argument");
+    double t[PROBE_ROWS];
+    s = probe_times(ctx, f, dt, bucket, cfg, PROBE_K, t);
     if (s != CLF_SUCCESS)
         return s;
     if (times)
@@ -115,15 +136,63 @@ clf_status clf__gemm_measure_wg_per_cu(clf_context *ctx, const clf__family *f, c
     return CLF_SUCCESS;
 }
 
+clf_status clf__gemm_measure_tile_ns(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
+                                     const clf__config *cfg, int *ns)
+{
+    clf_status s = probe_check(ctx, f, cfg, "tile times");
+    if (s != CLF_SUCCESS)
+        return s;
+    if (!ns)
+        return clf__fail(CLF_ERR_INVALID_ARG, "gemm tile times probe: NULL argument");
+    double t[2 * PROBE_ROWS];
+    s = probe_times(ctx, f, dt, bucket, cfg, CLF__TILE_PROBE_K0, t);
+    if (s == CLF_SUCCESS)
+        s = probe_times(ctx, f, dt, bucket, cfg, CLF__TILE_PROBE_K1, t + PROBE_ROWS);
+    for (int i = 0; i < 2 * PROBE_ROWS && s == CLF_SUCCESS; i++) {
+        double x = t[i] * 1e9 + 0.5;
+        ns[i] = x < 1 ? 1 : x > 999999999.0 ? 999999999 : (int)x;
+    }
+    return s;
+}
+
+double clf__gemm_tile_time(const int *ns, int wg_per_cu, size_t per_cu, size_t k)
+{
+    if (per_cu == 0)
+        return 0;
+    int w = wg_per_cu < 1 ? 1 : wg_per_cu > PROBE_ROWS ? PROBE_ROWS : wg_per_cu;
+    double t[2];
+    for (int d = 0; d < 2; d++) {
+        const int *row = ns + d * PROBE_ROWS;
+        if (per_cu <= PROBE_ROWS) {
+            t[d] = row[per_cu - 1];
+        } else {   /* further waves cost what the last measured one did */
+            double wave = w < PROBE_ROWS ? row[PROBE_ROWS - 1] - row[PROBE_ROWS - 1 - w] : row[PROBE_ROWS - 1];
+            t[d] = row[PROBE_ROWS - 1] + (double)(per_cu - PROBE_ROWS) * wave / w;
+        }
+    }
+    /* linear in K between (and beyond) the two depths; never under a quarter of the shallow time */
+    double x = t[0] + (t[1] - t[0]) * ((double)k - CLF__TILE_PROBE_K0) / (CLF__TILE_PROBE_K1 - CLF__TILE_PROBE_K0);
+    return fmax(x, 0.25 * t[0]) * 1e-9;
+}
+
 void clf__gemm_describe_entry(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
                               const clf__config *cfg, json_t *entry)
 {
     if (!bucket || strcmp(bucket, "small") == 0 || strncmp(bucket, "batched", 7) == 0)
         return;
-    int per_cu = 0;
+    int per_cu = 0, ns[2 * PROBE_ROWS];
     clf__quiet_begin();
     clf_status s = clf__gemm_measure_wg_per_cu(ctx, f, dt, bucket, cfg, &per_cu, NULL);
+    clf_status st = f == &clf__family_gemm && s == CLF_SUCCESS ? clf__gemm_measure_tile_ns(ctx, f, dt, bucket, cfg, ns)
+                                                               : CLF_ERR_UNSUPPORTED;
     clf__quiet_end();
     if (s == CLF_SUCCESS)
         json_object_set_new(entry, "wg_per_cu", json_integer(per_cu));
+    if (st == CLF_SUCCESS) {
+        json_t *a = json_array();
+        for (int i = 0; a && i < 2 * PROBE_ROWS; i++)
+            json_array_append_new(a, json_integer(ns[i]));
+        if (a)
+            json_object_set_new(entry, "tile_ns", a);
+    }
 }

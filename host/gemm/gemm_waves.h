@@ -21,9 +21,24 @@ size_t clf__gemm_wave_slots(clf_context *ctx, const clf__family *f, clf_dtype dt
 clf_status clf__gemm_measure_wg_per_cu(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
                                        const clf__config *cfg, int *out, double *times);
 
-/* The tuner's hook: adds "wg_per_cu" (measured as above) to a gemm or gemm_mma tuning entry on GPUs, for the
- * buckets the wave rule serves (not "small", whose products run the direct kernel, nor "batched"); nothing
- * elsewhere. */
+#define CLF__TILE_PROBE_ROWS 8
+#define CLF__TILE_PROBE_K0 512
+#define CLF__TILE_PROBE_K1 2048
+
+/* Measures the time (ns) of products of j x (compute units) whole tiles of cfg, j = 1..8, at K = 512 (ns[0..8))
+ * and K = 2048 (ns[8..16)), never split: a compute unit's time for j tiles of cfg at each depth ("tile_ns" of a
+ * gemm tuning entry). GPUs only, as clf__gemm_measure_wg_per_cu. */
+clf_status clf__gemm_measure_tile_ns(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
+                                     const clf__config *cfg, int *ns);
+
+/* Seconds a compute unit takes for per_cu tiles of depth k, from a "tile_ns" profile (16 values, as measured
+ * above) and the configuration's wg_per_cu: linear in k through the two depths, and past 8 tiles each further
+ * wave costs what the last measured one did. 0 for per_cu 0. */
+double clf__gemm_tile_time(const int *ns, int wg_per_cu, size_t per_cu, size_t k);
+
+/* The tuner's hook: adds "wg_per_cu" (measured as above) to a gemm or gemm_mma tuning entry on GPUs, and to a
+ * gemm entry "tile_ns", for the buckets the wave and tile rules serve (not "small", whose products run the
+ * direct kernel, nor "batched"); nothing elsewhere. */
 void clf__gemm_describe_entry(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
                               const clf__config *cfg, json_t *entry);
 
