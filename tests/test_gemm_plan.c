@@ -838,6 +838,7 @@ START_TEST(tiles_chosen_by_measured_times)
     ck_assert_str_eq(plan.bucket, "skinny");
     ck_assert_int_eq(steps_of(&plan, CLF__STEP_REDUCE), 0);
     ck_assert_str_eq(bucket_of(ctx, 4096, 4096, 4096), "large");     /* 128 x 128 tiles are the fastest */
+    ck_assert_str_eq(bucket_of(ctx, 1126, 1346, 700), "medium");     /* K under RETILE_MIN_K: not modelled */
     ck_assert_str_eq(bucket_of(ctx, 1000, 1000, 1000), "medium");    /* 128 tiles: fewer than units, fill 0.97 */
     ck_assert_str_eq(bucket_of(ctx, 1500, 700, 900), "skinny");      /* 144 tiles of 64 x 128 against 264 */
     setenv("CLFORGE_GEMM_TILES", "bucket", 1);

@@ -690,6 +690,8 @@ static clf_status unthin(planner *pl, const product *p)
 /* ---- tiles chosen by their measured times ---------------------------------------------------------- */
 
 #define RETILE_GAIN 1.05   /* another bucket's tiles replace the chosen ones when modelled this much faster */
+#define RETILE_MIN_K 768   /* shorter K: a partial last round of tiles ran faster than the busiest unit's model said
+                            * (H200, 2614x1006x557: 64 x 64 tiles modelled 1.25x faster, ran 0.91x) */
 
 static const char *const RETILE_BUCKETS[] = {"medium", "large", "skinny"};
 
@@ -719,7 +721,7 @@ static int split_planned(planner *pl, const product *p, const clf__config *cfg, 
 }
 
 /* A single GPU product of the medium, large or skinny bucket that those buckets' rules would run unsplit, on at
- * least one tile per compute unit, runs whichever of the three buckets' configurations the measured model finds
+ * least one tile per compute unit, with K of at least RETILE_MIN_K, runs whichever of the three buckets' configurations the measured model finds
  * fastest: the busiest compute unit's time for its tiles (ceil(tiles / units)) at this K, from each entry's
  * "tile_ns" (gemm_waves.c). Tile shape and padding, how full the last round of tiles is and how fast a unit runs
  * one, two or more tiles at once all enter through the measurement, where the wave-fill rule below sees only the
@@ -733,7 +735,7 @@ static int retile(planner *pl, const product *p, clf_status *s)
     int ours = 0;
     for (size_t i = 0; i < sizeof RETILE_BUCKETS / sizeof RETILE_BUCKETS[0]; i++)
         ours |= strcmp(plan->bucket, RETILE_BUCKETS[i]) == 0;
-    if (is_cpu(pl->ctx) || !ours || p->batch != 1 || p->k == 0 || !own_config(plan) || !retile_rule_on())
+    if (is_cpu(pl->ctx) || !ours || p->batch != 1 || p->k < RETILE_MIN_K || !own_config(plan) || !retile_rule_on())
         return 0;
     double now = tiles_time(pl, plan->bucket, &plan->cfg_main, p), best = now;
     if (now <= 0 || tile_count(&plan->cfg_main, p->m, p->n) < (double)cus(pl->ctx) ||

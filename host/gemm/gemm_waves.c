@@ -178,7 +178,8 @@ double clf__gemm_tile_time(const int *ns, int wg_per_cu, size_t per_cu, size_t k
 void clf__gemm_describe_entry(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
                               const clf__config *cfg, json_t *entry)
 {
-    if (!bucket || strcmp(bucket, "small") == 0 || strncmp(bucket, "batched", 7) == 0)
+    if (!bucket || strcmp(bucket, "small") == 0 || strncmp(bucket, "batched", 7) == 0 ||
+        (ctx->info.type & CL_DEVICE_TYPE_CPU))
         return;
     int per_cu = 0, ns[2 * PROBE_ROWS];
     clf__quiet_begin();
@@ -186,13 +187,12 @@ void clf__gemm_describe_entry(clf_context *ctx, const clf__family *f, clf_dtype 
     clf_status st = f == &clf__family_gemm && s == CLF_SUCCESS ? clf__gemm_measure_tile_ns(ctx, f, dt, bucket, cfg, ns)
                                                                : CLF_ERR_UNSUPPORTED;
     clf__quiet_end();
-    if (s == CLF_SUCCESS)
-        json_object_set_new(entry, "wg_per_cu", json_integer(per_cu));
-    if (st == CLF_SUCCESS) {
-        json_t *a = json_array();
-        for (int i = 0; a && i < 2 * PROBE_ROWS; i++)
-            json_array_append_new(a, json_integer(ns[i]));
-        if (a)
-            json_object_set_new(entry, "tile_ns", a);
-    }
+    /* null where the probe failed: a store merges the entry member by member, and an older configuration's
+     * measurement must not stay beside the new one */
+    json_object_set_new(entry, "wg_per_cu", s == CLF_SUCCESS ? json_integer(per_cu) : json_null());
+    json_t *a = st == CLF_SUCCESS ? json_array() : NULL;
+    for (int i = 0; a && i < 2 * PROBE_ROWS; i++)
+        json_array_append_new(a, json_integer(ns[i]));
+    if (f == &clf__family_gemm)
+        json_object_set_new(entry, "tile_ns", a ? a : json_null());
 }
