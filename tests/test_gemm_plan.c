@@ -728,6 +728,7 @@ START_TEST(poorly_filled_products_take_smaller_tiles)
 {
     clf_device_info saved;
     clf_context *ctx = pretend_gpu("fill", &saved);
+    setenv("CLFORGE_GEMM_TILES", "bucket", 1);   /* the fill rule alone (an H200's shipped entries carry times) */
     store_config(ctx, "medium", MEDIUM_CFG);
     store_config(ctx, "skinny", SKINNY_CFG);
     const struct { size_t m, n, k; const char *env, *bucket, *cfg; } cases[] = {
@@ -768,6 +769,7 @@ START_TEST(poorly_filled_products_take_smaller_tiles)
     plan_auto(ctx, &call, &plan);
     ck_assert_str_eq(plan.bucket, "medium");
     unsetenv("CLFORGE_GEMM_CONFIG");
+    unsetenv("CLFORGE_GEMM_TILES");
     pretend_end(ctx, &saved);
 }
 END_TEST
@@ -827,6 +829,7 @@ END_TEST
 START_TEST(tiles_chosen_by_measured_times)
 {
     clf_device_info saved;
+    setenv("CLFORGE_SHIPPED", "off", 1);   /* only the entries stored here (an H200's shipped ones carry times too) */
     clf_context *ctx = pretend_gpu("retile", &saved);
     store_config_times(ctx, "medium", MEDIUM_CFG, 2, MEDIUM_NS, 16);
     store_config_times(ctx, "large", THIN_CFG, 2, LARGE_NS, 16);
@@ -865,6 +868,7 @@ START_TEST(tiles_chosen_by_measured_times)
         ck_assert_str_eq(bucket_of(ctx, 1500, 700, 900), "skinny");
         pretend_end(ctx, &saved);
     }
+    unsetenv("CLFORGE_SHIPPED");
 }
 END_TEST
 

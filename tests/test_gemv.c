@@ -275,22 +275,22 @@ END_TEST
 /* ---- thin and tiny GEMMs: the planner sends them to these kernels (NV vectors, batches) --------- */
 
 /* Overrides cycled through the thin cases: every kernel variant with several vectors at once (vector widths,
- * teams, CW, forced splits, the tiny path switched off so that small shapes split and reduce too). THIN=16
+ * teams, CW, forced splits, the tiny path switched off so that small shapes split and reduce too). THIN=32
  * everywhere but the first: CPU devices keep thin products on the GEMM path by default. */
 static const char *const thin_configs[] = {
-    NULL, "THIN=16", "THIN=16 TINY=0", "THIN=16 WG=64 VW=1 LU=1 SPLIT=3 TINY=0",
-    "THIN=16 WG=128 VW=2 LU=3 CW=3 TEAM=8 TX=4 TINY=0", "THIN=16 WG=32 VW=8 LU=2 CW=2 TEAM=32 TX=32 SPLIT=1",
-    "THIN=16 WG=16 VW=16 LU=8 TX=0 SPLIT=100 TINY=0", "THIN=16 WG=64 VW=8 LU=4 CW=4 TEAM=1 TX=1 TINY=0",
-    "THIN=16 WG=8 VW=4 LU=2 CW=8 TEAM=2 TX=2 SPLIT=9 TINY=0", "THIN=16 RPT=3 TINY=0",
-    "THIN=16 WG=64 VW=2 RPT=4 TEAM=4 LU=3 SPLIT=2 TINY=0", "THIN=16 WG=32 VW=8 RPT=8 TEAM=32 TINY=0",
+    NULL, "THIN=32", "THIN=32 TINY=0", "THIN=32 WG=64 VW=1 LU=1 SPLIT=3 TINY=0",
+    "THIN=32 WG=128 VW=2 LU=3 CW=3 TEAM=8 TX=4 TINY=0", "THIN=32 WG=32 VW=8 LU=2 CW=2 TEAM=32 TX=32 SPLIT=1",
+    "THIN=32 WG=16 VW=16 LU=8 TX=0 SPLIT=100 TINY=0", "THIN=32 WG=64 VW=8 LU=4 CW=4 TEAM=1 TX=1 TINY=0",
+    "THIN=32 WG=8 VW=4 LU=2 CW=8 TEAM=2 TX=2 SPLIT=9 TINY=0", "THIN=32 RPT=3 TINY=0",
+    "THIN=32 WG=64 VW=2 RPT=4 TEAM=4 LU=3 SPLIT=2 TINY=0", "THIN=32 WG=32 VW=8 RPT=8 TEAM=32 TINY=0",
     /* vectors staged in local memory: runs of one unit, of a few, across slices, and wide */
-    "THIN=16 XL=1 WG=32 VW=8 TEAM=8 TX=8 TINY=0", "THIN=16 XL=24 WG=64 VW=2 LU=3 TEAM=4 RPT=2 SPLIT=2 TINY=0",
-    "THIN=16 XL=40 WG=16 VW=16 LU=8 TX=0 SPLIT=100 TINY=0", "THIN=16 XL=256 TINY=0",
-    "THIN=16 XL=7 WG=64 VW=1 LU=1 CW=3 TEAM=2 TX=4 RPT=3 TINY=0",
+    "THIN=32 XL=1 WG=32 VW=8 TEAM=8 TX=8 TINY=0", "THIN=32 XL=24 WG=64 VW=2 LU=3 TEAM=4 RPT=2 SPLIT=2 TINY=0",
+    "THIN=32 XL=40 WG=16 VW=16 LU=8 TX=0 SPLIT=100 TINY=0", "THIN=32 XL=256 TINY=0",
+    "THIN=32 XL=7 WG=64 VW=1 LU=1 CW=3 TEAM=2 TX=4 RPT=3 TINY=0",
     /* gemv_tile: outputs a work-item, blocks, splits, vector widths, groups of one to eight rows of work-items */
-    "THIN=16 TM=1 TINY=0", "THIN=16 TM=2 BK=16 WG=64 SPLIT=3 TINY=0", "THIN=16 TM=4 BK=64 WG=128 TINY=0",
-    "THIN=16 TM=4 VW=1 SPLIT=2 TINY=0", "THIN=16 TM=2 VW=8 BK=16 WG=32 SPLIT=100 TINY=0", "THIN=16 TM=4 TINY=0",
-    "THIN=16 TM=8 WG=64 TINY=0",
+    "THIN=32 TM=1 TINY=0", "THIN=32 TM=2 BK=16 WG=64 SPLIT=3 TINY=0", "THIN=32 TM=4 BK=64 WG=128 TINY=0",
+    "THIN=32 TM=4 VW=1 SPLIT=2 TINY=0", "THIN=32 TM=2 VW=8 BK=16 WG=32 SPLIT=100 TINY=0", "THIN=32 TM=4 TINY=0",
+    "THIN=32 TM=8 WG=64 TINY=0",
 };
 
 typedef struct tcase {
@@ -325,7 +325,7 @@ static void make_thin(uint64_t *s, int f64, tcase *c)
     c->layout = clf_test_rand_u64(s) & 1 ? CLF_ROW_MAJOR : CLF_COL_MAJOR;
     c->ta = clf_test_rand_u64(s) & 1 ? CLF_TRANS : CLF_NO_TRANS;
     c->tb = clf_test_rand_u64(s) & 1 ? CLF_TRANS : CLF_NO_TRANS;
-    size_t few = 1 + clf_test_rand_u64(s) % 16, big = pick_dim(s);
+    size_t few = 1 + clf_test_rand_u64(s) % 32, big = pick_dim(s);
     int tiny = clf_test_rand_u64(s) % 5 == 0;   /* both sides small: the tiny path */
     if (tiny)
         big = 1 + clf_test_rand_u64(s) % 33;
@@ -480,7 +480,7 @@ START_TEST(thin_gemm)
 END_TEST
 
 /* gemv_tile under each of its configurations in thin_configs (those naming TM), on random thin products of
- * 2 to 16 vectors in every layout, transposition, batch and offset. */
+ * 1 to 32 vectors in every layout, transposition, batch and offset. */
 START_TEST(thin_tile)
 {
     clf_context **ctxs;

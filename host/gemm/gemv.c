@@ -99,10 +99,12 @@ void clf__gemv_params_from_config(const clf_device_info *dev, const clf__config 
     /* THIN: on PoCL the CPU GEMM path beat the thin kernels 2-20x. TINY: on the H200, synchronous per call, 32^3
      * took 28.2-28.4 us on the gemv kernels and 17.1-18.5 on the direct GEMM kernel (CLBlast 19.6-21.4), while
      * 8^3 and 16^3 stay ahead there (15.2-22.6 against CLBlast's 19.2-27.1;
-     * bench/results/h200/2026-12-01/percall-tiny.txt); CPUs keep 32^3 (docs/gemm.md). */
+     * bench/results/h200/2026-12-01/percall-tiny.txt); CPUs keep 32^3 (docs/gemm.md). THIN on GPUs: every product
+     * of up to 32 vectors (H200 fp32, 17-32 rows or columns, 24 drawn products NN, A.B^T and A^T.B: 2.2x the tiled
+     * kernels' 64 x 64 tiles, 0.56-1.00x cuBLAS against 0.25-0.49x; bench/results/h200/2026-12-03/thin32/). */
     *out = (clf__gemv_params){.wg = v[CLF__GV_WG], .vw = v[CLF__GV_VW], .lu = v[CLF__GV_LU], .gpb = v[CLF__GV_GPB],
                               .team = v[CLF__GV_TEAM], .tx = v[CLF__GV_TX], .cw = v[CLF__GV_CW], .rpt = v[CLF__GV_RPT],
-                              .xl = v[CLF__GV_XL], .tm = v[CLF__GV_TM], .bk = v[CLF__GV_BK], .thin = cpu ? 1 : 16,
+                              .xl = v[CLF__GV_XL], .tm = v[CLF__GV_TM], .bk = v[CLF__GV_BK], .thin = cpu ? 1 : CLF__GEMV_NV_MAX,
                               .tiny = cpu ? 32 : 24};
 }
 
