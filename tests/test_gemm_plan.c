@@ -823,8 +823,8 @@ START_TEST(tile_time_model)
 END_TEST
 
 /* On a 132-unit GPU (pretended) whose medium, large and skinny entries carry the probe's times, a product that those
- * buckets' rules leave unsplit runs the tiles the model finds fastest, unsplit; the split rules' products keep
- * theirs; CLFORGE_GEMM_TILES=bucket, or an entry without times (or with malformed ones), leaves the choice to the
+ * buckets' rules leave unsplit runs the tiles the model finds fastest, unsplit, within the probe's 8 tiles a unit;
+ * the split rules' products keep theirs; CLFORGE_GEMM_TILES=bucket, or an entry without times (or with malformed ones), leaves the choice to the
  * wave-fill rule. */
 START_TEST(tiles_chosen_by_measured_times)
 {
@@ -848,6 +848,19 @@ START_TEST(tiles_chosen_by_measured_times)
     ck_assert_str_eq(bucket_of(ctx, 1126, 1346, 1954), "medium");    /* fill 0.75: the fill rule keeps it */
     ck_assert_str_eq(bucket_of(ctx, 1500, 700, 900), "skinny");      /* fill 0.55: the fill rule moves it */
     unsetenv("CLFORGE_GEMM_TILES");
+    pretend_end(ctx, &saved);
+    /* The model is not extrapolated past the probe's 8 tiles a unit: with medium's times made four times faster,
+     * 3072 x 2816 (1056 tiles of 64 x 128: 8 a unit) takes them, 4608 x 2816 (1584: 12 a unit) keeps large's
+     * 792 tiles (three whole waves, unsplit). */
+    int fast[16];
+    for (int i = 0; i < 16; i++)
+        fast[i] = MEDIUM_NS[i] / 4;
+    ctx = pretend_gpu("retile-range", &saved);
+    store_config_times(ctx, "medium", MEDIUM_CFG, 2, fast, 16);
+    store_config_times(ctx, "large", THIN_CFG, 2, LARGE_NS, 16);
+    store_config_times(ctx, "skinny", SKINNY_CFG, 4, SKINNY_NS, 16);
+    ck_assert_str_eq(bucket_of(ctx, 3072, 2816, 1024), "medium");
+    ck_assert_str_eq(bucket_of(ctx, 4608, 2816, 1024), "large");
     pretend_end(ctx, &saved);
     int bad[16];
     memcpy(bad, SKINNY_NS, sizeof bad);

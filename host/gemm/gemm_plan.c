@@ -699,7 +699,8 @@ static const char *const RETILE_BUCKETS[] = {"medium", "large", "skinny"};
 static int retile_rule_on(void) { return clf__env_rule_on("CLFORGE_GEMM_TILES", "bucket"); }
 
 /* Seconds the busiest compute unit takes for p, unsplit, in cfg's tiles (bucket's entry), from the entry's
- * measured "tile_ns" and "wg_per_cu"; 0 where the entry lacks them. */
+ * measured "tile_ns" and "wg_per_cu"; 0 where the entry lacks them; -1 where that unit would hold more tiles than
+ * the probe measured (the model is not extrapolated). */
 static double tiles_time(planner *pl, const char *bucket, const clf__config *cfg, const product *p)
 {
     int ns[CLF__ENTRY_INTS_MAX];
@@ -709,7 +710,9 @@ static double tiles_time(planner *pl, const char *bucket, const clf__config *cfg
         return 0;
     int w = clf__config_entry_int(pl->ctx, &clf__family_gemm, dt, bucket, cfg, "wg_per_cu");
     double per_cu = ceil(tile_count(cfg, p->m, p->n) / (double)cus(pl->ctx));
-    return w > 0 ? clf__gemm_tile_time(ns, w, (size_t)per_cu, p->k) : 0;
+    if (w <= 0)
+        return 0;
+    return per_cu > CLF__TILE_PROBE_ROWS ? -1 : clf__gemm_tile_time(ns, w, (size_t)per_cu, p->k);
 }
 
 /* 1 when the rules of plan_real would split p in cfg's tiles (bucket's entry) along K. */
@@ -721,7 +724,8 @@ static int split_planned(planner *pl, const product *p, const clf__config *cfg, 
 }
 
 /* A single GPU product of the medium, large or skinny bucket that those buckets' rules would run unsplit, on at
- * least one tile per compute unit, with K of at least RETILE_MIN_K, runs whichever of the three buckets' configurations the measured model finds
+ * least one and at most 8 tiles per compute unit (the probe's range, for it and for a candidate), with K of at
+ * least RETILE_MIN_K, runs whichever of the three buckets' configurations the measured model finds
  * fastest: the busiest compute unit's time for its tiles (ceil(tiles / units)) at this K, from each entry's
  * "tile_ns" (gemm_waves.c). Tile shape and padding, how full the last round of tiles is and how fast a unit runs
  * one, two or more tiles at once all enter through the measurement, where the wave-fill rule below sees only the
@@ -738,9 +742,11 @@ static int retile(planner *pl, const product *p, clf_status *s)
     if (is_cpu(pl->ctx) || !ours || p->batch != 1 || p->k < RETILE_MIN_K || !own_config(plan) || !retile_rule_on())
         return 0;
     double now = tiles_time(pl, plan->bucket, &plan->cfg_main, p), best = now;
-    if (now <= 0 || tile_count(&plan->cfg_main, p->m, p->n) < (double)cus(pl->ctx) ||
+    if (now <= 0)
+        return 0;   /* no times, or over 8 tiles a unit (past the probe's range): the rules as before */
+    if (tile_count(&plan->cfg_main, p->m, p->n) < (double)cus(pl->ctx) ||
         split_planned(pl, p, &plan->cfg_main, plan->bucket))
-        return 0;   /* no times, or the split rules' products: the wave-fill rule and the splits, as measured */
+        return 0;   /* the split rules' products: the wave-fill rule and the splits, as measured */
     clf__config cand[3];
     const char *origin[3];
     int pick = -1;
@@ -752,9 +758,9 @@ static int retile(planner *pl, const product *p, clf_status *s)
         if (*s != CLF_SUCCESS)
             return 1;
         double t = tiles_time(pl, b, &cand[i], p);
-        if (t <= 0)
+        if (t == 0)
             return 0;   /* a candidate without times: the model cannot compare */
-        if (tile_count(&cand[i], p->m, p->n) >= (double)cus(pl->ctx) && t * RETILE_GAIN < now && t < best)
+        if (t > 0 && tile_count(&cand[i], p->m, p->n) >= (double)cus(pl->ctx) && t * RETILE_GAIN < now && t < best)
             best = t, pick = i;
     }
     if (pick >= 0) {
