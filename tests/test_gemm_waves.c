@@ -282,11 +282,60 @@ START_TEST(waves_compute_the_product)
 }
 END_TEST
 
+/* "tile_ns" as the planner reads it: sixteen positive integers, else nothing (hostile values in the entry change
+ * nothing but turn the model off for it); the probes refuse CPUs and NULL arguments with an error. */
+START_TEST(tile_times_read_and_refused)
+{
+    clf_device_info saved;
+    clf_context *ctx = pretend_gpu("tile-ns", &saved);
+    setenv("CLFORGE_SHIPPED", "off", 1);
+    char section[128];
+    clf__tunedb_entry_path("gemm", "f32", "large", section, sizeof section);
+    clf__config cfg;
+    ck_assert_int_eq(clf__config_parse(&clf__family_gemm, LARGE_CFG, &cfg), CLF_SUCCESS);
+    int got[CLF__ENTRY_INTS_MAX];
+    json_t *good = json_array();
+    for (int i = 0; i < 16; i++)
+        json_array_append_new(good, json_integer(1000 * (i + 1)));
+    json_t *e = json_pack("{s:s, s:f, s:i, s:o}", "config", LARGE_CFG, "speed", 1.0, "wg_per_cu", 2, "tile_ns", good);
+    ck_assert_int_eq(clf__tunedb_store(ctx, section, e), CLF_SUCCESS);
+    ck_assert_int_eq(clf__config_entry_ints(ctx, &clf__family_gemm, CLF_F32, "large", &cfg, "tile_ns", got, 16), 16);
+    ck_assert_int_eq(got[0], 1000);
+    ck_assert_int_eq(got[15], 16000);
+    ck_assert_int_eq(clf__config_entry_ints(ctx, &clf__family_gemm, CLF_F32, "large", &cfg, "tile_ns", got, 4), 4);
+    ck_assert_int_eq(clf__config_entry_int(ctx, &clf__family_gemm, CLF_F32, "large", &cfg, "tile_ns"), 0);
+    ck_assert_int_eq(clf__config_entry_int(ctx, &clf__family_gemm, CLF_F32, "large", &cfg, "wg_per_cu"), 2);
+    json_t *bad[] = {json_string("1 2 3"), json_pack("[i, s]", 5, "6"), json_pack("[i, f]", 5, 6.0),
+                     json_pack("[i, i]", 5, -6), json_pack("[i, [i]]", 5, 6), json_array(), json_null()};
+    json_t *many = json_array();
+    for (int i = 0; i < 17; i++)
+        json_array_append_new(many, json_integer(7));
+    for (int i = 0; i < 8; i++) {
+        e = json_pack("{s:s, s:f}", "config", LARGE_CFG, "speed", 1.0);
+        json_object_set_new(e, "tile_ns", i < 7 ? bad[i] : many);
+        ck_assert_int_eq(clf__tunedb_store(ctx, section, e), CLF_SUCCESS);
+        ck_assert_msg(clf__config_entry_ints(ctx, &clf__family_gemm, CLF_F32, "large", &cfg, "tile_ns", got, 16) == 0,
+                      "hostile tile_ns %d read", i);
+    }
+    unsetenv("CLFORGE_SHIPPED");
+    int ns[16];
+    ck_assert_int_eq(clf__gemm_measure_tile_ns(ctx, &clf__family_gemm, CLF_F32, "large", &cfg, NULL),
+                     CLF_ERR_INVALID_ARG);
+    ck_assert_int_eq(clf__gemm_measure_tile_ns(ctx, &clf__family_gemm, CLF_F32, "large", NULL, ns), CLF_ERR_INVALID_ARG);
+    ctx->info = saved;
+    if (saved.type & CL_DEVICE_TYPE_CPU)
+        ck_assert_int_eq(clf__gemm_measure_tile_ns(ctx, &clf__family_gemm, CLF_F32, "large", &cfg, ns),
+                         CLF_ERR_UNSUPPORTED);
+    clf_context_destroy(ctx);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gemm_waves");
     CLF_TEST_ALONE(s, last_wave_splits_where_measured);
     CLF_TEST_ALONE(s, mma_last_wave_splits);
     CLF_TEST_ALONE(s, waves_compute_the_product);
+    CLF_TEST_ALONE(s, tile_times_read_and_refused);
     return clf_test_run(s);
 }
