@@ -40,12 +40,16 @@ gemv_bench() {
   say "== $label"
   timeout 120 bench/bench_gemv --device gpu --no-clblast $thin "$@" 2>&1 | grep -E "x[0-9]+x" | cut -c1-100 | tee -a "$log"
 }
-# The H200's shipped fp32 configurations (autotune/defaults/nvidia-h200.json), to force one per sweep.
+# The H200's shipped fp32 configurations (autotune/defaults/nvidia-h200.json), and two that are not, to force one per
+# sweep.
 declare -A F32_CFG=(
   [large]="MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=8 VWM=4 VWN=2 KWI=8 PADA=4 PADB=0 DBUF=1"
   [medium]="MWG=64 NWG=128 KWG=16 MDIMC=8 NDIMC=32 VWM=4 VWN=4 KWI=16 PADA=4 PADB=0 DBUF=1"
   [skinny]="MWG=64 NWG=64 KWG=32 MDIMC=8 NDIMC=16 VWM=2 VWN=4 KWI=16 PADA=2 PADB=0 DBUF=1"
   [bsmall]="MWG=64 NWG=32 KWG=16 MDIMC=8 NDIMC=8 VWM=2 VWN=4 KWI=16 PADA=2 PADB=4 DBUF=1"
+  # not shipped: 64 x 128 and 128 x 64 tiles with 8 x 8 accumulators a work-item (128 work-items)
+  [m8]="MWG=64 NWG=128 KWG=16 MDIMC=8 NDIMC=16 VWM=4 VWN=4 KWI=16 PADA=4 PADB=0 DBUF=1"
+  [m8t]="MWG=128 NWG=64 KWG=16 MDIMC=16 NDIMC=8 VWM=4 VWN=4 KWI=8 PADA=4 PADB=0 DBUF=1"
 )
 # f32_bench LABEL [OPTIONS...]: bench/bench_gemm_mixed (or $B) in fp32 on the GPU, result lines said under the label.
 f32_bench() {

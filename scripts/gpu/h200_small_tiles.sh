@@ -5,8 +5,8 @@
 #   each forced through CLFORGE_GEMM_CONFIG, against the planner's own choice and cuBLAS (torch, same script).
 #   Shapes are drawn from each seed of $SEED (default 11) per class, so no list of ours decides them; SHAPES
 #   overrides. CONFIGS: names from the table below (default all); UNSPLIT=1 runs the forced ones unsplit
-#   (CLFORGE_GEMM_SPLIT_K=1, CLFORGE_GEMM_WG_PER_CU=off), as tile_rates.sh measured them. REDUCE=1 also sweeps the row kernel's configuration on the
-#   layer norm and softmax (bench_reduce --shapes, CLFORGE_REDUCE_CONFIG).
+#   (CLFORGE_GEMM_SPLIT_K=1, CLFORGE_GEMM_WG_PER_CU=off), as tile_rates.sh measured them. REDUCE=1 also sweeps
+#   the row kernel's configuration on the layer norm and softmax (bench_reduce --shapes, CLFORGE_REDUCE_CONFIG).
 . scripts/gpu/common.sh
 gpu_session small-tiles
 SEED=${SEED:-11}
@@ -29,8 +29,8 @@ declare -A C=(
   [S]="${F32_CFG[skinny]}"
   [s64x64t64]="MWG=64 NWG=64 KWG=32 MDIMC=8 NDIMC=8 VWM=4 VWN=4 KWI=16 PADA=4 PADB=0 DBUF=1"
   [s64x64t32]="MWG=64 NWG=64 KWG=32 MDIMC=4 NDIMC=8 VWM=4 VWN=4 KWI=16 PADA=4 PADB=0 DBUF=1"
-  [M8]="MWG=64 NWG=128 KWG=16 MDIMC=8 NDIMC=16 VWM=4 VWN=4 KWI=16 PADA=4 PADB=0 DBUF=1"
-  [M8T]="MWG=128 NWG=64 KWG=16 MDIMC=16 NDIMC=8 VWM=4 VWN=4 KWI=8 PADA=4 PADB=0 DBUF=1"
+  [M8]="${F32_CFG[m8]}"
+  [M8T]="${F32_CFG[m8t]}"
   [s128x64t64]="MWG=128 NWG=64 KWG=16 MDIMC=8 NDIMC=8 VWM=4 VWN=2 KWI=8 PADA=4 PADB=0 DBUF=1"
   [s64x128t64]="MWG=64 NWG=128 KWG=16 MDIMC=8 NDIMC=8 VWM=4 VWN=4 KWI=8 PADA=4 PADB=0 DBUF=1"
   [s128x128t256]="MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=16 VWM=4 VWN=4 KWI=8 PADA=4 PADB=0 DBUF=1"

@@ -1,21 +1,13 @@
 #!/usr/bin/env bash
 # h200_tile_rates.sh — on the GPU host: how fast each fp32 tile configuration runs as a function of the tiles a
 #   compute unit holds. For each configuration (forced through CLFORGE_GEMM_CONFIG): the waves probe (bench_gemm
-#   --waves: 1..8 rows of tiles per unit, K = 512), then products of exactly c x (compute units) tiles for c = 1..6
-#   at K = $K (default 2048), unsplit (CLFORGE_GEMM_SPLIT_K=1, CLFORGE_GEMM_WG_PER_CU=off).
+#   --waves: 1..8 rows of tiles per unit, K = 512 and 2048), then products of exactly c x (compute units) tiles,
+#   c = 1..6, at K = $K (default 2048), unsplit (CLFORGE_GEMM_SPLIT_K=1, CLFORGE_GEMM_WG_PER_CU=off).
 . scripts/gpu/common.sh
 gpu_session tile-rates
-declare -A C=(
-  [L]="${F32_CFG[large]}"
-  [M]="${F32_CFG[medium]}"
-  [S]="${F32_CFG[skinny]}"
-  [M8]="MWG=64 NWG=128 KWG=16 MDIMC=8 NDIMC=16 VWM=4 VWN=4 KWI=16 PADA=4 PADB=0 DBUF=1"
-  [M8T]="MWG=128 NWG=64 KWG=16 MDIMC=16 NDIMC=8 VWM=4 VWN=4 KWI=8 PADA=4 PADB=0 DBUF=1"
-  ${EXTRA_CFG:-}
-)
 K=${K:-2048}
-for c in ${CONFIGS:-L M S M8 M8T}; do
-  cfg=${C[$c]}
+for c in ${CONFIGS:-large medium skinny m8 m8t}; do   # names of F32_CFG (common.sh)
+  cfg=${F32_CFG[$c]}
   say "== $c: $cfg"
   CLFORGE_GEMM_CONFIG="$cfg" timeout 120 bench/bench_gemm --device gpu --waves medium 2>&1 | grep -E "wg_per_cu|tile_ns|rror" | tee -a "$log"
   bm=$(echo "$cfg" | sed 's/.*MWG=\([0-9]*\).*/\1/'); bn=$(echo "$cfg" | sed 's/.*NWG=\([0-9]*\).*/\1/')
