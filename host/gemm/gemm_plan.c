@@ -521,10 +521,6 @@ static size_t last_wave_split(size_t m, size_t n, size_t bm, size_t bn, size_t s
     return parts > 1 && cut <= WAVE_GAIN * plain ? parts : 1;
 }
 
-/* A product whose last wave of tiles would leave most of the device idle (3072^3 in 128 x 128 tiles on 132
- * compute units running two work-groups each: 576 tiles, 2.2 waves) runs its whole waves as they are and
- * the leftover rows of tiles as a product split along K, whose slices fill the last wave. Only where the
- * configuration's work-groups per compute unit were measured (gemm_waves.c). 1 when planned so. */
 /* Slices of K for the leftover rows of tiles of a single product in cfg's tiles (bucket's entry: its wave slots),
  * the rows before them in *bulk_rows; 1 when the waves rule leaves the product whole. */
 static size_t waves_cut(planner *pl, const product *p, const clf__config *cfg, const char *bucket, size_t *bulk_rows)
@@ -541,6 +537,10 @@ static size_t waves_cut(planner *pl, const product *p, const clf__config *cfg, c
     return best_parts == 1 || p->m - *bulk_rows * mwg < mwg / 2 ? 1 : best_parts;
 }
 
+/* A product whose last wave of tiles would leave most of the device idle (3072^3 in 128 x 128 tiles on 132
+ * compute units running two work-groups each: 576 tiles, 2.2 waves) runs its whole waves as they are and
+ * the leftover rows of tiles as a product split along K, whose slices fill the last wave. Only where the
+ * configuration's work-groups per compute unit were measured (gemm_waves.c). 1 when planned so. */
 static int plan_waves(planner *pl, const product *p, const clf__config *cfg, clf_status *s)
 {
     size_t mwg = param(cfg, CLF__GEMM_MWG), bulk_rows;
@@ -627,7 +627,6 @@ static clf_status refill(planner *pl, const product *p)
     plan->bucket = "skinny";
     return CLF_SUCCESS;
 }
-
 
 #define SHORT_SPLIT_MIN_K (5 * SPLIT_K_GRAIN)   /* shorter K lost to the split's launches and partial sums */
 #define SHORT_SPLIT_MAX_USE 0.75                /* tiles per compute unit under which a short K is split */
