@@ -319,12 +319,13 @@ START_TEST(tile_times_read_and_refused)
     }
     unsetenv("CLFORGE_SHIPPED");
     int ns[16];
-    ck_assert_int_eq(clf__gemm_measure_tile_ns(ctx, &clf__family_gemm, CLF_F32, "large", &cfg, NULL),
+    ck_assert_int_eq(clf__gemm_measure_tile_ns(ctx, &clf__family_gemm, CLF_F32, "large", &cfg, NULL, NULL),
                      CLF_ERR_INVALID_ARG);
-    ck_assert_int_eq(clf__gemm_measure_tile_ns(ctx, &clf__family_gemm, CLF_F32, "large", NULL, ns), CLF_ERR_INVALID_ARG);
+    ck_assert_int_eq(clf__gemm_measure_tile_ns(ctx, &clf__family_gemm, CLF_F32, "large", NULL, ns, NULL),
+                     CLF_ERR_INVALID_ARG);
     ctx->info = saved;
     if (saved.type & CL_DEVICE_TYPE_CPU)
-        ck_assert_int_eq(clf__gemm_measure_tile_ns(ctx, &clf__family_gemm, CLF_F32, "large", &cfg, ns),
+        ck_assert_int_eq(clf__gemm_measure_tile_ns(ctx, &clf__family_gemm, CLF_F32, "large", &cfg, ns, NULL),
                          CLF_ERR_UNSUPPORTED);
     clf_context_destroy(ctx);
 }

@@ -693,6 +693,7 @@ static clf_status unthin(planner *pl, const product *p)
                             * (H200, 2614x1006x557: 64 x 64 tiles modelled 1.25x faster, ran 0.91x) */
 
 static const char *const RETILE_BUCKETS[] = {"medium", "large", "skinny"};
+#define NRETILE (sizeof RETILE_BUCKETS / sizeof RETILE_BUCKETS[0])
 
 /* $CLFORGE_GEMM_TILES=bucket keeps the bucket's configuration (or the wave-fill rule's) whatever the model says. */
 static int retile_rule_on(void) { return clf__env_rule_on("CLFORGE_GEMM_TILES", "bucket"); }
@@ -736,7 +737,7 @@ static int retile(planner *pl, const product *p, clf_status *s)
 {
     clf__gemm_plan *plan = pl->plan;
     int ours = 0;
-    for (size_t i = 0; i < sizeof RETILE_BUCKETS / sizeof RETILE_BUCKETS[0]; i++)
+    for (size_t i = 0; i < NRETILE; i++)
         ours |= strcmp(plan->bucket, RETILE_BUCKETS[i]) == 0;
     if (is_cpu(pl->ctx) || !ours || p->batch != 1 || p->k < RETILE_MIN_K || !own_config(plan) || !retile_rule_on())
         return 0;
@@ -746,10 +747,10 @@ static int retile(planner *pl, const product *p, clf_status *s)
     if (tile_count(&plan->cfg_main, p->m, p->n) < (double)cus(pl->ctx) ||
         split_planned(pl, p, &plan->cfg_main, plan->bucket))
         return 0;   /* the split rules' products: the wave-fill rule and the splits, as measured */
-    clf__config cand[3];
-    const char *origin[3];
+    clf__config cand[NRETILE];
+    const char *origin[NRETILE];
     int pick = -1;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < (int)NRETILE; i++) {
         const char *b = RETILE_BUCKETS[i];
         if (strcmp(b, plan->bucket) == 0)
             continue;

@@ -137,20 +137,25 @@ clf_status clf__gemm_measure_wg_per_cu(clf_context *ctx, const clf__family *f, c
 }
 
 clf_status clf__gemm_measure_tile_ns(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
-                                     const clf__config *cfg, int *ns)
+                                     const clf__config *cfg, int *ns, int *wg_per_cu)
 {
     clf_status s = probe_check(ctx, f, cfg, "tile times");
     if (s != CLF_SUCCESS)
         return s;
     if (!ns)
         return clf__fail(CLF_ERR_INVALID_ARG, "gemm tile times probe: NULL argument");
-    double t[2 * PROBE_ROWS];
-    s = probe_times(ctx, f, dt, bucket, cfg, CLF__TILE_PROBE_K0, t);
-    if (s == CLF_SUCCESS)
-        s = probe_times(ctx, f, dt, bucket, cfg, CLF__TILE_PROBE_K1, t + PROBE_ROWS);
-    for (int i = 0; i < 2 * PROBE_ROWS && s == CLF_SUCCESS; i++) {
-        double x = t[i] * 1e9 + 0.5;
-        ns[i] = x < 1 ? 1 : x > 999999999.0 ? 999999999 : (int)x;
+    const size_t depth[2] = {CLF__TILE_PROBE_K0, CLF__TILE_PROBE_K1};
+    for (int d = 0; d < 2 && s == CLF_SUCCESS; d++) {
+        double t[PROBE_ROWS];
+        s = probe_times(ctx, f, dt, bucket, cfg, depth[d], t);
+        if (s != CLF_SUCCESS)
+            break;
+        if (d == 0 && wg_per_cu)
+            *wg_per_cu = first_full_wave(t);   /* the waves probe's own product: no need to run it again */
+        for (int i = 0; i < PROBE_ROWS; i++) {
+            double x = t[i] * 1e9 + 0.5;
+            ns[d * PROBE_ROWS + i] = x < 1 ? 1 : x > 999999999.0 ? 999999999 : (int)x;
+        }
     }
     return s;
 }
@@ -181,18 +186,18 @@ void clf__gemm_describe_entry(clf_context *ctx, const clf__family *f, clf_dtype 
     if (!bucket || strcmp(bucket, "small") == 0 || strncmp(bucket, "batched", 7) == 0 ||
         (ctx->info.type & CL_DEVICE_TYPE_CPU))
         return;
-    int per_cu = 0, ns[2 * PROBE_ROWS];
+    int per_cu = 0, ns[2 * PROBE_ROWS], tiles = f == &clf__family_gemm;
     clf__quiet_begin();
-    clf_status s = clf__gemm_measure_wg_per_cu(ctx, f, dt, bucket, cfg, &per_cu, NULL);
-    clf_status st = f == &clf__family_gemm && s == CLF_SUCCESS ? clf__gemm_measure_tile_ns(ctx, f, dt, bucket, cfg, ns)
-                                                               : CLF_ERR_UNSUPPORTED;
+    clf_status s = tiles ? clf__gemm_measure_tile_ns(ctx, f, dt, bucket, cfg, ns, &per_cu)
+                         : clf__gemm_measure_wg_per_cu(ctx, f, dt, bucket, cfg, &per_cu, NULL);
     clf__quiet_end();
     /* null where the probe failed: a store merges the entry member by member, and an older configuration's
      * measurement must not stay beside the new one */
-    json_object_set_new(entry, "wg_per_cu", s == CLF_SUCCESS ? json_integer(per_cu) : json_null());
-    json_t *a = st == CLF_SUCCESS ? json_array() : NULL;
+    /* per_cu is set once the K = 512 pass succeeded, even where the K = 2048 one then failed */
+    json_object_set_new(entry, "wg_per_cu", per_cu > 0 ? json_integer(per_cu) : json_null());
+    json_t *a = tiles && s == CLF_SUCCESS ? json_array() : NULL;
     for (int i = 0; a && i < 2 * PROBE_ROWS; i++)
         json_array_append_new(a, json_integer(ns[i]));
-    if (f == &clf__family_gemm)
+    if (tiles)
         json_object_set_new(entry, "tile_ns", a ? a : json_null());
 }

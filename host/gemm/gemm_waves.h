@@ -27,9 +27,11 @@ clf_status clf__gemm_measure_wg_per_cu(clf_context *ctx, const clf__family *f, c
 
 /* Measures the time (ns) of products of j x (compute units) whole tiles of cfg, j = 1..8, at K = 512 (ns[0..8))
  * and K = 2048 (ns[8..16)), never split: a compute unit's time for j tiles of cfg at each depth ("tile_ns" of a
- * gemm tuning entry). GPUs only, as clf__gemm_measure_wg_per_cu. */
+ * gemm tuning entry). The K = 512 pass is the waves probe's: wg_per_cu (may be NULL) gets what
+ * clf__gemm_measure_wg_per_cu would, and ns[0..8) its times, as soon as that pass succeeds (also when the K = 2048
+ * pass then fails). GPUs only, as clf__gemm_measure_wg_per_cu. */
 clf_status clf__gemm_measure_tile_ns(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
-                                     const clf__config *cfg, int *ns);
+                                     const clf__config *cfg, int *ns, int *wg_per_cu);
 
 /* Seconds a compute unit takes for per_cu tiles of depth k, from a "tile_ns" profile (16 values, as measured
  * above) and the configuration's wg_per_cu: linear in k through the two depths, and past 8 tiles each further
