@@ -847,6 +847,15 @@ START_TEST(tiles_chosen_by_measured_times)
     setenv("CLFORGE_GEMM_TILES", "bucket", 1);
     ck_assert_str_eq(bucket_of(ctx, 1126, 1346, 1954), "medium");    /* fill 0.75: the fill rule keeps it */
     ck_assert_str_eq(bucket_of(ctx, 1500, 700, 900), "skinny");      /* fill 0.55: the fill rule moves it */
+    /* Another value warns once, naming the variable, and leaves the rule on. */
+    char log[1024];
+    snprintf(log, sizeof log, "%s/tiles-env.log", clf_test_tmpdir());
+    int saved_err = clf_test_capture_begin(log);
+    setenv("CLFORGE_GEMM_TILES", "buckets", 1);
+    const char *with_bad = bucket_of(ctx, 1126, 1346, 1954);
+    char *said = clf_test_capture_end(saved_err, log);
+    ck_assert_str_eq(with_bad, "skinny");
+    ck_assert_msg(strstr(said, "CLFORGE_GEMM_TILES=buckets"), "no warning: %s", said);
     unsetenv("CLFORGE_GEMM_TILES");
     pretend_end(ctx, &saved);
     /* The model is not extrapolated past the probe's 8 tiles a unit: with medium's times made four times faster,
