@@ -2,6 +2,7 @@
  * per call and kept by split-K slices, the memo and its invalidation, one override rule for every family,
  * the fallback when a configured kernel does not build, clf_last_error() surviving successful calls, and
  * a context destroyed with profiling on measuring nothing. */
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -253,21 +254,27 @@ static char *read_source(const char *name)
 #define POISON_CFG "MWG=16 NWG=16 KWG=16 MDIMC=8 NDIMC=8 VWM=1 VWN=1 KWI=2 PADA=0 PADB=0 DBUF=0"
 #define POISON_IF "#if MWG == 16 && NWG == 16 && KWI == 2 && DBUF == 0 && VWM == 1\n"
 
-/* A kernel folder: cl/ with `extra` appended to file `name` (or prepended when `before`). */
+/* A kernel folder: every file of cl/ (a kernel that includes another finds it), with `extra` appended to file
+ * `name` (or prepended when `before`). */
 static void kernel_dir(const char *sub, const char *name, const char *extra, int before, char *out, size_t cap)
 {
     snprintf(out, cap, "%s/%s", clf_test_tmpdir(), sub);
     mkdir(out, 0700);
-    const char *names[] = {"gemm.cl", "gemm_pack.cl", "gemm_reduce.cl", "common.cl", "copy.cl", "map.cl",
-                           "gemm_convert.cl", "gemm_mma.cl", "bf16.cl", "gemv.cl"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        char *text = read_source(names[i]), path[1200];
+    char src[1024];
+    snprintf(src, sizeof src, "%s/cl", getenv("CLFORGE_SOURCE_DIR"));
+    DIR *dir = opendir(src);
+    ck_assert_ptr_nonnull(dir);
+    for (struct dirent *e; (e = readdir(dir)) != NULL;) {
+        size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 3, ".cl") != 0)
+            continue;
+        char *text = read_source(e->d_name), path[1400];
         if (!text)
             continue;
-        snprintf(path, sizeof path, "%s/%s", out, names[i]);
+        snprintf(path, sizeof path, "%s/%s", out, e->d_name);
         FILE *f = fopen(path, "wb");
         ck_assert_ptr_nonnull(f);
-        int hit = strcmp(names[i], name) == 0;
+        int hit = strcmp(e->d_name, name) == 0;
         if (hit && before)
             fputs(extra, f);
         fputs(text, f);
@@ -276,6 +283,7 @@ static void kernel_dir(const char *sub, const char *name, const char *extra, int
         fclose(f);
         free(text);
     }
+    closedir(dir);
 }
 
 /* A 24^3 product through clf_sgemm, checked against the host. */
@@ -1108,6 +1116,7 @@ END_TEST
 START_TEST(padded_nn_batches_read_in_place)
 {
     clf_device_info saved;
+    setenv("CLFORGE_GEMM_TILES", "bucket", 1);   /* the batch bucket's tiles (batch_tiles is tested below) */
     clf_context *ctx = pretend_gpu("batchinplace", &saved);
     store_config(ctx, "batched", BATCHED_CFG);
     clf__config want;
@@ -1144,6 +1153,110 @@ START_TEST(padded_nn_batches_read_in_place)
                       "case %d: direct %d, packs %d (path %s)", i, direct, packs, plan.path);
         if (cases[i].direct)
             ck_assert_str_eq(plan.path, "direct");
+    }
+    unsetenv("CLFORGE_GEMM_TILES");
+    pretend_end(ctx, &saved);
+}
+END_TEST
+
+#define BSMALL_CFG "MWG=64 NWG=32 KWG=16 MDIMC=8 NDIMC=8 VWM=2 VWN=4 KWI=16 PADA=2 PADB=4 DBUF=1"
+
+/* A strided batch of m x n x k, B stored N x K when tb, planned on ctx with the planner's own choices. */
+static clf__gemm_plan batch_plan(clf_context *ctx, size_t batch, size_t m, size_t n, size_t k, int tb, clf_dtype dt)
+{
+    clf__gemm_call call = {.dtype = dt, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS, .tb = tb ? CLF_TRANS : CLF_NO_TRANS,
+                           .m = m, .n = n, .k = k, .alpha = 1.0, .lda = k, .ldb = tb ? k : n, .ldc = n,
+                           .stride_a = m * k, .stride_b = n * k, .stride_c = m * n, .batch = batch};
+    clf__gemm_plan plan;
+    plan_auto(ctx, &call, &plan);
+    return plan;
+}
+
+/* On a GPU (pretended) an fp32 batch of the batched bucket runs the tiles, among the batched, medium, skinny and
+ * batched_small entries', that C covers best, when they cover at least 1.15 times more (ties: the larger tiles);
+ * the read path follows the chosen tiles (a padded NN batch reads in place on the direct kernel). fp64 batches,
+ * single products, a forced configuration and CLFORGE_GEMM_TILES=bucket keep the bucket's tiles. */
+START_TEST(batches_take_the_tiles_c_covers_best)
+{
+    clf_device_info saved;
+    clf_context *ctx = pretend_gpu("batchtiles", &saved);
+    store_config(ctx, "batched", BATCHED_CFG);
+    store_config(ctx, "medium", MEDIUM_CFG);
+    store_config(ctx, "skinny", SKINNY_CFG);
+    store_config(ctx, "batched_small", BSMALL_CFG);
+    const struct { size_t batch, m, n, k; int tb; const char *bucket; int direct, packs; } cases[] = {
+        {576, 52, 447, 159, 0, "skinny", 1, 0},      /* 128 x 128 tiles 35% covered; 64 x 64 and 64 x 32 81%: the larger */
+        {264, 243, 218, 150, 0, "batched", 1, 0},    /* 81% against 92%: under the 1.15 gain */
+        {56, 133, 509, 499, 1, "medium", 0, 2},      /* 52% against 69% (64 x 128 and 64 x 64: the larger) */
+        {208, 418, 211, 117, 1, "batched_small", 0, 2},   /* 67% against 88% */
+        {64, 256, 256, 256, 0, "batched", 0, 0},     /* whole tiles */
+    };
+    for (int i = 0; i < 5; i++) {
+        clf__gemm_plan plan = batch_plan(ctx, cases[i].batch, cases[i].m, cases[i].n, cases[i].k, cases[i].tb, CLF_F32);
+        int direct = 0;
+        for (int j = 0; j < plan.nsteps; j++)
+            direct |= plan.steps[j].kind == CLF__STEP_MAIN && plan.steps[j].u.main.direct;
+        ck_assert_msg(strcmp(plan.bucket, cases[i].bucket) == 0 && direct == cases[i].direct &&
+                          steps_of(&plan, CLF__STEP_PACK) == cases[i].packs,
+                      "case %d: bucket %s, direct %d, packs %d", i, plan.bucket, direct, steps_of(&plan, CLF__STEP_PACK));
+    }
+    const char *f64 = batch_plan(ctx, 576, 52, 447, 159, 0, CLF_F64).bucket;   /* NULL: fp64 matrix units (an H200) */
+    ck_assert_msg(!f64 || strcmp(f64, "batched") == 0, "fp64 batch in %s", f64);
+    ck_assert_str_eq(bucket_of(ctx, 1500, 700, 900), "skinny");   /* single products: the rules before */
+    setenv("CLFORGE_GEMM_TILES", "bucket", 1);
+    ck_assert_str_eq(batch_plan(ctx, 576, 52, 447, 159, 0, CLF_F32).bucket, "batched");
+    unsetenv("CLFORGE_GEMM_TILES");
+    setenv("CLFORGE_GEMM_CONFIG", "KWI=8", 1);
+    clf__gemm_plan forced = batch_plan(ctx, 576, 52, 447, 159, 0, CLF_F32);
+    unsetenv("CLFORGE_GEMM_CONFIG");
+    ck_assert_str_eq(forced.bucket, "batched");
+    ck_assert_int_eq(forced.cfg_main.v[CLF__GEMM_MWG], 128);
+    pretend_end(ctx, &saved);
+}
+END_TEST
+
+/* On a GPU (pretended) a single fp32 product of fewer than 128 rows whose B, stored K x N, the fast kernel would
+ * pack runs the direct kernel over B in place (split along K as before, every slice so); B stored N x K, few columns,
+ * 128 rows or more, a B that needs no pack and CLFORGE_GEMM_PACK=always keep the packed kernel. */
+START_TEST(few_row_products_read_b_in_place)
+{
+    clf_device_info saved;
+    clf_context *ctx = pretend_gpu("fewrows", &saved);
+    store_config(ctx, "skinny", SKINNY_CFG);
+    store_config(ctx, "medium", MEDIUM_CFG);
+    const struct { size_t m, n, k; int tb; const char *env; int in_place; } cases[] = {
+        {33, 6623, 2488, 0, NULL, 1},   {82, 7362, 7662, 0, NULL, 1},  {127, 3001, 1500, 0, NULL, 1},
+        {47, 6814, 2270, 1, NULL, 0},   {6782, 175, 2487, 0, NULL, 0}, {128, 3001, 3000, 0, NULL, 0},
+        {40, 4096, 4096, 0, NULL, 0},   {33, 6623, 2488, 0, "always", 0},
+    };
+    for (int i = 0; i < 8; i++) {
+        if (cases[i].env)
+            setenv("CLFORGE_GEMM_PACK", cases[i].env, 1);
+        clf__gemm_call call = nn_call(cases[i].m, cases[i].n, cases[i].k);
+        if (cases[i].tb) {
+            call.tb = CLF_TRANS;
+            call.ldb = call.k;
+        }
+        clf__gemm_plan plan;
+        plan_auto(ctx, &call, &plan);
+        unsetenv("CLFORGE_GEMM_PACK");
+        int mains = 0, direct = 0, packed_b = 0;
+        for (int j = 0; j < plan.nsteps; j++) {
+            const clf__gemm_step *st = &plan.steps[j];
+            mains += st->kind == CLF__STEP_MAIN;
+            direct += st->kind == CLF__STEP_MAIN && st->u.main.direct;
+            for (int q = 0; st->kind == CLF__STEP_PACK && q < st->u.pack.count; q++)
+                packed_b |= st->u.pack.op[q].cols == cases[i].n;
+        }
+        if (cases[i].in_place)
+            ck_assert_msg(direct == mains && steps_of(&plan, CLF__STEP_PACK) == 0, "case %d: %d of %d mains direct, %d packs",
+                          i, direct, mains, steps_of(&plan, CLF__STEP_PACK));
+        else
+            ck_assert_msg(direct < mains, "case %d: every main step direct (path %s)", i, plan.path);
+        if (i == 0)
+            ck_assert_int_ge(steps_of(&plan, CLF__STEP_REDUCE), 1);   /* still split along K */
+        if (i == 6)
+            ck_assert_int_eq(packed_b, 0);   /* 4096 columns: B read in place by the fast kernel */
     }
     pretend_end(ctx, &saved);
 }
@@ -1247,5 +1360,7 @@ int main(void)
     CLF_TEST_ALONE(s, split_products_keep_edge_tiles);
     CLF_TEST_ALONE(s, padded_nn_batches_read_in_place);
     CLF_TEST_ALONE(s, vector_aligned_operands_read_in_place_with_edges);
+    CLF_TEST_ALONE(s, batches_take_the_tiles_c_covers_best);
+    CLF_TEST_ALONE(s, few_row_products_read_b_in_place);
     return clf_test_run(s);
 }

@@ -43,6 +43,7 @@ typedef struct planner {
     clf__gemm_plan *plan;
     const clf__config *cfg_in;    /* forced by the caller (tuner, tests), or NULL */
     int retiled;                  /* retile chose the tiles for the product unsplit: no rule splits it */
+    const char *batch_bucket;     /* a batch's bucket before batch_tiles chose other tiles (batch_in_place's test) */
 } planner;
 
 static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
@@ -427,12 +428,40 @@ static clf_status plan_packed(planner *pl, const product *p, const clf__config *
     return s;
 }
 
+static int own_config(const clf__gemm_plan *plan);
+
+#define FEW_ROWS 128   /* C's rows under which B, stored K x N, is read in place rather than packed */
+
+/* 1 when a single fp32 product on a GPU with few rows (under FEW_ROWS: B is by far the larger operand and is read
+ * once or twice) and B stored K x N, which the fast kernel would have to pack, runs the direct kernel in its bucket's
+ * tiles instead, reading B where it is: the pass over B (written, then read again) cost more than the direct
+ * kernel's scalar loads. Split products split as before, their slices and rest read so. H200 fp32, packed -> in
+ * place (CLFORGE_GEMM_PACK=off; scripts/gpu/h200_worst_profile.sh and h200_batch_tiles.sh SEED=41,
+ * bench/results/h200/2026-12-04/): 33x6623x2488 7.4 -> 10.5 TFLOP/s (the packs were 55 of 150 us), 35x7949x4950
+ * 9.9 -> 14.3, 82x7362x7662 15.0 -> 17.5, 48x5000x3000 10.9 -> 11.8; 175x3687x6066 even (+1%). Not for few columns
+ * (A the large operand: 6782x175x2487 -3%, 4573x136x6796 -2%) nor B stored N x K (47x6814x2270 -24%: the direct
+ * kernel's loads along K). */
+static int few_rows_in_place(const planner *pl, const product *p, const clf__config *cfg)
+{
+    if (is_cpu(pl->ctx) || pl->plan->dtype != CLF_F32 || (p->batch != 1 && !p->in_split) || p->m >= FEW_ROWS ||
+        !p->b_kmajor || pack_mode() != PACK_RULE || !own_config(pl->plan))
+        return 0;
+    int pack_a, pack_b, edge_a, edge_b;
+    operand_reads(pl, p, cfg, &pack_a, &pack_b, &edge_a, &edge_b);
+    return pack_b;
+}
+
 /* One product on the path its configuration names: direct, or packed (falling back to direct when the
  * packs do not fit). may_split: the edge strips may split along K (not inside a split product). */
 static clf_status plan_product(planner *pl, const product *p, const clf__config *cfg, int direct, int may_split)
 {
     if (!direct && pack_mode() == PACK_OFF) {   /* measurement: the bucket's configuration reads the operands in place */
         pl->plan->path = "direct";
+        return add_direct(pl, p, cfg);
+    }
+    if (!direct && few_rows_in_place(pl, p, cfg)) {
+        if (!p->in_split)
+            pl->plan->path = "direct";
         return add_direct(pl, p, cfg);
     }
     if (!direct) {
@@ -772,6 +801,58 @@ static int retile(planner *pl, const product *p, clf_status *s)
     return 1;
 }
 
+/* ---- tiles for batches ------------------------------------------------------------------------------ */
+
+#define BATCH_TILES_GAIN 1.15   /* other tiles replace the bucket's when C covers this much more of their area */
+
+static const char *const BATCH_TILE_BUCKETS[] = {"batched", "medium", "skinny", "batched_small"};
+#define NBATCH_TILES (sizeof BATCH_TILE_BUCKETS / sizeof BATCH_TILE_BUCKETS[0])
+
+/* The share of cfg's tiles' area that an m x n C covers. */
+static double tile_use(const clf__config *cfg, size_t m, size_t n)
+{
+    return (double)m * (double)n /
+           ((double)round_up(m, param(cfg, CLF__GEMM_MWG)) * (double)round_up(n, param(cfg, CLF__GEMM_NWG)));
+}
+
+/* An fp32 batch of the batched buckets on a GPU runs the tiles, among the batched, medium, skinny and
+ * batched_small entries', that C covers best when they cover at least BATCH_TILES_GAIN times more than the bucket's
+ * (ties: the larger tiles). A batch of small odd matrices has tiles enough for every compute unit whatever their
+ * size, so padding is what their size costs: 576 x 52x447x159 in the batched entry's 128 x 128 tiles (C covers 35%)
+ * ran 12.1 TFLOP/s on the H200, in 64 x 64 (81%) 23.3. H200 fp32, every entry forced on ten batches drawn at random
+ * (scripts/gpu/h200_batch_tiles.sh SEED=41, bench/results/h200/2026-12-04/batch-tiles/run1-sweep.txt): the rule's
+ * choice against the bucket's 0.97-1.93x, geometric mean 1.21x; the best forced entry 1.01-1.93x, mean 1.26x. No
+ * single entry won everywhere (64 x 32 everywhere: 0.92-1.31x). The read path (packed, edge checks, or the direct
+ * kernel for padded NN batches) follows the chosen tiles as before. CLFORGE_GEMM_TILES=bucket keeps the bucket's. */
+static clf_status batch_tiles(planner *pl, const product *p)
+{
+    clf__gemm_plan *plan = pl->plan;
+    if (is_cpu(pl->ctx) || plan->dtype != CLF_F32 || p->batch < 2 || strncmp(plan->bucket, "batched", 7) != 0 ||
+        !own_config(plan) || !retile_rule_on())
+        return CLF_SUCCESS;
+    double want = tile_use(&plan->cfg_main, p->m, p->n) * BATCH_TILES_GAIN, best = 0, best_area = 0;
+    clf__config cand, pick;
+    const char *origin, *pick_origin = NULL, *pick_bucket = NULL;
+    for (size_t i = 0; i < NBATCH_TILES; i++) {
+        const char *b = BATCH_TILE_BUCKETS[i];
+        if (strcmp(b, plan->bucket) == 0)
+            continue;
+        clf_status s = clf__config_resolve(pl->ctx, &clf__family_gemm, plan->dtype, b, &cand, &origin);
+        if (s != CLF_SUCCESS)
+            return s;
+        double use = tile_use(&cand, p->m, p->n), area = (double)(param(&cand, CLF__GEMM_MWG) * param(&cand, CLF__GEMM_NWG));
+        if (use >= want && (use > best * (1 + 1e-9) || (use >= best * (1 - 1e-9) && area > best_area)))
+            best = use, best_area = area, pick = cand, pick_origin = origin, pick_bucket = b;
+    }
+    if (pick_bucket) {
+        pl->batch_bucket = plan->bucket;
+        plan->cfg_main = pick;
+        plan->origin_main = pick_origin;
+        plan->bucket = pick_bucket;
+    }
+    return CLF_SUCCESS;
+}
+
 /* The bucket and its configuration, or the caller's. */
 static clf_status choose_config(planner *pl, const product *p, clf__gemm_path path, int scale_only, int no_split,
                                 int *direct)
@@ -795,6 +876,8 @@ static clf_status choose_config(planner *pl, const product *p, clf__gemm_path pa
                                        &plan->origin_main);
     if (s == CLF_SUCCESS && !*direct && path == CLF__GEMM_AUTO && p->batch == 1)
         s = unthin(pl, p);
+    if (s == CLF_SUCCESS && !*direct && path == CLF__GEMM_AUTO && p->batch > 1)
+        s = batch_tiles(pl, p);
     if (s == CLF_SUCCESS && !*direct && path == CLF__GEMM_AUTO && !retile(pl, p, &s))
         s = refill(pl, p);
     if (s != CLF_SUCCESS || *direct || path != CLF__GEMM_AUTO || !underfilled(pl->ctx, &plan->cfg_main, p) ||
@@ -833,7 +916,8 @@ static int plan_cpu(planner *pl, const product *p, clf__gemm_path path, clf_stat
  * the direct kernel (the pass is paid for by more work per matrix). fp64 was not measured. */
 static int batch_in_place(const planner *pl, const product *p, const clf__config *cfg)
 {
-    if (is_cpu(pl->ctx) || pl->plan->dtype != CLF_F32 || p->batch < 2 || strcmp(pl->plan->bucket, "batched") != 0 ||
+    const char *bucket = pl->batch_bucket ? pl->batch_bucket : pl->plan->bucket;
+    if (is_cpu(pl->ctx) || pl->plan->dtype != CLF_F32 || p->batch < 2 || strcmp(bucket, "batched") != 0 ||
         p->a_kmajor || !p->b_kmajor || strcmp(pl->plan->origin_main, "override") == 0 || pack_mode() != PACK_RULE)
         return 0;
     int pack_a, pack_b, edge_a, edge_b;
@@ -1588,7 +1672,7 @@ clf_status clf__gemm_plan_make(clf_context *ctx, const clf__gemm_call *call, con
     memset(plan, 0, sizeof *plan);
     plan->dtype = call->dtype;
     plan->epi = call->epi;
-    planner pl = {ctx, plan, cfg, 0};
+    planner pl = {ctx, plan, cfg, 0, NULL};
     product p = normalise(call);
     if (p.m == 0 || p.n == 0 || p.batch == 0 || ((p.alpha == 0.0 || p.k == 0) && p.beta == 1.0 && !p.epi)) {
         plan->empty = 1;
