@@ -1174,7 +1174,8 @@ static clf__gemm_plan batch_plan(clf_context *ctx, size_t batch, size_t m, size_
 
 /* On a GPU (pretended) an fp32 batch of the batched bucket runs the tiles, among the batched, medium, skinny and
  * batched_small entries', that C covers best, when they cover at least 1.15 times more (ties: the larger tiles);
- * the read path follows the chosen tiles (a padded NN batch reads in place on the direct kernel). fp64 batches,
+ * the read path follows the chosen tiles (a padded NN batch reads in place on the direct kernel, but never in the
+ * batched_small entry's tiles). fp64 batches,
  * single products, a forced configuration and CLFORGE_GEMM_TILES=bucket keep the bucket's tiles. */
 START_TEST(batches_take_the_tiles_c_covers_best)
 {
@@ -1190,8 +1191,9 @@ START_TEST(batches_take_the_tiles_c_covers_best)
         {56, 133, 509, 499, 1, "medium", 0, 2},      /* 52% against 69% (64 x 128 and 64 x 64: the larger) */
         {208, 418, 211, 117, 1, "batched_small", 0, 2},   /* 67% against 88% */
         {64, 256, 256, 256, 0, "batched", 0, 0},     /* whole tiles */
+        {72, 434, 270, 233, 0, "skinny", 1, 0},      /* 64 x 32 (91%) would run on the direct kernel: not a candidate */
     };
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 6; i++) {
         clf__gemm_plan plan = batch_plan(ctx, cases[i].batch, cases[i].m, cases[i].n, cases[i].k, cases[i].tb, CLF_F32);
         int direct = 0;
         for (int j = 0; j < plan.nsteps; j++)

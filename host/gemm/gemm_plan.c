@@ -438,7 +438,10 @@ static int own_config(const clf__gemm_plan *plan);
  * kernel's scalar loads. Split products split as before, their slices and rest read so. H200 fp32, packed -> in
  * place (CLFORGE_GEMM_PACK=off; scripts/gpu/h200_worst_profile.sh and h200_batch_tiles.sh SEED=41,
  * bench/results/h200/2026-12-04/): 33x6623x2488 7.4 -> 10.5 TFLOP/s (the packs were 55 of 150 us), 35x7949x4950
- * 9.9 -> 14.3, 82x7362x7662 15.0 -> 17.5, 48x5000x3000 10.9 -> 11.8; 175x3687x6066 even (+1%). Not for few columns
+ * 9.9 -> 14.3, 82x7362x7662 15.0 -> 17.5, 48x5000x3000 10.9 -> 11.8; 175x3687x6066 even (+1%); the build before
+ * against the rule on products drawn afterwards (batch-tiles/run2-ab.txt): 53x6197x6063 14.8 -> 20.0, 49x5169x6892
+ * 13.1 -> 18.3, 97x4227x6711 16.2 -> 17.7, 39x6745x2501 9.4 -> 12.4, 64x2503x3357 12.1 -> 15.3, 70x4255x2631
+ * 9.6 -> 10.3. Not for few columns
  * (A the large operand: 6782x175x2487 -3%, 4573x136x6796 -2%) nor B stored N x K (47x6814x2270 -24%: the direct
  * kernel's loads along K). */
 static int few_rows_in_place(const planner *pl, const product *p, const clf__config *cfg)
@@ -823,7 +826,14 @@ static double tile_use(const clf__config *cfg, size_t m, size_t n)
  * (scripts/gpu/h200_batch_tiles.sh SEED=41, bench/results/h200/2026-12-04/batch-tiles/run1-sweep.txt): the rule's
  * choice against the bucket's 0.97-1.93x, geometric mean 1.21x; the best forced entry 1.01-1.93x, mean 1.26x. No
  * single entry won everywhere (64 x 32 everywhere: 0.92-1.31x). The read path (packed, edge checks, or the direct
- * kernel for padded NN batches) follows the chosen tiles as before. CLFORGE_GEMM_TILES=bucket keeps the bucket's. */
+ * kernel for padded NN batches) follows the chosen tiles as before; the batched_small entry's 64 x 32 tiles are no
+ * candidate where they would run on the direct kernel: so read, they trailed the best other entry's on all five NN
+ * batches of the sweep (by 6-29%), and on the twelve batches drawn next (run2-ab.txt, the build before against the
+ * rule with them) they ran 237x391x389 7% slower than the 128 x 128 tiles. In that run four of the twelve changed
+ * tiles: 472 x 57x311x253 A.B^T 10.1 -> 18.5 TFLOP/s, 72 x 434x270x233 19.0 -> 20.9, 56 x 354x303x343 24.2 -> 25.5,
+ * 56 x 237x391x389 21.2 -> 19.7 (which now keeps its bucket's tiles). CLFORGE_GEMM_TILES=bucket keeps the bucket's. */
+static int batch_in_place(const planner *pl, const product *p, const clf__config *cfg);
+
 static clf_status batch_tiles(planner *pl, const product *p)
 {
     clf__gemm_plan *plan = pl->plan;
@@ -840,6 +850,8 @@ static clf_status batch_tiles(planner *pl, const product *p)
         clf_status s = clf__config_resolve(pl->ctx, &clf__family_gemm, plan->dtype, b, &cand, &origin);
         if (s != CLF_SUCCESS)
             return s;
+        if (strcmp(b, "batched_small") == 0 && batch_in_place(pl, p, &cand))
+            continue;   /* 64 x 32 tiles on the direct kernel trailed the others' on every NN batch of the sweep */
         double use = tile_use(&cand, p->m, p->n), area = (double)(param(&cand, CLF__GEMM_MWG) * param(&cand, CLF__GEMM_NWG));
         if (use >= want && (use > best * (1 + 1e-9) || (use >= best * (1 - 1e-9) && area > best_area)))
             best = use, best_area = area, pick = cand, pick_origin = origin, pick_bucket = b;
