@@ -297,7 +297,7 @@ static void check_small_sgemm(clf_context *ctx)
     cl_mem a = clf_test_buffer(ctx, sizeof ha, ha), b = clf_test_buffer(ctx, sizeof hb, hb);
     cl_mem c = clf_test_buffer(ctx, sizeof hc, NULL);
     ck_assert_str_eq(clf__gemm_bucket(&ctx->info, N, N, N), "small");
-    setenv("CLFORGE_GEMV_CONFIG", "TINY=0", 1);   /* else a product this small runs on the gemv kernels */
+    setenv("CLFORGE_GEMV_CONFIG", "TINY=0 THIN=0", 1);   /* else a product this small runs on the gemv kernels */
     clf_status s = clf_sgemm(ctx, CLF_ROW_MAJOR, CLF_NO_TRANS, CLF_NO_TRANS, N, N, N, 1.0f, a, 0, N, b, 0, N, 0.0f,
                              c, 0, N, NULL);
     unsetenv("CLFORGE_GEMV_CONFIG");

@@ -3,9 +3,10 @@
 #   into the repository root and carried) in alternating rounds, on batches of small odd matrices and few-row
 #   products drawn from $SEED (as h200_batch_tiles.sh draws them, another seed) and on fixed products that must
 #   not move; cuBLAS through PyTorch in the same script. TESTS=N first runs test_gemm's N random cases and
-#   test_gemm_plan on the GPU.
+#   test_gemm_plan on the GPU. GROUPS_FILE (relative to the repository root): a list of its own instead of the draw;
+#   NAME: the log's name.
 . scripts/gpu/common.sh
-gpu_session batch-tiles-ab
+gpu_session ${NAME:-batch-tiles-ab}
 old_build bench_gemm_mixed
 [ -n "${TESTS:-}" ] && gemm_suites "$TESTS"
 SEED=${SEED:-43}
@@ -23,6 +24,7 @@ for f, b, s in (("-", 1, "4096x4096x4096"), ("-", 1, "3072x3072x3072"), ("-", 1,
                 ("-", 1, "777x1555x999"), ("-", 64, "256x256x256"), ("-", 512, "128x64x128"), ("--bt", 512, "128x128x64")):
     print(f, b, s, sep="|")
 PY
+[ -n "${GROUPS_FILE:-}" ] && cp "../$GROUPS_FILE" $r/groups.txt   # another list (FLAGS|BATCH|MxNxK lines)
 cat $r/groups.txt >> "$log"
 for round in 1 2; do
   for v in old new; do
