@@ -43,7 +43,6 @@ typedef struct planner {
     clf__gemm_plan *plan;
     const clf__config *cfg_in;    /* forced by the caller (tuner, tests), or NULL */
     int retiled;                  /* retile chose the tiles for the product unsplit: no rule splits it */
-    const char *batch_bucket;     /* a batch's bucket before batch_tiles chose other tiles (batch_in_place's test) */
 } planner;
 
 static size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
@@ -57,6 +56,13 @@ static double tile_count(const clf__config *cfg, size_t M, size_t N)
 {
     return (double)((M + param(cfg, CLF__GEMM_MWG) - 1) / param(cfg, CLF__GEMM_MWG)) *
            (double)((N + param(cfg, CLF__GEMM_NWG) - 1) / param(cfg, CLF__GEMM_NWG));
+}
+
+/* The share of cfg's tiles' area that an m x n C covers. */
+static double tile_use(const clf__config *cfg, size_t m, size_t n)
+{
+    return (double)m * (double)n /
+           ((double)round_up(m, param(cfg, CLF__GEMM_MWG)) * (double)round_up(n, param(cfg, CLF__GEMM_NWG)));
 }
 
 /* How many slices of K a product with too few output tiles to fill the device is cut into; 1 for no
@@ -709,9 +715,7 @@ static clf_status unthin(planner *pl, const product *p)
         return CLF_SUCCESS;
     const clf__config *cfg = &plan->cfg_main;
     double groups = tile_count(cfg, p->m, p->n) * (double)split_k_parts(pl->ctx, cfg, p->m, p->n, p->k, 0);
-    double use = (double)p->m * (double)p->n /
-                 ((double)round_up(p->m, param(cfg, CLF__GEMM_MWG)) * (double)round_up(p->n, param(cfg, CLF__GEMM_NWG)));
-    if (groups >= (double)cus(pl->ctx) && use >= THIN_MIN_USE)
+    if (groups >= (double)cus(pl->ctx) && tile_use(cfg, p->m, p->n) >= THIN_MIN_USE)
         return CLF_SUCCESS;
     plan->bucket = clf__gemm_bucket_wide(&pl->ctx->info, p->m, p->n);
     return clf__config_resolve(pl->ctx, &clf__family_gemm, plan->dtype, plan->bucket, &plan->cfg_main,
@@ -811,13 +815,6 @@ static int retile(planner *pl, const product *p, clf_status *s)
 static const char *const BATCH_TILE_BUCKETS[] = {"batched", "medium", "skinny", "batched_small"};
 #define NBATCH_TILES (sizeof BATCH_TILE_BUCKETS / sizeof BATCH_TILE_BUCKETS[0])
 
-/* The share of cfg's tiles' area that an m x n C covers. */
-static double tile_use(const clf__config *cfg, size_t m, size_t n)
-{
-    return (double)m * (double)n /
-           ((double)round_up(m, param(cfg, CLF__GEMM_MWG)) * (double)round_up(n, param(cfg, CLF__GEMM_NWG)));
-}
-
 /* An fp32 batch of the batched buckets on a GPU runs the tiles, among the batched, medium, skinny and
  * batched_small entries', that C covers best when they cover at least BATCH_TILES_GAIN times more than the bucket's
  * (ties: the larger tiles). A batch of small odd matrices has tiles enough for every compute unit whatever their
@@ -857,7 +854,6 @@ static clf_status batch_tiles(planner *pl, const product *p)
             best = use, best_area = area, pick = cand, pick_origin = origin, pick_bucket = b;
     }
     if (pick_bucket) {
-        pl->batch_bucket = plan->bucket;
         plan->cfg_main = pick;
         plan->origin_main = pick_origin;
         plan->bucket = pick_bucket;
@@ -928,7 +924,8 @@ static int plan_cpu(planner *pl, const product *p, clf__gemm_path path, clf_stat
  * the direct kernel (the pass is paid for by more work per matrix). fp64 was not measured. */
 static int batch_in_place(const planner *pl, const product *p, const clf__config *cfg)
 {
-    const char *bucket = pl->batch_bucket ? pl->batch_bucket : pl->plan->bucket;
+    /* the shape's own bucket, whatever tiles batch_tiles then chose */
+    const char *bucket = clf__gemm_bucket_for(&pl->ctx->info, p->m, p->n, p->k, p->batch);
     if (is_cpu(pl->ctx) || pl->plan->dtype != CLF_F32 || p->batch < 2 || strcmp(bucket, "batched") != 0 ||
         p->a_kmajor || !p->b_kmajor || strcmp(pl->plan->origin_main, "override") == 0 || pack_mode() != PACK_RULE)
         return 0;
@@ -1684,7 +1681,7 @@ clf_status clf__gemm_plan_make(clf_context *ctx, const clf__gemm_call *call, con
     memset(plan, 0, sizeof *plan);
     plan->dtype = call->dtype;
     plan->epi = call->epi;
-    planner pl = {ctx, plan, cfg, 0, NULL};
+    planner pl = {ctx, plan, cfg, 0};
     product p = normalise(call);
     if (p.m == 0 || p.n == 0 || p.batch == 0 || ((p.alpha == 0.0 || p.k == 0) && p.beta == 1.0 && !p.epi)) {
         plan->empty = 1;
