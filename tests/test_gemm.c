@@ -60,7 +60,8 @@ static size_t pick_dim(uint64_t *s)
 }
 
 /* A handful of fast-path configurations that exercise every parameter (vector widths 1..8,
- * non-square thread grids, padding, single and double buffering, unroll factors). */
+ * non-square thread grids, padding, single and double buffering, unroll factors). The second stores a B
+ * read in place N x K through the local-memory swizzle (BSWZ in cl/gemm.cl: PADB=0, 16 accumulators). */
 static const char *const fast_configs[] = {
     "MWG=16 NWG=16 KWG=8 MDIMC=4 NDIMC=4 VWM=1 VWN=1 KWI=1 PADA=1 PADB=2 DBUF=0",
     "MWG=32 NWG=64 KWG=16 MDIMC=8 NDIMC=16 VWM=2 VWN=4 KWI=4 PADA=2 PADB=0 DBUF=1",
