@@ -10,6 +10,8 @@
 #                 shipped fp32 tiles by bucket, for CLFORGE_GEMM_CONFIG
 #   old_build T.. builds targets T of the worktree in ../.old (the build before, for A/B rounds) from build-gpu
 #   gemm_suites N test_gemm's random cases (N of them) and test_gemm_plan on the GPU, each said with its counts
+#   ab_groups F   the build before (../.old) and this one, fp32, in two alternating rounds over F's products
+#   cublas_groups F  cuBLAS (torch.matmul, fp32) on F's products
 set -u
 out=${OUT:-$PWD/gpu-out}; mkdir -p "$out"
 export PYTHONUNBUFFERED=1
@@ -71,4 +73,28 @@ gemm_suites() {
       timeout 200 tests/$t > $r/$t.log 2>&1 )
     say "$t rc=$? $(grep -E 'Checks|random cases|cases on' $r/$t.log | tr '\n' ' ')"
   done
+}
+# A products file has one product a line: FLAGS|BATCH|MxNxK, FLAGS bench_gemm_mixed's (--at, --bt) or "-" for none.
+# ab_groups FILE: bench_gemm_mixed of ../.old/build-gpu (the build before) and of this build, fp32, in two alternating
+# rounds over FILE's products, said under old-rN / new-rN.
+ab_groups() {
+  local round v flags batch s bin
+  for round in 1 2; do
+    for v in old new; do
+      bin=bench/bench_gemm_mixed; [ $v = old ] && bin=../.old/build-gpu/bench/bench_gemm_mixed
+      while IFS='|' read -r flags batch s; do
+        [ "$flags" = - ] && flags=""
+        B=$bin f32_bench "$v-r$round" $flags --batch "$batch" --shape "$s"
+      done < "$1"
+    done
+  done
+}
+# cublas_groups FILE: torch.matmul in fp32 (cuBLAS, TF32 off) on FILE's products, said under "cuBLAS".
+cublas_groups() {
+  local flags batch s
+  while IFS='|' read -r flags batch s; do
+    [ "$flags" = - ] && flags=""
+    timeout 60 python3 ../bench/torch_gemm.py --dtype f32 $flags --batch "$batch" --shape "$s" 2>&1 |
+      grep -E "cuBLAS|rror" | sed "s/^/cuBLAS | /" | tee -a "$log"
+  done < "$1"
 }

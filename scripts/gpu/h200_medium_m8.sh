@@ -46,18 +46,6 @@ for f, b, s in (("-", 1, "2257x1381x885"), ("-", 1, "1914x1621x1080"), ("-", 1, 
     print(f, b, s, sep="|")
 PY
 cat $r/groups.txt >> "$log"
-for round in 1 2; do
-  for v in old new; do
-    B=bench/bench_gemm_mixed; [ $v = old ] && B=../.old/build-gpu/bench/bench_gemm_mixed
-    while IFS='|' read -r flags batch s; do
-      [ "$flags" = - ] && flags=""
-      B=$B f32_bench "$v-r$round" $flags --batch $batch --shape $s
-    done < $r/groups.txt
-  done
-done
-while IFS='|' read -r flags batch s; do
-  [ "$flags" = - ] && flags=""
-  timeout 60 python3 ../bench/torch_gemm.py --dtype f32 $flags --batch $batch --shape $s 2>&1 | grep -E "cuBLAS|rror" |
-    sed "s/^/cuBLAS | /" | tee -a "$log"
-done < $r/groups.txt
+ab_groups $r/groups.txt
+cublas_groups $r/groups.txt
 date -u | tee -a "$log"
