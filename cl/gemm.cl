@@ -100,7 +100,7 @@
 #define NWI (NWG / NDIMC)        /* columns of C per work-item */
 #define NTHREADS (MDIMC * NDIMC)
 #define LDAS (MWG + PADA)        /* local row strides, padded against bank conflicts */
-#define LDBS (NWG + PADB)
+#define LDBS (NWG + PADB + BPAD_NK)   /* BPAD_NK: below */
 #define NBUF (DBUF ? 2 : 1)
 #define A_BUF_V (KWG * (LDAS / VWM))   /* one local A buffer, in realM vectors */
 #define B_BUF_V (KWG * (LDBS / VWN))   /* one local B buffer, in realN vectors */
@@ -120,6 +120,14 @@
 #define BSWZ(local_row) (((local_row) / VWN) & (BSWZ_G - 1))
 #else
 #define BSWZ_ON 0
+#endif
+/* Elsewhere such a B gets its local rows padded by 32 / KWG elements when that is a whole number of vectors: the
+ * work-items that share a column then land VWN * 32 / KWG banks apart, one bank each across the warp (128 x 128
+ * tiles, KWG 16, VWN 2: rows of 130). gemm_valid counts the padding. */
+#if !DIRECT && !B_KMAJOR && PADB == 0 && !BSWZ_ON && 32 % (KWG * VWN) == 0
+#define BPAD_NK (32 / KWG)
+#else
+#define BPAD_NK 0
 #endif
 
 #if VWM == 1

@@ -61,13 +61,16 @@ static size_t pick_dim(uint64_t *s)
 
 /* A handful of fast-path configurations that exercise every parameter (vector widths 1..8,
  * non-square thread grids, padding, single and double buffering, unroll factors). The second stores a B
- * read in place N x K through the local-memory swizzle (BSWZ in cl/gemm.cl: PADB=0, 16 accumulators). */
+ * read in place N x K through the local-memory swizzle (BSWZ in cl/gemm.cl: PADB=0, 16 accumulators), the fifth
+ * through rows padded by the kernel (BPAD_NK: PADB=0, 64 accumulators, KWG * VWN = 32). */
 static const char *const fast_configs[] = {
     "MWG=16 NWG=16 KWG=8 MDIMC=4 NDIMC=4 VWM=1 VWN=1 KWI=1 PADA=1 PADB=2 DBUF=0",
     "MWG=32 NWG=64 KWG=16 MDIMC=8 NDIMC=16 VWM=2 VWN=4 KWI=4 PADA=2 PADB=0 DBUF=1",
     "MWG=64 NWG=32 KWG=8 MDIMC=8 NDIMC=4 VWM=8 VWN=8 KWI=8 PADA=0 PADB=0 DBUF=1",
     "MWG=64 NWG=64 KWG=32 MDIMC=16 NDIMC=8 VWM=4 VWN=1 KWI=2 PADA=4 PADB=1 DBUF=0",
+    "MWG=64 NWG=64 KWG=16 MDIMC=8 NDIMC=8 VWM=2 VWN=2 KWI=4 PADA=0 PADB=0 DBUF=1",
 };
+#define N_FAST_CONFIGS (int)(sizeof fast_configs / sizeof fast_configs[0])
 
 typedef struct gcase {
     int f64, batched;
@@ -149,7 +152,8 @@ static void make_case(uint64_t *s, int f64, size_t min_k, int vec8, gcase *g)
     unsigned p = (unsigned)(clf_test_rand_u64(s) % 10);
     g->path = p < 4 ? CLF__GEMM_AUTO : p < 6 ? CLF__GEMM_DIRECT : CLF__GEMM_FAST;
     /* Fixed configurations in f32 only: each is a separate program to compile per orientation. */
-    g->cfg_index = !f64 && g->path == CLF__GEMM_FAST && clf_test_rand_u64(s) % 2 ? (int)(clf_test_rand_u64(s) % 4) : -1;
+    int fixed = !f64 && g->path == CLF__GEMM_FAST && clf_test_rand_u64(s) % 2;
+    g->cfg_index = fixed ? (int)(clf_test_rand_u64(s) % N_FAST_CONFIGS) : -1;
 }
 
 static size_t extent(size_t outer, size_t inner, size_t ld) { return outer && inner ? (outer - 1) * ld + inner : 0; }
@@ -573,6 +577,41 @@ START_TEST(edge_cases)
 }
 END_TEST
 
+/* Every fixed configuration on the fast path over operands in whole tiles, which it reads in place, with B stored
+ * both ways (N x K: the transposing store into local memory, swizzled or with padded rows), row- and column-major. */
+START_TEST(fixed_configs_read_in_place)
+{
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs), failures = 0;
+    uint64_t seed = UINT64_C(0x5be0cd19137e2179);
+    for (int d = 0; d < nctx; d++) {
+        pool p;
+        pool_init(&p, ctxs[d]);
+        for (int i = 0; i < N_FAST_CONFIGS * 4; i++) {
+            gcase g;
+            make_case(&seed, 0, 0, 0, &g);
+            clf__gemm_call *c = &g.call;
+            g.batched = 0;
+            g.nan_c = 0;
+            g.path = CLF__GEMM_FAST;
+            g.cfg_index = i / 4;
+            c->layout = i % 2 ? CLF_COL_MAJOR : CLF_ROW_MAJOR;
+            c->ta = CLF_NO_TRANS;
+            c->tb = i / 2 % 2 ? CLF_TRANS : CLF_NO_TRANS;
+            c->m = c->n = c->k = 128;
+            c->lda = c->ldb = c->ldc = 128;
+            c->a_off = c->b_off = c->c_off = 0;
+            c->batch = 1;
+            c->stride_a = c->stride_b = c->stride_c = 0;
+            failures += run_case(&p, &g, &seed);
+        }
+        pool_free(&p);
+    }
+    clf_test_contexts_free(ctxs, nctx);
+    ck_assert_int_eq(failures, 0);
+}
+END_TEST
+
 /* Threads sharing one context share its GEMM scratch buffer: each call must still read its own packed
  * operands. Sizes are off the tile grid so that every call packs. */
 typedef struct { clf_context *ctx; size_t m, n, k; float *a, *b; double err; clf_status s; } thread_case;
@@ -659,6 +698,7 @@ int main(void)
     tcase_add_test(tc, random_cases);
     tcase_add_test(tc, split_k_cases);
     tcase_add_test(tc, edge_cases);
+    tcase_add_test(tc, fixed_configs_read_in_place);
     tcase_add_test(tc, threads_share_scratch);
     suite_add_tcase(s, tc);
     TCase *ta = clf_test_tcase("arguments");

@@ -127,7 +127,9 @@ static int gemm_valid(const clf__config *c, const clf_device_info *dev, clf_dtyp
     if ((mwg + pada) % vwm || (nwg + padb) % vwn)                      /* aligned local vector access */
         return 0;
     size_t esz = dt == CLF_F64 ? 8 : 4;
-    size_t local = (size_t)(dbuf ? 2 : 1) * (size_t)kwg * (size_t)(mwg + pada + nwg + padb) * esz;
+    /* cl/gemm.cl pads B's local rows by 32 / KWG (BPAD_NK) for a B stored N x K when PADB is 0 and the swizzle is off */
+    int bpad = padb == 0 && (mwg / mdimc) * (nwg / ndimc) > 32 && 32 % (kwg * vwn) == 0 ? 32 / kwg : 0;
+    size_t local = (size_t)(dbuf ? 2 : 1) * (size_t)kwg * (size_t)(mwg + pada + nwg + padb + bpad) * esz;
     if (local > dev->local_mem)
         return 0;
     int regs = (mwg / mdimc) * (nwg / ndimc);   /* accumulators per work-item */
