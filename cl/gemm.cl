@@ -92,6 +92,22 @@
 #ifndef B_KMAJOR
 #define B_KMAJOR 1
 #endif
+/* Direct kernel only, set by the host per call (0 where it does not apply): DLAY 1 loads an operand stored with K
+ * contiguous (A[i*lda + kk], B[j*ldb + kk]) in runs of DL_KL along K, a warp covering 32 / DL_KL columns (fp32),
+ * and DPAD_A / DPAD_B pad its local rows so that such a run of rows times columns lands in as many banks (the host
+ * picks a row stride of g modulo 2g, g the larger of the vector width and the columns a 128-byte phase covers).
+ * Loaded KWG deep instead, the KWG work-items that share a column store into one bank (16- or 32-way with
+ * unpadded rows). */
+#ifndef DLAY
+#define DLAY 0
+#endif
+#ifndef DPAD_A
+#define DPAD_A 0
+#endif
+#ifndef DPAD_B
+#define DPAD_B 0
+#endif
+#define DL_KL 8   /* divides every KWG the family allows */
 /* PRECISION and LONG_INDEX are defaulted in common.cl. */
 
 /* ---- derived sizes --------------------------------------------------------------------------- */
@@ -99,8 +115,8 @@
 #define MWI (MWG / MDIMC)        /* rows of C per work-item */
 #define NWI (NWG / NDIMC)        /* columns of C per work-item */
 #define NTHREADS (MDIMC * NDIMC)
-#define LDAS (MWG + PADA)        /* local row strides, padded against bank conflicts */
-#define LDBS (NWG + PADB + BPAD_NK)   /* BPAD_NK: below */
+#define LDAS (MWG + PADA + DPAD_A)   /* local row strides, padded against bank conflicts */
+#define LDBS (NWG + PADB + BPAD_NK + DPAD_B)   /* BPAD_NK: below */
 #define NBUF (DBUF ? 2 : 1)
 #define A_BUF_V (KWG * (LDAS / VWM))   /* one local A buffer, in realM vectors */
 #define B_BUF_V (KWG * (LDBS / VWN))   /* one local B buffer, in realN vectors */
@@ -159,6 +175,16 @@ typedef real loadB_t;
 #define B_LOADS (KWG * NWG / VWN / NTHREADS)
 typedef realM loadA_t;
 typedef realN loadB_t;
+#endif
+
+/* Direct kernel: row (along K) and column of element q of a KWG x xwg tile, for an operand stored K-major (km) or
+ * not. Macros, so that without DLAY the expressions are those the kernel was measured with. */
+#if DLAY
+#define DIRECT_R(q, xwg, km) ((km) ? (q) / (xwg) : (q) / (DL_KL * (xwg)) * DL_KL + (q) % DL_KL)
+#define DIRECT_C(q, xwg, km) ((km) ? (q) % (xwg) : (q) / DL_KL % (xwg))
+#else
+#define DIRECT_R(q, xwg, km) ((km) ? (q) / (xwg) : (q) % KWG)
+#define DIRECT_C(q, xwg, km) ((km) ? (q) % (xwg) : (q) / KWG)
 #endif
 
 /* ---- vectors <-> register arrays ------------------------------------------------------------- */
@@ -257,8 +283,7 @@ CLF_INLINE void load_a(__private loadA_t *ra, const __global loadA_t *A, const i
     for (int l = 0; l < A_LOADS; l++) {
         const int q = tid + l * NTHREADS;
 #if DIRECT
-        const int r = A_KMAJOR ? q / MWG : q % KWG;
-        const int c = A_KMAJOR ? q % MWG : q / KWG;
+        const int r = DIRECT_R(q, MWG, A_KMAJOR), c = DIRECT_C(q, MWG, A_KMAJOR);
         const int gk = k0 + r, gi = m0 + c;
         ra[l] = (gk < K && gi < M) ? A[A_KMAJOR ? (idx_t)gk * ld + gi : (idx_t)gi * ld + gk] : ZERO;
 #elif A_KMAJOR && EDGE_A
@@ -285,8 +310,7 @@ CLF_INLINE void load_b(__private loadB_t *rb, const __global loadB_t *B, const i
     for (int l = 0; l < B_LOADS; l++) {
         const int q = tid + l * NTHREADS;
 #if DIRECT
-        const int r = B_KMAJOR ? q / NWG : q % KWG;
-        const int c = B_KMAJOR ? q % NWG : q / KWG;
+        const int r = DIRECT_R(q, NWG, B_KMAJOR), c = DIRECT_C(q, NWG, B_KMAJOR);
         const int gk = k0 + r, gj = n0 + c;
         rb[l] = (gk < K && gj < N) ? B[B_KMAJOR ? (idx_t)gk * ld + gj : (idx_t)gj * ld + gk] : ZERO;
 #elif B_KMAJOR && EDGE_B
@@ -313,8 +337,7 @@ CLF_INLINE void store_a(__local realM *alm, const int buf, const __private loadA
     for (int l = 0; l < A_LOADS; l++) {
         const int q = tid + l * NTHREADS;
 #if DIRECT
-        const int r = A_KMAJOR ? q / MWG : q % KWG;
-        const int c = A_KMAJOR ? q % MWG : q / KWG;
+        const int r = DIRECT_R(q, MWG, A_KMAJOR), c = DIRECT_C(q, MWG, A_KMAJOR);
         als[(buf * KWG + r) * LDAS + c] = ra[l];
 #elif A_KMAJOR
         alm[(buf * KWG + q / (MWG / VWM)) * (LDAS / VWM) + q % (MWG / VWM)] = ra[l];
@@ -332,8 +355,7 @@ CLF_INLINE void store_b(__local realN *blm, const int buf, const __private loadB
     for (int l = 0; l < B_LOADS; l++) {
         const int q = tid + l * NTHREADS;
 #if DIRECT
-        const int r = B_KMAJOR ? q / NWG : q % KWG;
-        const int c = B_KMAJOR ? q % NWG : q / KWG;
+        const int r = DIRECT_R(q, NWG, B_KMAJOR), c = DIRECT_C(q, NWG, B_KMAJOR);
         bls[(buf * KWG + r) * LDBS + c] = rb[l];
 #elif B_KMAJOR
         blm[(buf * KWG + q / (NWG / VWN)) * (LDBS / VWN) + q % (NWG / VWN)] = rb[l];

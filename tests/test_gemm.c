@@ -612,6 +612,43 @@ START_TEST(fixed_configs_read_in_place)
 }
 END_TEST
 
+/* The direct kernel with CLFORGE_GEMM_DIRECT_LAYOUT=1 (operands stored with K contiguous loaded in runs along K into
+ * padded local rows), at sizes off every tile: the selected configuration in fp32 and fp64 with A, B or both stored
+ * so, and every fixed configuration with two of the three (column-major calls run the same kernels). */
+START_TEST(direct_layout_cases)
+{
+    static const struct { clf_transpose ta, tb; } orient[] = {
+        {CLF_NO_TRANS, CLF_TRANS},      /* A and B K-contiguous */
+        {CLF_NO_TRANS, CLF_NO_TRANS},   /* A only */
+        {CLF_TRANS, CLF_TRANS},         /* B only */
+    };
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs), failures = 0;
+    uint64_t seed = UINT64_C(0x1f83d9ab5be0cd19);
+    setenv("CLFORGE_GEMM_DIRECT_LAYOUT", "1", 1);
+    for (int d = 0; d < nctx; d++) {
+        pool p;
+        pool_init(&p, ctxs[d]);
+        for (int i = 0; i < 6 + N_FAST_CONFIGS * 2; i++) {
+            /* i < 6: the selected configuration, fp64 then fp32; then fixed configuration j in orientations j, j+1 */
+            int j = (i - 6) / 2, o = i < 6 ? i % 3 : (j + (i - 6) % 2) % 3;
+            gcase g;
+            do
+                make_case(&seed, i < 3, 0, 0, &g);
+            while (g.call.layout != CLF_ROW_MAJOR || g.call.ta != orient[o].ta || g.call.tb != orient[o].tb ||
+                   g.call.k < 9 || g.call.m % 8 == 0 || g.call.n % 8 == 0);
+            g.path = CLF__GEMM_DIRECT;
+            g.cfg_index = i < 6 ? -1 : j;
+            failures += run_case(&p, &g, &seed);
+        }
+        pool_free(&p);
+    }
+    unsetenv("CLFORGE_GEMM_DIRECT_LAYOUT");
+    clf_test_contexts_free(ctxs, nctx);
+    ck_assert_int_eq(failures, 0);
+}
+END_TEST
+
 /* Threads sharing one context share its GEMM scratch buffer: each call must still read its own packed
  * operands. Sizes are off the tile grid so that every call packs. */
 typedef struct { clf_context *ctx; size_t m, n, k; float *a, *b; double err; clf_status s; } thread_case;
@@ -699,6 +736,7 @@ int main(void)
     tcase_add_test(tc, split_k_cases);
     tcase_add_test(tc, edge_cases);
     tcase_add_test(tc, fixed_configs_read_in_place);
+    tcase_add_test(tc, direct_layout_cases);
     tcase_add_test(tc, threads_share_scratch);
     suite_add_tcase(s, tc);
     TCase *ta = clf_test_tcase("arguments");

@@ -1264,6 +1264,75 @@ START_TEST(few_row_products_read_b_in_place)
 }
 END_TEST
 
+/* Direct main steps of a plan, and those with the direct layout whose padded local rows are g modulo 2g elements
+ * (g: the vector width, at least 4 fp32 elements) for each operand stored with K contiguous, unpadded otherwise. */
+static void direct_layout_steps(const clf__gemm_plan *plan, int *direct, int *laid_out)
+{
+    *direct = *laid_out = 0;
+    for (int j = 0; j < plan->nsteps; j++) {
+        const clf__main_step *m = &plan->steps[j].u.main;
+        if (plan->steps[j].kind != CLF__STEP_MAIN || !m->direct)
+            continue;
+        (*direct)++;
+        if (!m->dlay) {
+            ck_assert_int_eq(m->dpad_a + m->dpad_b, 0);
+            continue;
+        }
+        const int *v = m->cfg->v;
+        int ga = v[CLF__GEMM_VWM] > 4 ? v[CLF__GEMM_VWM] : 4, gb = v[CLF__GEMM_VWN] > 4 ? v[CLF__GEMM_VWN] : 4;
+        int sa = v[CLF__GEMM_MWG] + v[CLF__GEMM_PADA] + m->dpad_a, sb = v[CLF__GEMM_NWG] + v[CLF__GEMM_PADB] + m->dpad_b;
+        ck_assert_int_eq(m->a_kmajor ? m->dpad_a : sa % (2 * ga), m->a_kmajor ? 0 : ga);
+        ck_assert_int_eq(m->b_kmajor ? m->dpad_b : sb % (2 * gb), m->b_kmajor ? 0 : gb);
+        ck_assert(m->dpad_a % v[CLF__GEMM_VWM] == 0 && m->dpad_b % v[CLF__GEMM_VWN] == 0);
+        (*laid_out)++;
+    }
+}
+
+/* CLFORGE_GEMM_DIRECT_LAYOUT=1 (pretended GPU): the direct kernel's steps get the layout, with padded rows, and few-row
+ * products read a B stored N x K in place on it where they would pack it; unset, 0, or another value: as before. A
+ * device whose local memory cannot hold the padding keeps the plain layout. */
+START_TEST(direct_layout_pads_rows)
+{
+    clf_device_info saved;
+    clf_context *ctx = pretend_gpu("dlayout", &saved);
+    store_config(ctx, "skinny", SKINNY_CFG);
+    store_config(ctx, "medium", MEDIUM_CFG);
+    const struct { size_t m, n, k; int tb; const char *env; int all_direct, laid_out; } cases[] = {
+        {47, 6814, 2270, 1, NULL, 0, 0},   {47, 6814, 2270, 1, "0", 0, 0},   {47, 6814, 2270, 1, "yes", 0, 0},
+        {47, 6814, 2270, 1, "1", 1, 1},    {33, 6623, 2488, 0, "1", 1, 1},   {33, 6623, 2488, 0, NULL, 1, 0},
+        {47, 6814, 2272, 1, "1", 0, 1},    /* K a multiple of 4: the fast kernel reads B in place, as before */
+    };
+    for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
+        if (cases[i].env)
+            setenv("CLFORGE_GEMM_DIRECT_LAYOUT", cases[i].env, 1);
+        clf__gemm_call call = nn_call(cases[i].m, cases[i].n, cases[i].k);
+        if (cases[i].tb) {
+            call.tb = CLF_TRANS;
+            call.ldb = call.k;
+        }
+        clf__gemm_plan plan;
+        plan_auto(ctx, &call, &plan);
+        int direct, laid_out, mains = 0;
+        direct_layout_steps(&plan, &direct, &laid_out);
+        for (int j = 0; j < plan.nsteps; j++)
+            mains += plan.steps[j].kind == CLF__STEP_MAIN;
+        ck_assert_msg(cases[i].all_direct ? direct == mains && steps_of(&plan, CLF__STEP_PACK) == 0 : direct < mains,
+                      "case %d: %d of %d main steps direct, %d packs", i, direct, mains, steps_of(&plan, CLF__STEP_PACK));
+        ck_assert_msg(laid_out == (cases[i].laid_out ? direct : 0), "case %d: %d of %d direct steps laid out", i,
+                      laid_out, direct);
+        if (i == 4) {   /* too little local memory for the padded rows: the plain layout */
+            ctx->info.local_mem = 2 * 32 * (64 + 2 + 64) * 4;   /* the skinny tiles unpadded, double-buffered */
+            plan_auto(ctx, &call, &plan);
+            direct_layout_steps(&plan, &direct, &laid_out);
+            ck_assert_int_eq(laid_out, 0);
+            ctx->info.local_mem = 49152;
+        }
+        unsetenv("CLFORGE_GEMM_DIRECT_LAYOUT");
+    }
+    pretend_end(ctx, &saved);
+}
+END_TEST
+
 /* On a GPU (pretended) operands of a batch that fit the vector width are read in place with edge checks instead
  * of packed when their sizes are not tile multiples; one that does not fit is packed. Single products are packed,
  * unless CLFORGE_GEMM_PACK=edges; CLFORGE_GEMM_PACK=always packs batches too. */
@@ -1364,5 +1433,6 @@ int main(void)
     CLF_TEST_ALONE(s, vector_aligned_operands_read_in_place_with_edges);
     CLF_TEST_ALONE(s, batches_take_the_tiles_c_covers_best);
     CLF_TEST_ALONE(s, few_row_products_read_b_in_place);
+    CLF_TEST_ALONE(s, direct_layout_pads_rows);
     return clf_test_run(s);
 }

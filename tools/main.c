@@ -55,6 +55,8 @@ static void usage(FILE *f)
             "  CLFORGE_GEMM_NT_PACK=0|1  A B^T: 0 reads B in place where aligned, 1 packs it first (default: GPUs pack)\n"
             "  CLFORGE_GEMM_PACK=off|edges|always  operands off the tile grid: direct kernel, in place with edge\n"
             "                            checks, or packed (default: GPUs read batches with edge checks)\n"
+            "  CLFORGE_GEMM_DIRECT_LAYOUT=1  direct GEMM kernel: K-contiguous operands loaded in runs along K into\n"
+            "                            padded local rows, and read in place by few-row products (default 0)\n"
             "  CLFORGE_EPILOGUE_STORE=unrolled|rolled|staged  GEMM epilogues: unrolled over the registers, in a loop\n"
             "                            over their rows, or through local memory (default: by the program)\n"
             "  CLFORGE_EPILOGUE_UNROLL=N units (VWN elements each) per step of the staged epilogue's loop (1 to 16)\n"

@@ -95,6 +95,9 @@ static clf_status step_options(const clf__gemm_plan *plan, const clf__gemm_step 
         len = strlen(opts);
         if (m->edge_a || m->edge_b)   /* otherwise the options (and the program cache's key) are as before */
             snprintf(opts + len, cap - len, " -DEDGE_A=%d -DEDGE_B=%d", m->edge_a, m->edge_b);
+        len = strlen(opts);
+        if (m->dlay)   /* likewise */
+            snprintf(opts + len, cap - len, " -DDLAY=1 -DDPAD_A=%d -DDPAD_B=%d", m->dpad_a, m->dpad_b);
         return CLF_SUCCESS;
     }
     }

@@ -167,6 +167,48 @@ static int c_aligned(const clf__gemm_operand *c, const clf__config *cfg, size_t 
     return c->ld % w == 0 && c->off % w == 0 && (batch == 1 || c->stride % w == 0);
 }
 
+/* $CLFORGE_GEMM_DIRECT_LAYOUT: 1 loads the direct kernel's K-contiguous operands in runs along K into padded
+ * local rows (DLAY in cl/gemm.cl), 0 or unset as before. Not yet measured on a GPU, so off by default; another
+ * value warns once and counts as unset. */
+static int direct_layout_on(void)
+{
+    const char *env = getenv("CLFORGE_GEMM_DIRECT_LAYOUT");
+    if (!env || !*env)
+        return 0;
+    if (strcmp(env, "0") == 0 || strcmp(env, "1") == 0)
+        return env[0] - '0';
+    clf__warn_once("gemm-direct-layout-env", "CLFORGE_GEMM_DIRECT_LAYOUT=%s is neither 0 nor 1: ignored", env);
+    return 0;
+}
+
+/* Padding that makes a local row stride of width + pad elements g modulo 2g, g the larger of the vector width vw
+ * and the columns that DL_KL (8) rows of one 128-byte phase cover (4 fp32, 2 fp64): then DL_KL rows times those
+ * columns fall in distinct banks. A multiple of vw (width is one, g too). */
+static int direct_pad(size_t width, size_t vw, size_t esz)
+{
+    size_t cols = 128 / esz / 8, g = vw > cols ? vw : cols;
+    return (int)((2 * g - width % (2 * g) + g) % (2 * g));
+}
+
+/* The direct kernel's layout (DLAY) for a product with an operand stored K-contiguous, where the padded rows fit
+ * the device's local memory. */
+static void direct_layout(const planner *pl, const clf__config *cfg, clf__main_step *m)
+{
+    if (!direct_layout_on() || (m->a_kmajor && m->b_kmajor))
+        return;
+    size_t esz = pl->plan->dtype == CLF_F64 ? 8 : 4;
+    size_t wa = param(cfg, CLF__GEMM_MWG) + param(cfg, CLF__GEMM_PADA);
+    size_t wb = param(cfg, CLF__GEMM_NWG) + param(cfg, CLF__GEMM_PADB);
+    int pa = m->a_kmajor ? 0 : direct_pad(wa, param(cfg, CLF__GEMM_VWM), esz);
+    int pb = m->b_kmajor ? 0 : direct_pad(wb, param(cfg, CLF__GEMM_VWN), esz);
+    size_t local = (param(cfg, CLF__GEMM_DBUF) ? 2 : 1) * param(cfg, CLF__GEMM_KWG) * (wa + (size_t)pa + wb + (size_t)pb) * esz;
+    if (pl->ctx->info.local_mem && local > pl->ctx->info.local_mem)
+        return;
+    m->dlay = 1;
+    m->dpad_a = pa;
+    m->dpad_b = pb;
+}
+
 static clf_status add_main(planner *pl, const product *p, const clf__config *cfg, int direct, size_t k_loop,
                            size_t ea, size_t eb)
 {
@@ -180,6 +222,8 @@ static clf_status add_main(planner *pl, const product *p, const clf__config *cfg
                                   .k_flops = p->k, .batch = p->batch, .alpha = p->alpha, .beta = p->beta,
                                   .a = p->a, .b = p->b, .c = p->c, .epi = p->epi, .r0 = p->r0, .c0 = p->c0,
                                   .edge_a = !direct && p->edge_a, .edge_b = !direct && p->edge_b};
+    if (direct)
+        direct_layout(pl, cfg, &st->u.main);
     return CLF_SUCCESS;
 }
 
@@ -449,11 +493,12 @@ static int own_config(const clf__gemm_plan *plan);
  * 13.1 -> 18.3, 97x4227x6711 16.2 -> 17.7, 39x6745x2501 9.4 -> 12.4, 64x2503x3357 12.1 -> 15.3, 70x4255x2631
  * 9.6 -> 10.3. Not for few columns
  * (A the large operand: 6782x175x2487 -3%, 4573x136x6796 -2%) nor B stored N x K (47x6814x2270 -24%: the direct
- * kernel's loads along K). */
+ * kernel stored such a B into local memory through one bank a column). Under CLFORGE_GEMM_DIRECT_LAYOUT=1, whose
+ * layout removes that conflict, B stored N x K is read in place too (not yet measured). */
 static int few_rows_in_place(const planner *pl, const product *p, const clf__config *cfg)
 {
     if (is_cpu(pl->ctx) || pl->plan->dtype != CLF_F32 || (p->batch != 1 && !p->in_split) || p->m >= FEW_ROWS ||
-        !p->b_kmajor || pack_mode() != PACK_RULE || !own_config(pl->plan))
+        (!p->b_kmajor && !direct_layout_on()) || pack_mode() != PACK_RULE || !own_config(pl->plan))
         return 0;
     int pack_a, pack_b, edge_a, edge_b;
     operand_reads(pl, p, cfg, &pack_a, &pack_b, &edge_a, &edge_b);
@@ -921,13 +966,15 @@ static int plan_cpu(planner *pl, const product *p, clf__gemm_path path, clf_stat
  * bench/results/h200/2026-12-02/underfilled/): 152 x 308x103x430 16.5 -> 20.3 TFLOP/s, 56 x 314x478x233 21.3 ->
  * 22.8, 360 x 298x423x47 11.6 -> 14.0, 128 x 200x300x150 15.9 -> 18.0. With B stored N x K the direct kernel's
  * transposed scalar loads lost on two of the four (-5%, -12%), and single products of these sizes lost 5-10% on
- * the direct kernel (the pass is paid for by more work per matrix). fp64 was not measured. */
+ * the direct kernel (the pass is paid for by more work per matrix). fp64 was not measured. Under
+ * CLFORGE_GEMM_DIRECT_LAYOUT=1 every storage of A and B is read so (not yet measured). */
 static int batch_in_place(const planner *pl, const product *p, const clf__config *cfg)
 {
     /* the shape's own bucket, whatever tiles batch_tiles then chose */
     const char *bucket = clf__gemm_bucket_for(&pl->ctx->info, p->m, p->n, p->k, p->batch);
     if (is_cpu(pl->ctx) || pl->plan->dtype != CLF_F32 || p->batch < 2 || strcmp(bucket, "batched") != 0 ||
-        p->a_kmajor || !p->b_kmajor || strcmp(pl->plan->origin_main, "override") == 0 || pack_mode() != PACK_RULE)
+        ((p->a_kmajor || !p->b_kmajor) && !direct_layout_on()) || strcmp(pl->plan->origin_main, "override") == 0 ||
+        pack_mode() != PACK_RULE)
         return 0;
     int pack_a, pack_b, edge_a, edge_b;
     operand_reads(pl, p, cfg, &pack_a, &pack_b, &edge_a, &edge_b);

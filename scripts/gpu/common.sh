@@ -11,6 +11,7 @@
 #   old_build T.. builds targets T of the worktree in ../.old (the build before, for A/B rounds) from build-gpu
 #   gemm_suites N test_gemm's random cases (N of them) and test_gemm_plan on the GPU, each said with its counts
 #   ab_groups F   the build before (../.old) and this one, fp32, in two alternating rounds over F's products
+#   ab_env_groups VAR OLD NEW F  this build with VAR=OLD and VAR=NEW, as ab_groups (the same labels)
 #   cublas_groups F  cuBLAS (torch.matmul, fp32) on F's products
 set -u
 out=${OUT:-$PWD/gpu-out}; mkdir -p "$out"
@@ -86,6 +87,20 @@ ab_groups() {
         [ "$flags" = - ] && flags=""
         B=$bin f32_bench "$v-r$round" $flags --batch "$batch" --shape "$s"
       done < "$1"
+    done
+  done
+}
+# ab_env_groups VAR OLD NEW FILE: this build's bench_gemm_mixed with VAR=OLD (said as old-rN) and VAR=NEW (new-rN), fp32,
+# in two alternating rounds over FILE's products.
+ab_env_groups() {
+  local var=$1 a=$2 b=$3 round v flags batch s
+  for round in 1 2; do
+    for v in old new; do
+      while IFS='|' read -r flags batch s; do
+        [ "$flags" = - ] && flags=""
+        ( if [ $v = old ]; then export "$var=$a"; else export "$var=$b"; fi
+          f32_bench "$v-r$round" $flags --batch "$batch" --shape "$s" )
+      done < "$4"
     done
   done
 }
