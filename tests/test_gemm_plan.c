@@ -1220,6 +1220,21 @@ END_TEST
 /* On a GPU (pretended) a single fp32 product of fewer than 128 rows whose B, stored K x N, the fast kernel would
  * pack runs the direct kernel over B in place (split along K as before, every slice so); B stored N x K, few columns,
  * 128 rows or more, a B that needs no pack and CLFORGE_GEMM_PACK=always keep the packed kernel. */
+/* The plan of a row-major m x n x k product (B stored N x K when tb) with $var set to value (NULL: unset). */
+static void plan_under_env(clf_context *ctx, const char *var, const char *value, size_t m, size_t n, size_t k, int tb,
+                           clf__gemm_plan *plan)
+{
+    if (value)
+        setenv(var, value, 1);
+    clf__gemm_call call = nn_call(m, n, k);
+    if (tb) {
+        call.tb = CLF_TRANS;
+        call.ldb = call.k;
+    }
+    plan_auto(ctx, &call, plan);
+    unsetenv(var);
+}
+
 START_TEST(few_row_products_read_b_in_place)
 {
     clf_device_info saved;
@@ -1232,16 +1247,8 @@ START_TEST(few_row_products_read_b_in_place)
         {40, 4096, 4096, 0, NULL, 0},   {33, 6623, 2488, 0, "always", 0},
     };
     for (int i = 0; i < 8; i++) {
-        if (cases[i].env)
-            setenv("CLFORGE_GEMM_PACK", cases[i].env, 1);
-        clf__gemm_call call = nn_call(cases[i].m, cases[i].n, cases[i].k);
-        if (cases[i].tb) {
-            call.tb = CLF_TRANS;
-            call.ldb = call.k;
-        }
         clf__gemm_plan plan;
-        plan_auto(ctx, &call, &plan);
-        unsetenv("CLFORGE_GEMM_PACK");
+        plan_under_env(ctx, "CLFORGE_GEMM_PACK", cases[i].env, cases[i].m, cases[i].n, cases[i].k, cases[i].tb, &plan);
         int mains = 0, direct = 0, packed_b = 0;
         for (int j = 0; j < plan.nsteps; j++) {
             const clf__gemm_step *st = &plan.steps[j];
@@ -1303,15 +1310,9 @@ START_TEST(direct_layout_pads_rows)
         {47, 6814, 2272, 1, "1", 0, 1},    /* K a multiple of 4: the fast kernel reads B in place, as before */
     };
     for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
-        if (cases[i].env)
-            setenv("CLFORGE_GEMM_DIRECT_LAYOUT", cases[i].env, 1);
-        clf__gemm_call call = nn_call(cases[i].m, cases[i].n, cases[i].k);
-        if (cases[i].tb) {
-            call.tb = CLF_TRANS;
-            call.ldb = call.k;
-        }
         clf__gemm_plan plan;
-        plan_auto(ctx, &call, &plan);
+        plan_under_env(ctx, "CLFORGE_GEMM_DIRECT_LAYOUT", cases[i].env, cases[i].m, cases[i].n, cases[i].k, cases[i].tb,
+                       &plan);
         int direct, laid_out, mains = 0;
         direct_layout_steps(&plan, &direct, &laid_out);
         for (int j = 0; j < plan.nsteps; j++)
@@ -1322,12 +1323,11 @@ START_TEST(direct_layout_pads_rows)
                       laid_out, direct);
         if (i == 4) {   /* too little local memory for the padded rows: the plain layout */
             ctx->info.local_mem = 2 * 32 * (64 + 2 + 64) * 4;   /* the skinny tiles unpadded, double-buffered */
-            plan_auto(ctx, &call, &plan);
+            plan_under_env(ctx, "CLFORGE_GEMM_DIRECT_LAYOUT", "1", cases[i].m, cases[i].n, cases[i].k, 0, &plan);
             direct_layout_steps(&plan, &direct, &laid_out);
             ck_assert_int_eq(laid_out, 0);
             ctx->info.local_mem = 49152;
         }
-        unsetenv("CLFORGE_GEMM_DIRECT_LAYOUT");
     }
     pretend_end(ctx, &saved);
 }
