@@ -6,7 +6,8 @@
 #   moves from packing B to the direct kernel; A·Bᵀ with K a multiple of 4, which stay on the fast kernel), products
 #   of the small bucket (up to 512³ of work, on the direct kernel) in every orientation, batches of small odd matrices
 #   (NN, A·Bᵀ, Aᵀ·B), and fixed products that must not move; cuBLAS through PyTorch in the same script. TESTS=N first
-#   runs test_gemm's N random cases (with the layout's own cases) and test_gemm_plan on the GPU.
+#   runs test_gemm's N random cases (with the layout's own cases) and test_gemm_plan on the GPU. The log ends with
+#   scripts/gpu/summarize_ab.py's table (old: the plain layout, new: CLFORGE_GEMM_DIRECT_LAYOUT=1).
 . scripts/gpu/common.sh
 gpu_session ${NAME:-direct-layout}
 [ -n "${TESTS:-}" ] && gemm_suites "$TESTS"
@@ -33,7 +34,7 @@ for flags in ("-", "--bt", "--at", "--at --bt", "-", "--bt"):
 for flags in ("-", "--bt", "--at", "-", "--bt"):
     s = (r(48, 400), r(48, 400), r(33, 400))
     print(flags, max(8, (1 << 32) // (2 * s[0] * s[1] * s[2]) // 8 * 8), "%dx%dx%d" % s, sep="|")
-for f, b, s in (("-", 1, "4096x4096x4096"), ("--bt", 1, "4096x4096x4096"), ("-", 1, "777x1555x999"),
+for f, b, s in (("-", 1, "4096x4096x4096"), ("--bt", 1, "4096x4096x4096"), ("-", 1, "777x1555x999"), ("-", 1, "512x512x512"),
                 ("-", 64, "256x256x256"), ("--bt", 512, "128x128x64")):
     print(f, b, s, sep="|")
 PY
@@ -41,4 +42,5 @@ PY
 cat $r/groups.txt >> "$log"
 ab_env_groups CLFORGE_GEMM_DIRECT_LAYOUT 0 1 $r/groups.txt
 cublas_groups $r/groups.txt
+python3 ../scripts/gpu/summarize_ab.py "$log" > $r/summary.md && cat $r/summary.md >> "$log"
 date -u | tee -a "$log"
