@@ -7,7 +7,9 @@
 #   of the small bucket (up to 512³ of work, on the direct kernel) in every orientation, batches of small odd matrices
 #   (NN, A·Bᵀ, Aᵀ·B), and fixed products that must not move; cuBLAS through PyTorch in the same script. TESTS=N first
 #   runs test_gemm's N random cases (with the layout's own cases) and test_gemm_plan on the GPU. The log ends with
-#   scripts/gpu/summarize_ab.py's table (old: the plain layout, new: CLFORGE_GEMM_DIRECT_LAYOUT=1).
+#   scripts/gpu/summarize_ab.py's table (old: the plain layout, new: CLFORGE_GEMM_DIRECT_LAYOUT=1). Then the few-row
+#   products with the layout on: as planned against all on the direct kernel. PART=main or PART=packoff runs one of
+#   the two (together they may pass the device tool's 10 minutes; the draw is the same for a given SEED).
 . scripts/gpu/common.sh
 gpu_session ${NAME:-direct-layout}
 [ -n "${TESTS:-}" ] && gemm_suites "$TESTS"
@@ -40,7 +42,20 @@ for f, b, s in (("-", 1, "4096x4096x4096"), ("--bt", 1, "4096x4096x4096"), ("-",
 PY
 [ -n "${GROUPS_FILE:-}" ] && cp "../$GROUPS_FILE" $r/groups.txt   # another list (FLAGS|BATCH|MxNxK lines)
 cat $r/groups.txt >> "$log"
-ab_env_groups CLFORGE_GEMM_DIRECT_LAYOUT 0 1 $r/groups.txt
-cublas_groups $r/groups.txt
-python3 ../scripts/gpu/summarize_ab.py "$log" > $r/summary.md && cat $r/summary.md >> "$log"
-date -u | tee -a "$log"
+if [ "${PART:-all}" != packoff ]; then
+  ab_env_groups CLFORGE_GEMM_DIRECT_LAYOUT 0 1 $r/groups.txt
+  cublas_groups $r/groups.txt
+  python3 ../scripts/gpu/summarize_ab.py "$log" > $r/summary.md && cat $r/summary.md >> "$log"
+  date -u | tee -a "$log"
+fi
+# With the layout on, the few-row products as the rules plan them (old) against every one of them on the direct
+# kernel in place (new: CLFORGE_GEMM_PACK=off), A·Bᵀ whose K the fast kernel reads in place included: whether the
+# direct kernel should take the whole class. A log of its own, so that the summary pairs its rounds only.
+if [ "${PART:-all}" != main ]; then
+  log=$out/${NAME:-direct-layout}-packoff.txt
+  awk -F'|' '$2 == 1 { split($3, d, "x"); if (d[1] < 128) print }' $r/groups.txt > $r/fewrows.txt
+  cat $r/fewrows.txt >> "$log"
+  ( export CLFORGE_GEMM_DIRECT_LAYOUT=1; ab_env_groups CLFORGE_GEMM_PACK "" off $r/fewrows.txt )
+  cublas_groups $r/fewrows.txt
+  python3 ../scripts/gpu/summarize_ab.py "$log" >> "$log"
+fi
