@@ -45,6 +45,15 @@ class MapArg(Structure):
                 ("value", c_double)]
 
 
+class EpilogueArg(Structure):
+    _fields_ = [("name", c_char_p), ("kind", c_int), ("dtype", c_int), ("buffer", cl_mem), ("offset", c_size_t),
+                ("ld", c_size_t), ("stride", c_size_t), ("value", c_double)]
+
+
+class Epilogue(Structure):
+    _fields_ = [("expr", c_char_p), ("args", POINTER(EpilogueArg)), ("nargs", c_size_t)]
+
+
 class ReduceDesc(Structure):
     _fields_ = [("layout", c_int), ("m", c_size_t), ("n", c_size_t), ("axis", c_int), ("op", c_int),
                 ("pre", c_char_p), ("post", c_char_p), ("write", c_char_p),
@@ -142,6 +151,9 @@ _PROTOS = {
     "clf_gemm_batched_strided": (status, [_P, POINTER(GemmTypes), c_int, c_int, c_int, _S, _S, _S, c_float, cl_mem,
                                           _S, _S, _S, cl_mem, _S, _S, _S, c_float, cl_mem, _S, _S, _S, _S,
                                           POINTER(cl_event)]),
+    "clf_gemm_epilogue": (status, [_P, POINTER(GemmTypes), c_int, c_int, c_int, _S, _S, _S, c_double, cl_mem, _S, _S,
+                                   _S, cl_mem, _S, _S, _S, c_double, cl_mem, _S, _S, _S, _S, POINTER(Epilogue),
+                                   POINTER(cl_event)]),
     "clf_convert": (status, [_P, c_int, cl_mem, _S, c_int, cl_mem, _S, _S, POINTER(cl_event)]),
     "clf_map": (status, [_P, c_char_p, _S, POINTER(MapArg), _S, POINTER(cl_event)]),
     "clf_reduce": (status, [_P, POINTER(ReduceDesc), POINTER(MapArg), _S, POINTER(cl_event)]),

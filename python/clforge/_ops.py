@@ -67,7 +67,8 @@ def _out_dtype(a: Array, b: Array, out: Optional[Array], typed: bool) -> int:
 
 
 def matmul(a: Array, b: Array, out: Optional[Array] = None, alpha: float = 1.0, beta: float = 0.0,
-           trans_a: bool = False, trans_b: bool = False, compute: str = "exact") -> Array:
+           trans_a: bool = False, trans_b: bool = False, compute: str = "exact", epilogue: Optional[str] = None,
+           **args: Any) -> Array:
     """``out = alpha * op(a) @ op(b) + beta * out`` with BLAS GEMM semantics (row-major, op = transpose when
     trans_a / trans_b). 2-D operands give one product; 3-D operands (batch, rows, cols) a batched product, and
     a 2-D operand is then shared by every batch. beta == 0 never reads out; beta != 0 needs out.
@@ -77,7 +78,16 @@ def matmul(a: Array, b: Array, out: Optional[Array] = None, alpha: float = 1.0, 
     operands' dtype (float32 when they differ). compute="tf32", "3xtf32" or "3xf16" lets float32 operands use matrix
     units (typed path); the fp32-accurate "3xtf32" and "3xf16" run as exact float32 where that is faster (small,
     thin or short-K products). Returns out.
+
+    epilogue: a program in the map language run on every element inside the GEMM before it is stored
+    (docs/epilogue.md), e.g. "c = gelu(acc + bias)": acc is alpha * op(a) @ op(b) + beta * out, c the stored value;
+    keyword arguments bind its other names: numbers, 1-D arrays of m elements (one per row of out) or n (per
+    column; row(v) / col(v) when out is square), and arrays of out's shape (m, n) or, batched, (batch, m, n), to
+    read or to write as extra outputs. A 2-D matrix in a batched call is shared by every product (read only).
     """
+    if epilogue is None and args:
+        raise invalid(f"matmul: {', '.join(sorted(args))}: keyword arguments bind an epilogue's names, and no "
+                      f"epilogue was given")
     ctx = _same_ctx("matmul", a, b, out)
     for name, x in (("a", a), ("b", b)) + ((("out", out),) if out is not None else ()):
         x.require_contiguous(f"matmul: {name}")
@@ -100,27 +110,36 @@ def matmul(a: Array, b: Array, out: Optional[Array] = None, alpha: float = 1.0, 
         out = empty(want, _NAMES[cd], ctx)
     elif out.shape != want:
         raise invalid(f"matmul: out has shape {out.shape}, the product has shape {want}")
-    args = (ROW_MAJOR, TRANS if trans_a else NO_TRANS, TRANS if trans_b else NO_TRANS, m, n, k)
+    call = (ROW_MAJOR, TRANS if trans_a else NO_TRANS, TRANS if trans_b else NO_TRANS, m, n, k)
     lda, ldb, ldc = a.shape[-1], b.shape[-1], n
+    if epilogue is not None:
+        from ._epilogue import epilogue as bind   # imported here: _epilogue imports this module's neighbours
+        epi = bind(epilogue, args, m, n, batch, ctx)
+        types = _lib.GemmTypes(a.code, b.code, cd, _COMPUTE[compute]) if typed or cd == F64 else None
+        st = [x.shape[-1] * x.shape[-2] if x.ndim == 3 else 0 for x in (a, b)]
+        check(lib.clf_gemm_epilogue(ctx.handle, ctypes.byref(types) if types is not None else None, *call, alpha,
+                                    a.mem, _elems(a), lda, st[0], b.mem, _elems(b), ldb, st[1], beta, out.mem,
+                                    _elems(out), ldc, m * n, max(batch, 1), ctypes.byref(epi[0]), None))
+        return out
     if typed:
         types = _lib.GemmTypes(a.code, b.code, cd, _COMPUTE[compute])
         if batch:
             st = [x.shape[-1] * x.shape[-2] if x.ndim == 3 else 0 for x in (a, b)]
-            check(lib.clf_gemm_batched_strided(ctx.handle, ctypes.byref(types), *args, alpha, a.mem, _elems(a), lda,
+            check(lib.clf_gemm_batched_strided(ctx.handle, ctypes.byref(types), *call, alpha, a.mem, _elems(a), lda,
                                                st[0], b.mem, _elems(b), ldb, st[1], beta, out.mem, _elems(out), ldc,
                                                m * n, batch, None))
         else:
-            check(lib.clf_gemm(ctx.handle, ctypes.byref(types), *args, alpha, a.mem, _elems(a), lda, b.mem, _elems(b),
+            check(lib.clf_gemm(ctx.handle, ctypes.byref(types), *call, alpha, a.mem, _elems(a), lda, b.mem, _elems(b),
                                ldb, beta, out.mem, _elems(out), ldc, None))
         return out
     if batch:
         f = lib.clf_sgemm_batched_strided if cd == F32 else lib.clf_dgemm_batched_strided
         st = [x.shape[-1] * x.shape[-2] if x.ndim == 3 else 0 for x in (a, b)]
-        check(f(ctx.handle, *args, alpha, a.mem, _elems(a), lda, st[0], b.mem, _elems(b), ldb, st[1], beta, out.mem,
+        check(f(ctx.handle, *call, alpha, a.mem, _elems(a), lda, st[0], b.mem, _elems(b), ldb, st[1], beta, out.mem,
                 _elems(out), ldc, m * n, batch, None))
     else:
         f = lib.clf_sgemm if cd == F32 else lib.clf_dgemm
-        check(f(ctx.handle, *args, alpha, a.mem, _elems(a), lda, b.mem, _elems(b), ldb, beta, out.mem, _elems(out),
+        check(f(ctx.handle, *call, alpha, a.mem, _elems(a), lda, b.mem, _elems(b), ldb, beta, out.mem, _elems(out),
                 ldc, None))
     return out
 

@@ -14,7 +14,7 @@ MIRRORS = {
     "clf_device_info": _lib.DeviceInfo, "clf_context_options": _lib.ContextOptions, "clf_gemm_types": _lib.GemmTypes,
     "clf_map_arg": _lib.MapArg, "clf_tune_options": _lib.TuneOptions, "clf_tune_entry": _lib.TuneEntry,
     "clf_tune_report": _lib.TuneReport, "clf_cache_stats": _lib.CacheStats, "clf_roofline": _lib.Roofline,
-    "clf_reduce_desc": _lib.ReduceDesc,
+    "clf_reduce_desc": _lib.ReduceDesc, "clf_epilogue_arg": _lib.EpilogueArg, "clf_epilogue": _lib.Epilogue,
 }
 
 
@@ -22,7 +22,7 @@ MIRRORS = {
 SIZES = {"char": 1, "int": 4, "float": 4, "double": 8, "size_t": ctypes.sizeof(ctypes.c_size_t), "cl_uint": 4,
          "cl_ulong": 8, "cl_device_type": 8, "unsigned long": ctypes.sizeof(ctypes.c_ulong), "clf_dtype": 4,
          "clf_arg_kind": 4, "clf_compute": 4, "clf_layout": 4, "clf_reduce_axis": 4, "clf_reduce_op": 4, "cl_mem": ctypes.sizeof(ctypes.c_void_p),
-         "clf_tune_entry": ctypes.sizeof(_lib.TuneEntry)}
+         "clf_tune_entry": ctypes.sizeof(_lib.TuneEntry), "clf_epilogue_kind": 4}
 
 
 def header_fields(name):
