@@ -492,9 +492,10 @@ static int own_config(const clf__gemm_plan *plan);
  * against the rule on products drawn afterwards (batch-tiles/run2-ab.txt): 53x6197x6063 14.8 -> 20.0, 49x5169x6892
  * 13.1 -> 18.3, 97x4227x6711 16.2 -> 17.7, 39x6745x2501 9.4 -> 12.4, 64x2503x3357 12.1 -> 15.3, 70x4255x2631
  * 9.6 -> 10.3. Not for few columns
- * (A the large operand: 6782x175x2487 -3%, 4573x136x6796 -2%) nor B stored N x K (47x6814x2270 -24%: the direct
- * kernel stored such a B into local memory through one bank a column). Under CLFORGE_GEMM_DIRECT_LAYOUT=1, whose
- * layout removes that conflict, B stored N x K is read in place too (not yet measured). */
+ * (A the large operand: 6782x175x2487 -3%, 4573x136x6796 -2%) nor B stored N x K (47x6814x2270 -24%; likely
+ * because the direct kernel stores such a B into local memory through one bank a column). Under
+ * CLFORGE_GEMM_DIRECT_LAYOUT=1, whose layout removes that conflict, B stored N x K is read in place too (not yet
+ * measured). */
 static int few_rows_in_place(const planner *pl, const product *p, const clf__config *cfg)
 {
     if (is_cpu(pl->ctx) || pl->plan->dtype != CLF_F32 || (p->batch != 1 && !p->in_split) || p->m >= FEW_ROWS ||
