@@ -664,6 +664,29 @@ START_TEST(paths)
 }
 END_TEST
 
+/* A program that reads the old C, on products that CPU devices run on their own kernel when K fits one of its K
+ * blocks (KC: 256 to 1024) and on the tiled kernel otherwise (between K blocks C holds partial sums). */
+START_TEST(old_c_across_k_blocks)
+{
+    static const size_t shapes[][3] = {{300, 257, 96}, {130, 700, 250}, {90, 70, 1000}, {70, 90, 1500}, {66, 40, 2600}};
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs), failures = 0;
+    ck_assert_int_gt(nctx, 0);
+    for (int d = 0; d < nctx && failures == 0; d++) {
+        uint64_t seed = 777 + (uint64_t)d;
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0] && failures == 0; i++) {
+            ecase c;
+            make_case(&seed, 0, &c);
+            c.m = shapes[i][0], c.n = shapes[i][1], c.k = shapes[i][2], c.batch = 1 + i % 2;
+            snprintf(c.prog, sizeof c.prog, "c = c * 0.5 + relu(acc + bias)");
+            failures += run_case(ctxs[d], &c, &seed);
+        }
+    }
+    clf_test_contexts_free(ctxs, nctx);
+    ck_assert_int_eq(failures, 0);
+}
+END_TEST
+
 /* The tiled kernel's stores through the program (cl/gemm.cl), under configurations that stage the tile in one
  * slice or several (the last one short), in B's local buffers only or in A's too (with vstore where VWN > VWM),
  * single and double buffered, vector widths 1 to 8, on the fast and the direct path (alternately: only the
@@ -979,6 +1002,7 @@ int main(void)
     CLF_TEST_ALONE(s, random_typed);
     CLF_TEST_ALONE(s, vector_stores);
     CLF_TEST_ALONE(s, paths);
+    CLF_TEST_ALONE(s, old_c_across_k_blocks);
     CLF_TEST_ALONE(s, store_configs);
     CLF_TEST_ALONE(s, store_follows_the_program);
     CLF_TEST_ALONE(s, indices_follow_the_binding);

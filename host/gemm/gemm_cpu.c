@@ -174,6 +174,10 @@ clf_status clf__gemm_cpu_plan(clf_context *ctx, clf__gemm_plan *plan, const clf_
         fill_cores(ctx, p, &plan->cfg_cpu);
     }
     const int *v = plan->cfg_cpu.v;
+    /* Between its K blocks the kernel keeps partial sums in C: a program that reads the old C runs here only
+     * when K fits one block (else the tiled kernel runs it). */
+    if (p->epi && plan->epi && plan->epi->reads_c && p->k > (size_t)v[CLF__CPU_KC])
+        return CLF_SUCCESS;
     size_t mr = (size_t)v[CLF__CPU_MR], nr = (size_t)(v[CLF__CPU_VW] * v[CLF__CPU_NV]);
     size_t esz = clf__dtype_size(plan->dtype), lim = (size_t)INT_MAX / 2;
     if (p->m > lim || p->n > lim || p->k > lim || plan->nsteps + 3 > CLF__GEMM_MAX_STEPS)

@@ -946,12 +946,12 @@ static clf_status choose_config(planner *pl, const product *p, clf__gemm_path pa
 
 /* CPU devices whose driver wants explicit vectors run packed panels and a register micro-kernel
  * (gemm_cpu.c), unless the caller forces a gemm configuration or path; products of the small bucket stay on
- * the direct kernel's single launch (three launches cost more than their work). 1 when planned so. */
+ * the direct kernel's single launch (three launches cost more than their work). 1 when planned so (an epilogue
+ * that reads the old C is planned there only when K fits one of the kernel's K blocks: clf__gemm_cpu_plan). */
 static int plan_cpu(planner *pl, const product *p, clf__gemm_path path, clf_status *s)
 {
     if (pl->cfg_in || path != CLF__GEMM_AUTO || p->alpha == 0.0 || p->k == 0 ||
         strcmp(clf__gemm_bucket_for(&pl->ctx->info, p->m, p->n, p->k, p->batch), "small") == 0 ||
-        (p->epi && pl->plan->epi->reads_c) ||   /* C holds partial sums between K blocks, not the old C */
         !clf__gemm_cpu_wanted(pl->ctx))
         return 0;
     clf__cpu_product cp = {p->m, p->n, p->k, p->batch, p->a_kmajor, p->b_kmajor, p->alpha, p->beta, p->a, p->b, p->c,
