@@ -636,23 +636,24 @@ START_TEST(vector_stores)
 }
 END_TEST
 
-/* Larger products, where the planner packs (with edge strips) or splits K; split-K forced through
- * CLFORGE_GEMM_SPLIT_K, since CPU devices never split on their own. */
-START_TEST(paths)
+/* The program prog over fixed shapes {m, n, k} on every device (random layouts, transposes, alpha and beta), each
+ * once and, with split, once more split along K in 3 where K >= 512; batched: every other shape a batch of 2.
+ * Stops at the first failure; the failures. */
+static int run_shapes(const size_t (*shapes)[3], size_t count, const char *prog, uint64_t seed0, int split,
+                      int batched)
 {
-    static const size_t shapes[][3] = {{300, 257, 96}, {130, 700, 33}, {77, 61, 1100}, {1, 300, 900}, {260, 1, 700}};
     clf_context **ctxs;
     int nctx = clf_test_contexts(&ctxs), failures = 0;
     ck_assert_int_gt(nctx, 0);
     for (int d = 0; d < nctx && failures == 0; d++) {
-        uint64_t seed = 12345 + (uint64_t)d;
-        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0] && failures == 0; i++) {
-            for (int split = 0; split < 1 + (shapes[i][2] >= 512) && failures == 0; split++) {
+        uint64_t seed = seed0 + (uint64_t)d;
+        for (size_t i = 0; i < count && failures == 0; i++) {
+            for (int part = 0; part < 1 + (split && shapes[i][2] >= 512) && failures == 0; part++) {
                 ecase c;
                 make_case(&seed, 0, &c);
-                c.m = shapes[i][0], c.n = shapes[i][1], c.k = shapes[i][2], c.batch = 1;
-                snprintf(c.prog, sizeof c.prog, "pre = acc * scale + bias; c = gelu(pre) + res * s");
-                if (split && c.k >= 512)
+                c.m = shapes[i][0], c.n = shapes[i][1], c.k = shapes[i][2], c.batch = batched ? 1 + i % 2 : 1;
+                snprintf(c.prog, sizeof c.prog, "%s", prog);
+                if (part)
                     setenv("CLFORGE_GEMM_SPLIT_K", "3", 1);
                 failures += run_case(ctxs[d], &c, &seed);
                 unsetenv("CLFORGE_GEMM_SPLIT_K");
@@ -660,7 +661,16 @@ START_TEST(paths)
         }
     }
     clf_test_contexts_free(ctxs, nctx);
-    ck_assert_int_eq(failures, 0);
+    return failures;
+}
+
+/* Larger products, where the planner packs (with edge strips) or splits K; split-K forced through
+ * CLFORGE_GEMM_SPLIT_K, since CPU devices never split on their own. */
+START_TEST(paths)
+{
+    static const size_t shapes[][3] = {{300, 257, 96}, {130, 700, 33}, {77, 61, 1100}, {1, 300, 900}, {260, 1, 700}};
+    ck_assert_int_eq(run_shapes(shapes, sizeof shapes / sizeof shapes[0],
+                                "pre = acc * scale + bias; c = gelu(pre) + res * s", 12345, 1, 0), 0);
 }
 END_TEST
 
@@ -669,21 +679,8 @@ END_TEST
 START_TEST(old_c_across_k_blocks)
 {
     static const size_t shapes[][3] = {{300, 257, 96}, {130, 700, 250}, {90, 70, 1000}, {70, 90, 1500}, {66, 40, 2600}};
-    clf_context **ctxs;
-    int nctx = clf_test_contexts(&ctxs), failures = 0;
-    ck_assert_int_gt(nctx, 0);
-    for (int d = 0; d < nctx && failures == 0; d++) {
-        uint64_t seed = 777 + (uint64_t)d;
-        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0] && failures == 0; i++) {
-            ecase c;
-            make_case(&seed, 0, &c);
-            c.m = shapes[i][0], c.n = shapes[i][1], c.k = shapes[i][2], c.batch = 1 + i % 2;
-            snprintf(c.prog, sizeof c.prog, "c = c * 0.5 + relu(acc + bias)");
-            failures += run_case(ctxs[d], &c, &seed);
-        }
-    }
-    clf_test_contexts_free(ctxs, nctx);
-    ck_assert_int_eq(failures, 0);
+    ck_assert_int_eq(run_shapes(shapes, sizeof shapes / sizeof shapes[0], "c = c * 0.5 + relu(acc + bias)", 777, 0, 1),
+                     0);
 }
 END_TEST
 
