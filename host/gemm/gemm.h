@@ -25,6 +25,9 @@ const char *clf__gemm_bucket(const clf_device_info *dev, size_t m, size_t n, siz
 /* The last two of those rules: "medium" or "large" by m*n alone (the planner's bucket for a thin product whose
  * tiles would fill the device poorly). */
 const char *clf__gemm_bucket_wide(const clf_device_info *dev, size_t m, size_t n);
+/* Local memory (bytes) of a gemm kernel of configuration cfg with esz-byte elements whose local rows of A and B
+ * carry extra_a and extra_b elements beyond MWG + PADA and NWG + PADB (cl/gemm.cl's BPAD_NK, DPAD_A, DPAD_B). */
+size_t clf__gemm_local_bytes(const clf__config *cfg, size_t esz, size_t extra_a, size_t extra_b);
 /* The bucket of a batch of such products: "batched" when each is "small" but all together exceed the small
  * bucket's work (a launch over batch x tiles on the packed kernel), else clf__gemm_bucket's. */
 const char *clf__gemm_bucket_for(const clf_device_info *dev, size_t m, size_t n, size_t k, size_t batch);

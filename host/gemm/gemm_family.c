@@ -109,12 +109,20 @@ static void gemm_default(const clf_device_info *dev, clf_dtype dt, const char *b
     gemm_default(dev, dt, "large", out);
 }
 
+size_t clf__gemm_local_bytes(const clf__config *cfg, size_t esz, size_t extra_a, size_t extra_b)
+{
+    const int *v = cfg->v;
+    size_t rows = (size_t)(v[CLF__GEMM_DBUF] ? 2 : 1) * (size_t)v[CLF__GEMM_KWG];
+    size_t wa = (size_t)(v[CLF__GEMM_MWG] + v[CLF__GEMM_PADA]), wb = (size_t)(v[CLF__GEMM_NWG] + v[CLF__GEMM_PADB]);
+    return rows * (wa + extra_a + wb + extra_b) * esz;
+}
+
 static int gemm_valid(const clf__config *c, const clf_device_info *dev, clf_dtype dt)
 {
     const int *v = c->v;
     int mwg = v[CLF__GEMM_MWG], nwg = v[CLF__GEMM_NWG], kwg = v[CLF__GEMM_KWG];
     int mdimc = v[CLF__GEMM_MDIMC], ndimc = v[CLF__GEMM_NDIMC], vwm = v[CLF__GEMM_VWM], vwn = v[CLF__GEMM_VWN];
-    int kwi = v[CLF__GEMM_KWI], pada = v[CLF__GEMM_PADA], padb = v[CLF__GEMM_PADB], dbuf = v[CLF__GEMM_DBUF];
+    int kwi = v[CLF__GEMM_KWI], pada = v[CLF__GEMM_PADA], padb = v[CLF__GEMM_PADB];
     if (mwg <= 0 || nwg <= 0 || kwg <= 0 || mdimc <= 0 || ndimc <= 0 || vwm <= 0 || vwn <= 0 || kwi <= 0)
         return 0;
     int threads = mdimc * ndimc;
@@ -129,8 +137,7 @@ static int gemm_valid(const clf__config *c, const clf_device_info *dev, clf_dtyp
     size_t esz = dt == CLF_F64 ? 8 : 4;
     /* cl/gemm.cl pads B's local rows by 32 / KWG (BPAD_NK) for a B stored N x K when PADB is 0 and the swizzle is off */
     int bpad = padb == 0 && (mwg / mdimc) * (nwg / ndimc) > 32 && 32 % (kwg * vwn) == 0 ? 32 / kwg : 0;
-    size_t local = (size_t)(dbuf ? 2 : 1) * (size_t)kwg * (size_t)(mwg + pada + nwg + padb + bpad) * esz;
-    if (local > dev->local_mem)
+    if (clf__gemm_local_bytes(c, esz, 0, (size_t)bpad) > dev->local_mem)
         return 0;
     int regs = (mwg / mdimc) * (nwg / ndimc);   /* accumulators per work-item */
     if (regs > (dt == CLF_F64 ? 64 : 128))

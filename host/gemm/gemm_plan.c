@@ -196,13 +196,12 @@ static void direct_layout(const planner *pl, const clf__config *cfg, clf__main_s
 {
     if (!direct_layout_on() || (m->a_kmajor && m->b_kmajor))
         return;
-    size_t esz = pl->plan->dtype == CLF_F64 ? 8 : 4;
+    size_t esz = clf__dtype_size(pl->plan->dtype);
     size_t wa = param(cfg, CLF__GEMM_MWG) + param(cfg, CLF__GEMM_PADA);
     size_t wb = param(cfg, CLF__GEMM_NWG) + param(cfg, CLF__GEMM_PADB);
     int pa = m->a_kmajor ? 0 : direct_pad(wa, param(cfg, CLF__GEMM_VWM), esz);
     int pb = m->b_kmajor ? 0 : direct_pad(wb, param(cfg, CLF__GEMM_VWN), esz);
-    size_t local = (param(cfg, CLF__GEMM_DBUF) ? 2 : 1) * param(cfg, CLF__GEMM_KWG) * (wa + (size_t)pa + wb + (size_t)pb) * esz;
-    if (pl->ctx->info.local_mem && local > pl->ctx->info.local_mem)
+    if (pl->ctx->info.local_mem && clf__gemm_local_bytes(cfg, esz, (size_t)pa, (size_t)pb) > pl->ctx->info.local_mem)
         return;
     m->dlay = 1;
     m->dpad_a = pa;
