@@ -7,10 +7,10 @@ from typing import Any, Dict, List
 from . import _lib
 from ._core import Array
 from ._errors import invalid
-from ._reduce import _matrix, _Vector
+from ._ops import _args_array_type
+from ._reduce import _matrix, _vector, _Vector
 
 _SCALAR, _ROW, _COL, _MATRIX = 0, 1, 2, 3   # clf_epilogue_kind
-_ARRAYS: Dict[int, Any] = {}
 
 
 def _bind(name: str, v: Any, m: int, n: int, batch: int, ctx: Any) -> tuple:
@@ -19,12 +19,7 @@ def _bind(name: str, v: Any, m: int, n: int, batch: int, ctx: Any) -> tuple:
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         return (name.encode(), _SCALAR, 0, None, 0, 0, 0, float(v))
     if isinstance(v, Array) and v.ndim == 1:
-        if v.size not in (m, n):
-            raise invalid(f"matmul: epilogue argument {name} has {v.size} elements; C is {m} x {n}")
-        if m == n:
-            raise invalid(f"matmul: epilogue argument {name}: C is square; say clforge.row({name}) or "
-                          f"clforge.col({name})")
-        v = _Vector(v, 2 if v.size == m else 3)
+        v = _vector("matmul: epilogue argument", name, v, m, n, "C")
     if isinstance(v, _Vector):
         a, kind = v.array, _ROW if v.kind == 2 else _COL
         if a.size != (m if kind == _ROW else n):
@@ -56,9 +51,5 @@ def epilogue(expr: Any, args: Dict[str, Any], m: int, n: int, batch: int, ctx: A
     if not isinstance(expr, str):
         raise invalid(f"matmul: epilogue must be a string, got {type(expr).__name__}")
     items = [_bind(name, v, m, n, batch, ctx) for name, v in args.items()]
-    t = _ARRAYS.get(len(items))
-    if t is None:
-        t = _ARRAYS[len(items)] = _lib.EpilogueArg * max(len(items), 1)
-    arr = t(*items)
+    arr = _args_array_type(len(items), _lib.EpilogueArg)(*items)
     return [_lib.Epilogue(expr.encode(), ctypes.cast(arr, ctypes.POINTER(_lib.EpilogueArg)), len(items)), arr]
-

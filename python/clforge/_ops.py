@@ -112,11 +112,11 @@ def matmul(a: Array, b: Array, out: Optional[Array] = None, alpha: float = 1.0, 
         raise invalid(f"matmul: out has shape {out.shape}, the product has shape {want}")
     call = (ROW_MAJOR, TRANS if trans_a else NO_TRANS, TRANS if trans_b else NO_TRANS, m, n, k)
     lda, ldb, ldc = a.shape[-1], b.shape[-1], n
+    st = [x.shape[-1] * x.shape[-2] if x.ndim == 3 else 0 for x in (a, b)]   # batch strides (0: shared)
     if epilogue is not None:
-        from ._epilogue import epilogue as bind   # imported here: _epilogue imports this module's neighbours
+        from ._epilogue import epilogue as bind   # imported here: _epilogue imports this module
         epi = bind(epilogue, args, m, n, batch, ctx)
         types = _lib.GemmTypes(a.code, b.code, cd, _COMPUTE[compute]) if typed or cd == F64 else None
-        st = [x.shape[-1] * x.shape[-2] if x.ndim == 3 else 0 for x in (a, b)]
         check(lib.clf_gemm_epilogue(ctx.handle, ctypes.byref(types) if types is not None else None, *call, alpha,
                                     a.mem, _elems(a), lda, st[0], b.mem, _elems(b), ldb, st[1], beta, out.mem,
                                     _elems(out), ldc, m * n, max(batch, 1), ctypes.byref(epi[0]), None))
@@ -124,7 +124,6 @@ def matmul(a: Array, b: Array, out: Optional[Array] = None, alpha: float = 1.0, 
     if typed:
         types = _lib.GemmTypes(a.code, b.code, cd, _COMPUTE[compute])
         if batch:
-            st = [x.shape[-1] * x.shape[-2] if x.ndim == 3 else 0 for x in (a, b)]
             check(lib.clf_gemm_batched_strided(ctx.handle, ctypes.byref(types), *call, alpha, a.mem, _elems(a), lda,
                                                st[0], b.mem, _elems(b), ldb, st[1], beta, out.mem, _elems(out), ldc,
                                                m * n, batch, None))
@@ -134,7 +133,6 @@ def matmul(a: Array, b: Array, out: Optional[Array] = None, alpha: float = 1.0, 
         return out
     if batch:
         f = lib.clf_sgemm_batched_strided if cd == F32 else lib.clf_dgemm_batched_strided
-        st = [x.shape[-1] * x.shape[-2] if x.ndim == 3 else 0 for x in (a, b)]
         check(f(ctx.handle, *call, alpha, a.mem, _elems(a), lda, st[0], b.mem, _elems(b), ldb, st[1], beta, out.mem,
                 _elems(out), ldc, m * n, batch, None))
     else:
@@ -144,14 +142,15 @@ def matmul(a: Array, b: Array, out: Optional[Array] = None, alpha: float = 1.0, 
     return out
 
 
-_MAP_ARRAYS: Dict[int, Any] = {}
+_ARG_ARRAYS: Dict[Tuple[Any, int], Any] = {}
 
 
-def _map_args_type(n: int) -> Any:
-    """The ctypes array type of n map arguments (made once: creating a ctypes type costs microseconds)."""
-    t = _MAP_ARRAYS.get(n)
+def _args_array_type(n: int, struct: Any = _lib.MapArg) -> Any:
+    """The ctypes array type of n argument structures (clf_map_arg, clf_epilogue_arg), made once per length:
+    creating a ctypes type costs microseconds."""
+    t = _ARG_ARRAYS.get((struct, n))
     if t is None:
-        t = _MAP_ARRAYS[n] = _lib.MapArg * max(n, 1)
+        t = _ARG_ARRAYS[(struct, n)] = struct * max(n, 1)
     return t
 
 
@@ -172,7 +171,7 @@ def map_expr(ctx: Context, expr: str, n: Optional[int], args: Dict[str, Any]) ->
             items.append((name.encode(), 1, F32, None, 0, float(v)))
         else:
             raise invalid(f"map: argument {name} must be a clforge.Array or a number, got {type(v).__name__}")
-    margs = _map_args_type(len(items))(*items)
+    margs = _args_array_type(len(items))(*items)
     if n is None:
         if len(sizes) != 1:
             raise invalid(f"map: buffer arguments have different sizes {sorted(sizes)}; pass n to map a prefix"

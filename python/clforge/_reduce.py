@@ -8,7 +8,7 @@ from . import _lib
 from ._core import F32, Array, empty
 from ._errors import check, invalid
 from ._lib import lib
-from ._ops import ROW_MAJOR, _map_args_type
+from ._ops import ROW_MAJOR, _args_array_type
 
 _OPS = {"sum": 0, "max": 1, "min": 2, "lse": 3, "moments": 4}
 
@@ -33,18 +33,23 @@ def col(a: Array) -> _Vector:
     return _Vector(a, 3)
 
 
+def _vector(what: str, name: str, v: Array, m: int, n: int, matrix: str) -> _Vector:
+    """A 1-D array of m elements as one value per row of an m x n matrix, of n as one per column; what names the
+    argument in messages (e.g. "reduce: argument"), matrix the matrix ("x")."""
+    if v.ndim != 1 or v.size not in (m, n):
+        raise invalid(f"{what} {name} (shape {v.shape}) is not a vector of {m} or {n} elements")
+    if m == n:
+        raise invalid(f"{what} {name}: {matrix} is square; say clforge.row({name}) or clforge.col({name})")
+    return _Vector(v, 2 if v.size == m else 3)
+
+
 def _bind(name: str, v: Any, x: Array) -> tuple:
     """A clf_map_arg tuple for a keyword argument of reduce: a number, row(a), col(a), or a 1-D array whose
     length says which (m: per row, n: per column)."""
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         return (name.encode(), 1, F32, None, 0, float(v))
     if isinstance(v, Array):
-        m, n = x.shape
-        if v.ndim != 1 or v.size not in (m, n):
-            raise invalid(f"reduce: argument {name} (shape {v.shape}) is not a vector of {m} or {n} elements")
-        if m == n:
-            raise invalid(f"reduce: argument {name}: x is square; say clforge.row({name}) or clforge.col({name})")
-        v = _Vector(v, 2 if v.size == m else 3)
+        v = _vector("reduce: argument", name, v, x.shape[0], x.shape[1], "x")
     if not isinstance(v, _Vector):
         raise invalid(f"reduce: argument {name} must be a number or a clforge.Array, got {type(v).__name__}")
     a = v.array
@@ -110,7 +115,7 @@ def reduce(x: Array, op: str = "sum", axis: int = -1, pre: Optional[str] = None,
         out.offset // out.itemsize if out is not None else 0,
         y.code if y is not None else F32, y.mem if y is not None else None,
         y.offset // y.itemsize if y is not None else 0, ldy)
-    check(lib.clf_reduce(x.ctx.handle, ctypes.byref(d), _map_args_type(len(items))(*items), len(items), None))
+    check(lib.clf_reduce(x.ctx.handle, ctypes.byref(d), _args_array_type(len(items))(*items), len(items), None))
     return out if out is not None else None
 
 
