@@ -12,6 +12,7 @@
 #   gemm_suites N test_gemm's random cases (N of them) and test_gemm_plan on the GPU, each said with its counts
 #   ab_groups F   the build before (../.old) and this one, fp32, in two alternating rounds over F's products
 #   ab_env_groups VAR OLD NEW F  this build with VAR=OLD and VAR=NEW, as ab_groups (the same labels)
+#   ab_rounds F RUN  the alternating rounds both run (RUN: a function of the variant, the label and the options)
 #   cublas_groups F  cuBLAS (torch.matmul, fp32) on F's products
 set -u
 out=${OUT:-$PWD/gpu-out}; mkdir -p "$out"
@@ -76,33 +77,37 @@ gemm_suites() {
   done
 }
 # A products file has one product a line: FLAGS|BATCH|MxNxK, FLAGS bench_gemm_mixed's (--at, --bt) or "-" for none.
-# ab_groups FILE: bench_gemm_mixed of ../.old/build-gpu (the build before) and of this build, fp32, in two alternating
-# rounds over FILE's products, said under old-rN / new-rN.
-ab_groups() {
-  local round v flags batch s bin
+# ab_rounds FILE RUN: two alternating rounds over FILE's products, old then new in each: RUN VARIANT LABEL FLAGS... is
+# called with VARIANT old or new, LABEL old-rN or new-rN and bench_gemm_mixed's options for the product.
+ab_rounds() {
+  local round v flags batch s
   for round in 1 2; do
     for v in old new; do
-      bin=bench/bench_gemm_mixed; [ $v = old ] && bin=../.old/build-gpu/bench/bench_gemm_mixed
       while IFS='|' read -r flags batch s; do
         [ "$flags" = - ] && flags=""
-        B=$bin f32_bench "$v-r$round" $flags --batch "$batch" --shape "$s"
+        "$2" $v "$v-r$round" $flags --batch "$batch" --shape "$s"
       done < "$1"
     done
   done
 }
+# ab_groups FILE: bench_gemm_mixed of ../.old/build-gpu (the build before) and of this build, fp32, in two alternating
+# rounds over FILE's products, said under old-rN / new-rN.
+ab_groups() {
+  ab_build_run() {
+    local bin=bench/bench_gemm_mixed; [ "$1" = old ] && bin=../.old/build-gpu/bench/bench_gemm_mixed
+    B=$bin f32_bench "${@:2}"
+  }
+  ab_rounds "$1" ab_build_run
+}
 # ab_env_groups VAR OLD NEW FILE: this build's bench_gemm_mixed with VAR=OLD (said as old-rN) and VAR=NEW (new-rN), fp32,
 # in two alternating rounds over FILE's products.
 ab_env_groups() {
-  local var=$1 a=$2 b=$3 round v flags batch s
-  for round in 1 2; do
-    for v in old new; do
-      while IFS='|' read -r flags batch s; do
-        [ "$flags" = - ] && flags=""
-        ( if [ $v = old ]; then export "$var=$a"; else export "$var=$b"; fi
-          f32_bench "$v-r$round" $flags --batch "$batch" --shape "$s" )
-      done < "$4"
-    done
-  done
+  ab_env_var=$1 ab_env_old=$2 ab_env_new=$3
+  ab_env_run() {
+    ( if [ "$1" = old ]; then export "$ab_env_var=$ab_env_old"; else export "$ab_env_var=$ab_env_new"; fi
+      f32_bench "${@:2}" )
+  }
+  ab_rounds "$4" ab_env_run
 }
 # cublas_groups FILE: torch.matmul in fp32 (cuBLAS, TF32 off) on FILE's products, said under "cuBLAS".
 cublas_groups() {
