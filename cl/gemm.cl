@@ -92,12 +92,12 @@
 #ifndef B_KMAJOR
 #define B_KMAJOR 1
 #endif
-/* Direct kernel only, set by the host per call (0 where it does not apply): DLAY 1 loads an operand stored with K
- * contiguous (A[i*lda + kk], B[j*ldb + kk]) in runs of DL_KL along K, a warp covering 32 / DL_KL columns (fp32),
- * and DPAD_A / DPAD_B pad its local rows so that such a run of rows times columns lands in as many banks (the host
- * picks a row stride of g modulo 2g, g the larger of the vector width and the columns a 128-byte phase covers).
- * Loaded KWG deep instead, the KWG work-items that share a column store into one bank (16- or 32-way with
- * unpadded rows). */
+/* Direct kernel only, set by the host per call (0 where it does not apply): DLAY bit 0 (A) and bit 1 (B) load an
+ * operand stored with K contiguous (A[i*lda + kk], B[j*ldb + kk]) in runs of DL_KL along K, a warp covering
+ * 32 / DL_KL columns (fp32), and DPAD_A / DPAD_B pad its local rows so that such a run of rows times columns lands in
+ * as many banks (the host picks a row stride of g modulo 2g, g the larger of the vector width and the columns a
+ * 128-byte phase covers). Loaded KWG deep instead, the KWG work-items that share a column store into local rows of one
+ * stride: one bank with unpadded rows (16- or 32-way), which is where the host sets the bit. */
 #ifndef DLAY
 #define DLAY 0
 #endif
@@ -178,13 +178,25 @@ typedef realN loadB_t;
 #endif
 
 /* Direct kernel: row (along K) and column of element q of a KWG x xwg tile, for an operand stored K-major (km) or
- * not. Macros, so that without DLAY the expressions are those the kernel was measured with. */
-#if DLAY
-#define DIRECT_R(q, xwg, km) ((km) ? (q) / (xwg) : (q) / (DL_KL * (xwg)) * DL_KL + (q) % DL_KL)
-#define DIRECT_C(q, xwg, km) ((km) ? (q) % (xwg) : (q) / DL_KL % (xwg))
+ * not, in the plain layout (0) or in runs along K (1); DIRECT_RA/CA for A, DIRECT_RB/CB for B, as DLAY says.
+ * Macros, so that without DLAY the expressions are those the kernel was measured with. */
+#define DIRECT_R0(q, xwg, km) ((km) ? (q) / (xwg) : (q) % KWG)
+#define DIRECT_C0(q, xwg, km) ((km) ? (q) % (xwg) : (q) / KWG)
+#define DIRECT_R1(q, xwg, km) ((km) ? (q) / (xwg) : (q) / (DL_KL * (xwg)) * DL_KL + (q) % DL_KL)
+#define DIRECT_C1(q, xwg, km) ((km) ? (q) % (xwg) : (q) / DL_KL % (xwg))
+#if DLAY & 1
+#define DIRECT_RA DIRECT_R1
+#define DIRECT_CA DIRECT_C1
 #else
-#define DIRECT_R(q, xwg, km) ((km) ? (q) / (xwg) : (q) % KWG)
-#define DIRECT_C(q, xwg, km) ((km) ? (q) % (xwg) : (q) / KWG)
+#define DIRECT_RA DIRECT_R0
+#define DIRECT_CA DIRECT_C0
+#endif
+#if DLAY & 2
+#define DIRECT_RB DIRECT_R1
+#define DIRECT_CB DIRECT_C1
+#else
+#define DIRECT_RB DIRECT_R0
+#define DIRECT_CB DIRECT_C0
 #endif
 
 /* ---- vectors <-> register arrays ------------------------------------------------------------- */
@@ -283,7 +295,7 @@ CLF_INLINE void load_a(__private loadA_t *ra, const __global loadA_t *A, const i
     for (int l = 0; l < A_LOADS; l++) {
         const int q = tid + l * NTHREADS;
 #if DIRECT
-        const int r = DIRECT_R(q, MWG, A_KMAJOR), c = DIRECT_C(q, MWG, A_KMAJOR);
+        const int r = DIRECT_RA(q, MWG, A_KMAJOR), c = DIRECT_CA(q, MWG, A_KMAJOR);
         const int gk = k0 + r, gi = m0 + c;
         ra[l] = (gk < K && gi < M) ? A[A_KMAJOR ? (idx_t)gk * ld + gi : (idx_t)gi * ld + gk] : ZERO;
 #elif A_KMAJOR && EDGE_A
@@ -310,7 +322,7 @@ CLF_INLINE void load_b(__private loadB_t *rb, const __global loadB_t *B, const i
     for (int l = 0; l < B_LOADS; l++) {
         const int q = tid + l * NTHREADS;
 #if DIRECT
-        const int r = DIRECT_R(q, NWG, B_KMAJOR), c = DIRECT_C(q, NWG, B_KMAJOR);
+        const int r = DIRECT_RB(q, NWG, B_KMAJOR), c = DIRECT_CB(q, NWG, B_KMAJOR);
         const int gk = k0 + r, gj = n0 + c;
         rb[l] = (gk < K && gj < N) ? B[B_KMAJOR ? (idx_t)gk * ld + gj : (idx_t)gj * ld + gk] : ZERO;
 #elif B_KMAJOR && EDGE_B
@@ -337,7 +349,7 @@ CLF_INLINE void store_a(__local realM *alm, const int buf, const __private loadA
     for (int l = 0; l < A_LOADS; l++) {
         const int q = tid + l * NTHREADS;
 #if DIRECT
-        const int r = DIRECT_R(q, MWG, A_KMAJOR), c = DIRECT_C(q, MWG, A_KMAJOR);
+        const int r = DIRECT_RA(q, MWG, A_KMAJOR), c = DIRECT_CA(q, MWG, A_KMAJOR);
         als[(buf * KWG + r) * LDAS + c] = ra[l];
 #elif A_KMAJOR
         alm[(buf * KWG + q / (MWG / VWM)) * (LDAS / VWM) + q % (MWG / VWM)] = ra[l];
@@ -355,7 +367,7 @@ CLF_INLINE void store_b(__local realN *blm, const int buf, const __private loadB
     for (int l = 0; l < B_LOADS; l++) {
         const int q = tid + l * NTHREADS;
 #if DIRECT
-        const int r = DIRECT_R(q, NWG, B_KMAJOR), c = DIRECT_C(q, NWG, B_KMAJOR);
+        const int r = DIRECT_RB(q, NWG, B_KMAJOR), c = DIRECT_CB(q, NWG, B_KMAJOR);
         bls[(buf * KWG + r) * LDBS + c] = rb[l];
 #elif B_KMAJOR
         blm[(buf * KWG + q / (NWG / VWN)) * (LDBS / VWN) + q % (NWG / VWN)] = rb[l];

@@ -1110,9 +1110,9 @@ END_TEST
 
 #define BATCHED_CFG "MWG=128 NWG=128 KWG=16 MDIMC=16 NDIMC=8 VWM=4 VWN=2 KWI=8 PADA=4 PADB=0 DBUF=1"
 
-/* On a GPU (pretended) an fp32 batch of A B (NN) that the packing pass would pad runs the direct kernel with the
- * batch bucket's configuration, reading the matrices in place; aligned batches, batches with B stored N x K and
- * fp64 batches keep the packed kernel. */
+/* On a GPU (pretended) an fp32 batch that the packing pass would pad runs the direct kernel with the batch bucket's
+ * configuration, reading the matrices in place, B stored N x K too (with the direct layout); aligned batches and fp64
+ * batches keep the packed kernel, and under CLFORGE_GEMM_DIRECT_LAYOUT=0 batches with B stored N x K as well. */
 START_TEST(padded_nn_batches_read_in_place)
 {
     clf_device_info saved;
@@ -1123,16 +1123,19 @@ START_TEST(padded_nn_batches_read_in_place)
     ck_assert_int_eq(clf__config_parse(&clf__family_gemm, BATCHED_CFG, &want), CLF_SUCCESS);
     const struct { size_t m, n, k, batch; int tb; clf_dtype dt; int direct; } cases[] = {
         {308, 103, 430, 152, 0, CLF_F32, 1}, {298, 423, 47, 360, 0, CLF_F32, 1}, {256, 256, 256, 64, 0, CLF_F32, 0},
-        {308, 103, 430, 152, 1, CLF_F32, 0}, {308, 103, 430, 152, 0, CLF_F64, 0},
+        {308, 103, 430, 152, 1, CLF_F32, 1}, {308, 103, 430, 152, 0, CLF_F64, 0}, {308, 103, 430, 152, 1, CLF_F32, 0},
     };
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 6; i++) {
         size_t m = cases[i].m, n = cases[i].n, k = cases[i].k;
         clf__gemm_call call = {.dtype = cases[i].dt, .layout = CLF_ROW_MAJOR, .ta = CLF_NO_TRANS,
                                .tb = cases[i].tb ? CLF_TRANS : CLF_NO_TRANS, .m = m, .n = n, .k = k, .alpha = 1.0,
                                .lda = k, .ldb = cases[i].tb ? k : n, .ldc = n, .stride_a = m * k, .stride_b = n * k,
                                .stride_c = m * n, .batch = cases[i].batch};
         clf__gemm_plan plan;
+        if (i == 5)   /* B stored N x K without the direct layout: packed, as before it */
+            setenv("CLFORGE_GEMM_DIRECT_LAYOUT", "0", 1);
         plan_auto(ctx, &call, &plan);
+        unsetenv("CLFORGE_GEMM_DIRECT_LAYOUT");
         int packs = steps_of(&plan, CLF__STEP_PACK), direct = 0, mains = 0;
         for (int j = 0; j < plan.nsteps; j++) {
             if (plan.steps[j].kind == CLF__STEP_MAIN) {
@@ -1188,8 +1191,8 @@ START_TEST(batches_take_the_tiles_c_covers_best)
     const struct { size_t batch, m, n, k; int tb; const char *bucket; int direct, packs; } cases[] = {
         {576, 52, 447, 159, 0, "skinny", 1, 0},      /* 128 x 128 tiles 35% covered; 64 x 64 and 64 x 32 81%: the larger */
         {264, 243, 218, 150, 0, "batched", 1, 0},    /* 81% against 92%: under the 1.15 gain */
-        {56, 133, 509, 499, 1, "medium", 0, 2},      /* 52% against 69% (64 x 128 and 64 x 64: the larger) */
-        {208, 418, 211, 117, 1, "batched_small", 0, 2},   /* 67% against 88% */
+        {56, 133, 509, 499, 1, "medium", 1, 0},      /* 52% against 69% (64 x 128 and 64 x 64: the larger) */
+        {208, 418, 211, 117, 1, "batched", 1, 0},   /* 67% against 88%, but read in place: not in those tiles */
         {64, 256, 256, 256, 0, "batched", 0, 0},     /* whole tiles */
         {72, 434, 270, 233, 0, "skinny", 1, 0},      /* 64 x 32 (91%) would run on the direct kernel: not a candidate */
     };
@@ -1217,9 +1220,10 @@ START_TEST(batches_take_the_tiles_c_covers_best)
 }
 END_TEST
 
-/* On a GPU (pretended) a single fp32 product of fewer than 128 rows whose B, stored K x N, the fast kernel would
- * pack runs the direct kernel over B in place (split along K as before, every slice so); B stored N x K, few columns,
- * 128 rows or more, a B that needs no pack and CLFORGE_GEMM_PACK=always keep the packed kernel. */
+/* On a GPU (pretended) a single fp32 product of fewer than 128 rows whose B the fast kernel would pack runs the
+ * direct kernel over B in place (split along K as before, every slice so), B stored N x K too (with the direct
+ * layout, tested below); few columns, 128 rows or more, a B that needs no pack and CLFORGE_GEMM_PACK=always keep the
+ * packed kernel. */
 /* The plan of a row-major m x n x k product (B stored N x K when tb) with $var set to value (NULL: unset). */
 static void plan_under_env(clf_context *ctx, const char *var, const char *value, size_t m, size_t n, size_t k, int tb,
                            clf__gemm_plan *plan)
@@ -1243,7 +1247,7 @@ START_TEST(few_row_products_read_b_in_place)
     store_config(ctx, "medium", MEDIUM_CFG);
     const struct { size_t m, n, k; int tb; const char *env; int in_place; } cases[] = {
         {33, 6623, 2488, 0, NULL, 1},   {82, 7362, 7662, 0, NULL, 1},  {127, 3001, 1500, 0, NULL, 1},
-        {47, 6814, 2270, 1, NULL, 0},   {6782, 175, 2487, 0, NULL, 0}, {128, 3001, 3000, 0, NULL, 0},
+        {47, 6814, 2270, 1, NULL, 1},   {6782, 175, 2487, 0, NULL, 0}, {128, 3001, 3000, 0, NULL, 0},
         {40, 4096, 4096, 0, NULL, 0},   {33, 6623, 2488, 0, "always", 0},
     };
     for (int i = 0; i < 8; i++) {
@@ -1271,8 +1275,8 @@ START_TEST(few_row_products_read_b_in_place)
 }
 END_TEST
 
-/* Direct main steps of a plan, and those with the direct layout whose padded local rows are g modulo 2g elements
- * (g: the vector width, at least 4 fp32 elements) for each operand stored with K contiguous, unpadded otherwise. */
+/* Direct main steps of a plan, and those with the direct layout, whose laid-out operands (stored with K contiguous)
+ * have padded local rows of g modulo 2g elements (g: the vector width, at least 4 fp32 elements), the others none. */
 static void direct_layout_steps(const clf__gemm_plan *plan, int *direct, int *laid_out)
 {
     *direct = *laid_out = 0;
@@ -1281,33 +1285,37 @@ static void direct_layout_steps(const clf__gemm_plan *plan, int *direct, int *la
         if (plan->steps[j].kind != CLF__STEP_MAIN || !m->direct)
             continue;
         (*direct)++;
-        if (!m->dlay) {
-            ck_assert_int_eq(m->dpad_a + m->dpad_b, 0);
-            continue;
-        }
         const int *v = m->cfg->v;
         int ga = v[CLF__GEMM_VWM] > 4 ? v[CLF__GEMM_VWM] : 4, gb = v[CLF__GEMM_VWN] > 4 ? v[CLF__GEMM_VWN] : 4;
         int sa = v[CLF__GEMM_MWG] + v[CLF__GEMM_PADA] + m->dpad_a, sb = v[CLF__GEMM_NWG] + v[CLF__GEMM_PADB] + m->dpad_b;
-        ck_assert_int_eq(m->a_kmajor ? m->dpad_a : sa % (2 * ga), m->a_kmajor ? 0 : ga);
-        ck_assert_int_eq(m->b_kmajor ? m->dpad_b : sb % (2 * gb), m->b_kmajor ? 0 : gb);
+        ck_assert(!(m->dlay & 1) || (!m->a_kmajor && sa % (2 * ga) == ga));
+        ck_assert(!(m->dlay & 2) || (!m->b_kmajor && sb % (2 * gb) == gb));
+        ck_assert_int_eq(m->dlay & 1 ? 0 : m->dpad_a, 0);
+        ck_assert_int_eq(m->dlay & 2 ? 0 : m->dpad_b, 0);
         ck_assert(m->dpad_a % v[CLF__GEMM_VWM] == 0 && m->dpad_b % v[CLF__GEMM_VWN] == 0);
-        (*laid_out)++;
+        *laid_out += m->dlay != 0;
     }
 }
 
-/* CLFORGE_GEMM_DIRECT_LAYOUT=1 (pretended GPU): the direct kernel's steps get the layout, with padded rows, and few-row
- * products read a B stored N x K in place on it where they would pack it; unset, 0, or another value: as before. A
- * device whose local memory cannot hold the padding keeps the plain layout. */
+/* The direct layout (pretended GPU). Unset (auto), or another value: the operands whose plain store would be at least
+ * 8-way bank-conflicted get it — B stored N x K in the skinny tiles (rows of 64, KWG 32: 32-way), not A stored M x K
+ * (rows of 66: 2-way) — and few-row products read a B stored N x K in place on the direct kernel where they would
+ * pack it; "1": every K-contiguous operand; "0": none, and such a B is packed as before. A device whose local memory
+ * cannot hold the padding keeps the plain layout. */
 START_TEST(direct_layout_pads_rows)
 {
     clf_device_info saved;
     clf_context *ctx = pretend_gpu("dlayout", &saved);
     store_config(ctx, "skinny", SKINNY_CFG);
     store_config(ctx, "medium", MEDIUM_CFG);
+    store_config(ctx, "small", "MWG=32 NWG=32 KWG=32 MDIMC=8 NDIMC=8 VWM=4 VWN=4 KWI=8 PADA=4 PADB=4 DBUF=1");   /* GPUs' */
     const struct { size_t m, n, k; int tb; const char *env; int all_direct, laid_out; } cases[] = {
-        {47, 6814, 2270, 1, NULL, 0, 0},   {47, 6814, 2270, 1, "0", 0, 0},   {47, 6814, 2270, 1, "yes", 0, 0},
+        {47, 6814, 2270, 1, NULL, 1, 1},   {47, 6814, 2270, 1, "0", 0, 0},   {47, 6814, 2270, 1, "yes", 1, 1},
         {47, 6814, 2270, 1, "1", 1, 1},    {33, 6623, 2488, 0, "1", 1, 1},   {33, 6623, 2488, 0, NULL, 1, 0},
         {47, 6814, 2272, 1, "1", 0, 1},    /* K a multiple of 4: the fast kernel reads B in place, as before */
+        {33, 6623, 2488, 0, "0", 1, 0},    {47, 6814, 2270, 1, "auto", 1, 1},
+        {251, 259, 605, 1, NULL, 1, 0},    /* the small bucket's 36-wide rows: 4-way, the plain layout */
+        {251, 259, 605, 1, "1", 1, 1},
     };
     for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
         clf__gemm_plan plan;
@@ -1321,6 +1329,10 @@ START_TEST(direct_layout_pads_rows)
                       "case %d: %d of %d main steps direct, %d packs", i, direct, mains, steps_of(&plan, CLF__STEP_PACK));
         ck_assert_msg(laid_out == (cases[i].laid_out ? direct : 0), "case %d: %d of %d direct steps laid out", i,
                       laid_out, direct);
+        if (cases[i].laid_out && cases[i].tb && !cases[i].env)   /* auto: B laid out, A (2-way) not */
+            for (int j = 0; j < plan.nsteps; j++)
+                if (plan.steps[j].kind == CLF__STEP_MAIN && plan.steps[j].u.main.direct)
+                    ck_assert_int_eq(plan.steps[j].u.main.dlay, 2);
         if (i == 4) {   /* too little local memory for the padded rows: the plain layout */
             ctx->info.local_mem = 2 * 32 * (64 + 2 + 64) * 4;   /* the skinny tiles unpadded, double-buffered */
             plan_under_env(ctx, "CLFORGE_GEMM_DIRECT_LAYOUT", "1", cases[i].m, cases[i].n, cases[i].k, 0, &plan);

@@ -97,7 +97,7 @@ static clf_status step_options(const clf__gemm_plan *plan, const clf__gemm_step 
             snprintf(opts + len, cap - len, " -DEDGE_A=%d -DEDGE_B=%d", m->edge_a, m->edge_b);
         len = strlen(opts);
         if (m->dlay)   /* likewise */
-            snprintf(opts + len, cap - len, " -DDLAY=1 -DDPAD_A=%d -DDPAD_B=%d", m->dpad_a, m->dpad_b);
+            snprintf(opts + len, cap - len, " -DDLAY=%d -DDPAD_A=%d -DDPAD_B=%d", m->dlay, m->dpad_a, m->dpad_b);
         return CLF_SUCCESS;
     }
     }

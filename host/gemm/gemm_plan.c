@@ -167,19 +167,46 @@ static int c_aligned(const clf__gemm_operand *c, const clf__config *cfg, size_t 
     return c->ld % w == 0 && c->off % w == 0 && (batch == 1 || c->stride % w == 0);
 }
 
-/* $CLFORGE_GEMM_DIRECT_LAYOUT: 1 loads the direct kernel's K-contiguous operands in runs along K into padded
- * local rows (DLAY in cl/gemm.cl), 0 or unset as before. Not yet measured on a GPU, so off by default; another
- * value warns once and counts as unset. */
-static int direct_layout_on(void)
+/* $CLFORGE_GEMM_DIRECT_LAYOUT: how the direct kernel stores an operand whose K is contiguous in memory (cl/gemm.cl
+ * DLAY). The plain layout loads such an operand KWG deep a column, and the KWG work-items sharing a column store into
+ * local rows of one stride: with unpadded rows (PADB=0 in most tuned tiles) they meet in one bank, 16- or 32-way.
+ * The layout loads it in runs of 8 along K into rows padded against that. Unset or "auto": the layout where the
+ * plain store is at least DL_WAYS-way conflicted, per operand; "1": wherever an operand is K-contiguous; "0": never,
+ * and the in-place rules below as they were before the layout. Another value warns once and counts as unset. */
+enum { DL_OFF, DL_AUTO, DL_ALL };
+static int direct_layout_mode(void)
 {
     const char *env = getenv("CLFORGE_GEMM_DIRECT_LAYOUT");
-    if (!env || !*env)
-        return 0;
+    if (!env || !*env || strcmp(env, "auto") == 0)
+        return DL_AUTO;
     if (strcmp(env, "0") == 0 || strcmp(env, "1") == 0)
-        return env[0] - '0';
-    clf__warn_once("gemm-direct-layout-env", "CLFORGE_GEMM_DIRECT_LAYOUT=%s is neither 0 nor 1: ignored", env);
-    return 0;
+        return env[0] == '1' ? DL_ALL : DL_OFF;
+    clf__warn_once("gemm-direct-layout-env", "CLFORGE_GEMM_DIRECT_LAYOUT=%s is none of 0, 1, auto: ignored", env);
+    return DL_AUTO;
 }
+
+/* The plain store's worst bank conflict for a local row stride of ld elements of esz bytes: lane t of a wavefront (32
+ * lanes, 16 with 8-byte elements, as NVIDIA splits them) stores row t % kwg, column t / kwg; the most distinct words
+ * that one of the 32 four-byte banks receives. */
+static int plain_store_ways(size_t ld, size_t kwg, size_t esz)
+{
+    int words[32] = {0}, lanes = esz >= 8 ? 16 : 32, per = esz >= 8 ? 2 : 1, ways = 0;
+    for (int t = 0; t < lanes; t++)
+        for (int w = 0; w < per; w++) {
+            size_t word = ((size_t)t % kwg * ld + (size_t)t / kwg) * (size_t)per + (size_t)w;
+            int b = (int)(word % 32);
+            if (++words[b] > ways)
+                ways = words[b];
+        }
+    return ways;
+}
+
+/* H100 fp32, CLFORGE_GEMM_DIRECT_LAYOUT=0 against the layout on every K-contiguous operand and against this rule
+ * (scripts/gpu/h200_direct_layout.sh SEED=71-73; bench/results/h100/2026-12-07/direct-layout/): operands whose plain
+ * store is 16- or 32-way conflicted (B stored N x K in 64- or 128-wide unpadded rows) gain under it, and few-row
+ * A x B^T then beats packing B (+1-39%); 2- and 4-way ones (rows of 36, 66, 68, 132) lose 1-10% (the small
+ * bucket's A x B^T 0.90-0.96, A^T x B^T 0.94, few-row A x B 0.93-0.99). */
+#define DL_WAYS 8
 
 /* Padding that makes a local row stride of width + pad elements g modulo 2g, g the larger of the vector width vw
  * and the columns that DL_KL (8) rows of one 128-byte phase cover (4 fp32, 2 fp64): then DL_KL rows times those
@@ -190,20 +217,29 @@ static int direct_pad(size_t width, size_t vw, size_t esz)
     return (int)((2 * g - width % (2 * g) + g) % (2 * g));
 }
 
-/* The direct kernel's layout (DLAY) for a product with an operand stored K-contiguous, where the padded rows fit
- * the device's local memory. */
+/* Whether the direct kernel lays out an operand (K-contiguous when !kmajor) whose plain local row is width wide. The
+ * bank model is a GPU's: CPU devices' local memory is ordinary cache, so auto leaves them the plain layout. */
+static int lays_out(const clf_context *ctx, int kmajor, size_t width, size_t kwg, size_t esz)
+{
+    int mode = direct_layout_mode();
+    return !kmajor && (mode == DL_ALL ||
+                       (mode == DL_AUTO && !is_cpu(ctx) && plain_store_ways(width, kwg, esz) >= DL_WAYS));
+}
+
+/* The direct kernel's layout (DLAY: bit 0 A, bit 1 B) for the operands that lays_out picks, where the padded rows
+ * fit the device's local memory. */
 static void direct_layout(const planner *pl, const clf__config *cfg, clf__main_step *m)
 {
-    if (!direct_layout_on() || (m->a_kmajor && m->b_kmajor))
-        return;
-    size_t esz = clf__dtype_size(pl->plan->dtype);
+    size_t esz = clf__dtype_size(pl->plan->dtype), kwg = param(cfg, CLF__GEMM_KWG);
     size_t wa = param(cfg, CLF__GEMM_MWG) + param(cfg, CLF__GEMM_PADA);
     size_t wb = param(cfg, CLF__GEMM_NWG) + param(cfg, CLF__GEMM_PADB);
-    int pa = m->a_kmajor ? 0 : direct_pad(wa, param(cfg, CLF__GEMM_VWM), esz);
-    int pb = m->b_kmajor ? 0 : direct_pad(wb, param(cfg, CLF__GEMM_VWN), esz);
-    if (pl->ctx->info.local_mem && clf__gemm_local_bytes(cfg, esz, (size_t)pa, (size_t)pb) > pl->ctx->info.local_mem)
+    int la = lays_out(pl->ctx, m->a_kmajor, wa, kwg, esz), lb = lays_out(pl->ctx, m->b_kmajor, wb, kwg, esz);
+    int pa = la ? direct_pad(wa, param(cfg, CLF__GEMM_VWM), esz) : 0;
+    int pb = lb ? direct_pad(wb, param(cfg, CLF__GEMM_VWN), esz) : 0;
+    if (!(la || lb) ||
+        (pl->ctx->info.local_mem && clf__gemm_local_bytes(cfg, esz, (size_t)pa, (size_t)pb) > pl->ctx->info.local_mem))
         return;
-    m->dlay = 1;
+    m->dlay = la | lb << 1;
     m->dpad_a = pa;
     m->dpad_b = pb;
 }
@@ -492,13 +528,13 @@ static int own_config(const clf__gemm_plan *plan);
  * 13.1 -> 18.3, 97x4227x6711 16.2 -> 17.7, 39x6745x2501 9.4 -> 12.4, 64x2503x3357 12.1 -> 15.3, 70x4255x2631
  * 9.6 -> 10.3. Not for few columns
  * (A the large operand: 6782x175x2487 -3%, 4573x136x6796 -2%) nor B stored N x K (47x6814x2270 -24%; likely
- * because the direct kernel stores such a B into local memory through one bank a column). Under
- * CLFORGE_GEMM_DIRECT_LAYOUT=1, whose layout removes that conflict, B stored N x K is read in place too (not yet
- * measured). */
+ * because the direct kernel stored such a B into local memory through one bank a column). With the direct layout,
+ * which removes that conflict, B stored N x K is read in place too: H100, few-row A x B^T whose K is not a multiple
+ * of 4, +1-39% on 14 of 15 drawn products, -2% on one (see DL_WAYS). */
 static int few_rows_in_place(const planner *pl, const product *p, const clf__config *cfg)
 {
     if (is_cpu(pl->ctx) || pl->plan->dtype != CLF_F32 || (p->batch != 1 && !p->in_split) || p->m >= FEW_ROWS ||
-        (!p->b_kmajor && !direct_layout_on()) || pack_mode() != PACK_RULE || !own_config(pl->plan))
+        (!p->b_kmajor && direct_layout_mode() == DL_OFF) || pack_mode() != PACK_RULE || !own_config(pl->plan))
         return 0;
     int pack_a, pack_b, edge_a, edge_b;
     operand_reads(pl, p, cfg, &pack_a, &pack_b, &edge_a, &edge_b);
@@ -966,14 +1002,14 @@ static int plan_cpu(planner *pl, const product *p, clf__gemm_path path, clf_stat
  * bench/results/h200/2026-12-02/underfilled/): 152 x 308x103x430 16.5 -> 20.3 TFLOP/s, 56 x 314x478x233 21.3 ->
  * 22.8, 360 x 298x423x47 11.6 -> 14.0, 128 x 200x300x150 15.9 -> 18.0. With B stored N x K the direct kernel's
  * transposed scalar loads lost on two of the four (-5%, -12%), and single products of these sizes lost 5-10% on
- * the direct kernel (the pass is paid for by more work per matrix). fp64 was not measured. Under
- * CLFORGE_GEMM_DIRECT_LAYOUT=1 every storage of A and B is read so (not yet measured). */
+ * the direct kernel (the pass is paid for by more work per matrix). fp64 was not measured. With the direct layout
+ * every storage of A and B is read so: H100, batches of odd A x B^T and A^T x B, -7 ... +52% (see DL_WAYS). */
 static int batch_in_place(const planner *pl, const product *p, const clf__config *cfg)
 {
     /* the shape's own bucket, whatever tiles batch_tiles then chose */
     const char *bucket = clf__gemm_bucket_for(&pl->ctx->info, p->m, p->n, p->k, p->batch);
     if (is_cpu(pl->ctx) || pl->plan->dtype != CLF_F32 || p->batch < 2 || strcmp(bucket, "batched") != 0 ||
-        ((p->a_kmajor || !p->b_kmajor) && !direct_layout_on()) || strcmp(pl->plan->origin_main, "override") == 0 ||
+        ((p->a_kmajor || !p->b_kmajor) && direct_layout_mode() == DL_OFF) || strcmp(pl->plan->origin_main, "override") == 0 ||
         pack_mode() != PACK_RULE)
         return 0;
     int pack_a, pack_b, edge_a, edge_b;

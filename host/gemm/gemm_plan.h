@@ -54,7 +54,7 @@ typedef struct clf__main_step {
     int epi;                     /* stores C through the plan's epilogue; r0, c0: where this C starts in the whole */
     size_t r0, c0;
     int edge_a, edge_b;          /* fast kernel: the operand is read in place past its last whole tile (EDGE_A/B) */
-    int dlay, dpad_a, dpad_b;    /* direct kernel: K-contiguous operands loaded in runs along K, local rows padded */
+    int dlay, dpad_a, dpad_b;    /* direct kernel: bit 0 A, bit 1 B loaded in runs along K into padded local rows */
 } clf__main_step;
 
 /* gemm_reduce: C = alpha * (sum of `planes` partial planes of m x n) + beta * C. The planes are in the plan's

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # h200_direct_layout.sh — on the GPU host: the direct kernel's layout for operands stored with K contiguous
-#   (CLFORGE_GEMM_DIRECT_LAYOUT=1: loads in runs of 8 along K, local rows padded so that a warp's stores meet no bank
-#   twice) against the plain one (=0), one build, two alternating rounds, on products drawn from $SEED by class:
+#   (CLFORGE_GEMM_DIRECT_LAYOUT=$NEW, auto by default: loads in runs of 8 along K, local rows padded so that a warp's
+#   stores meet no bank twice, for the operands auto picks or, with 1, all) against the plain one (=0), one build, two alternating rounds, on products drawn from $SEED by class:
 #   few-row products (NN, on the direct kernel either way; A·Bᵀ with K not a multiple of 4, which the layout's rule
 #   moves from packing B to the direct kernel; A·Bᵀ with K a multiple of 4, which stay on the fast kernel), products
 #   of the small bucket (up to 512³ of work, on the direct kernel) in every orientation, batches of small odd matrices
 #   (NN, A·Bᵀ, Aᵀ·B), and fixed products that must not move; cuBLAS through PyTorch in the same script. TESTS=N first
 #   runs test_gemm's N random cases (with the layout's own cases) and test_gemm_plan on the GPU. The log ends with
-#   scripts/gpu/summarize_ab.py's table (old: the plain layout, new: CLFORGE_GEMM_DIRECT_LAYOUT=1). Then the few-row
+#   scripts/gpu/summarize_ab.py's table (old: the plain layout, new: CLFORGE_GEMM_DIRECT_LAYOUT=$NEW). Then the few-row
 #   products with the layout on: as planned against all on the direct kernel. PART=main or PART=packoff runs one of
 #   the two (together they may pass the device tool's 10 minutes; the draw is the same for a given SEED).
 . scripts/gpu/common.sh
@@ -43,7 +43,7 @@ PY
 [ -n "${GROUPS_FILE:-}" ] && cp "../$GROUPS_FILE" $r/groups.txt   # another list (FLAGS|BATCH|MxNxK lines)
 cat $r/groups.txt >> "$log"
 if [ "${PART:-all}" != packoff ]; then
-  ab_env_groups CLFORGE_GEMM_DIRECT_LAYOUT 0 1 $r/groups.txt
+  ab_env_groups CLFORGE_GEMM_DIRECT_LAYOUT 0 "${NEW:-auto}" $r/groups.txt
   cublas_groups $r/groups.txt
   python3 ../scripts/gpu/summarize_ab.py "$log" > $r/summary.md && cat $r/summary.md >> "$log"
   date -u | tee -a "$log"
@@ -55,7 +55,7 @@ if [ "${PART:-all}" != main ]; then
   log=$out/${NAME:-direct-layout}-packoff.txt
   awk -F'|' '$2 == 1 { split($3, d, "x"); if (d[1] < 128) print }' $r/groups.txt > $r/fewrows.txt
   cat $r/fewrows.txt >> "$log"
-  ( export CLFORGE_GEMM_DIRECT_LAYOUT=1; ab_env_groups CLFORGE_GEMM_PACK "" off $r/fewrows.txt )
+  ( export CLFORGE_GEMM_DIRECT_LAYOUT=${NEW:-auto}; ab_env_groups CLFORGE_GEMM_PACK "" off $r/fewrows.txt )
   cublas_groups $r/fewrows.txt
   python3 ../scripts/gpu/summarize_ab.py "$log" >> "$log"
 fi
