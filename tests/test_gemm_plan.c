@@ -1345,6 +1345,46 @@ START_TEST(direct_layout_pads_rows)
 }
 END_TEST
 
+/* Main steps of a plan and the deepest K among them (the slices' length when split). */
+static int main_steps(const clf__gemm_plan *plan, size_t *longest_k)
+{
+    int n = 0;
+    *longest_k = 0;
+    for (int j = 0; j < plan->nsteps; j++)
+        if (plan->steps[j].kind == CLF__STEP_MAIN) {
+            n++;
+            if (plan->steps[j].u.main.k > *longest_k)
+                *longest_k = plan->steps[j].u.main.k;
+        }
+    return n;
+}
+
+/* CLFORGE_GEMM_FEW_TILES_SLICES=on (pretended GPU of 132 units): a product of fewer tiles than units is cut into
+ * slices of at least 512 along K instead of 1024 (more of them); products of more tiles, unset, off and another value
+ * keep slices of at least 1024. */
+START_TEST(few_tiles_take_shorter_slices)
+{
+    clf_device_info saved;
+    clf_context *ctx = pretend_gpu("fewtiles", &saved);
+    store_config(ctx, "skinny", SKINNY_CFG);
+    const struct { size_t m, n, k; const char *env; size_t slice_lo, slice_hi; } cases[] = {
+        {34, 4170, 3268, "on", 512, 1023},    {34, 4170, 3268, NULL, 1024, 3268}, {34, 4170, 3268, "off", 1024, 3268},
+        {34, 4170, 3268, "yes", 1024, 3268},  {58, 4157, 2710, "on", 512, 1023},
+        {115, 6000, 3000, "on", 1024, 3000},  /* 188 tiles of 64 x 64: more than the units, no short slices */
+    };
+    for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
+        clf__gemm_plan plan;
+        plan_under_env(ctx, "CLFORGE_GEMM_FEW_TILES_SLICES", cases[i].env, cases[i].m, cases[i].n, cases[i].k, 0, &plan);
+        size_t slice;
+        int mains = main_steps(&plan, &slice);
+        if (cases[i].slice_lo < 1024)   /* the others may run whole */
+            ck_assert_msg(mains >= 2 && steps_of(&plan, CLF__STEP_REDUCE) == 1, "case %d: %d main steps", i, mains);
+        ck_assert_msg(slice >= cases[i].slice_lo && slice <= cases[i].slice_hi, "case %d: slices of %zu", i, slice);
+    }
+    pretend_end(ctx, &saved);
+}
+END_TEST
+
 /* On a GPU (pretended) operands of a batch that fit the vector width are read in place with edge checks instead
  * of packed when their sizes are not tile multiples; one that does not fit is packed. Single products are packed,
  * unless CLFORGE_GEMM_PACK=edges; CLFORGE_GEMM_PACK=always packs batches too. */
@@ -1446,5 +1486,6 @@ int main(void)
     CLF_TEST_ALONE(s, batches_take_the_tiles_c_covers_best);
     CLF_TEST_ALONE(s, few_row_products_read_b_in_place);
     CLF_TEST_ALONE(s, direct_layout_pads_rows);
+    CLF_TEST_ALONE(s, few_tiles_take_shorter_slices);
     return clf_test_run(s);
 }

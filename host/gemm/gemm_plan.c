@@ -92,6 +92,24 @@ static size_t waves_parts(const clf_context *ctx, double tiles, size_t most)
  * 4485x89x6813 (142) 12.1 -> 14.5 in 4, 6159x188x3555 (194 tiles of 64 x 128, 264 slots) 18.8 -> 22.3 in 2;
  * 2048^3 (256 tiles of 128 x 128 in 264 slots) is left alone. On unseen shapes (store-launches/run6-split-slots-ab.txt)
  * five gained 3-20% and 100x8000x4000 (250 tiles in 3 slices) lost 11%. */
+/* A product of fewer tiles than compute units (C of a few rows or columns) may leave most of the device idle unless
+ * it is cut into more slices than SPLIT_K_MIN_SLICE allows: H100 fp32, few-row products on 64 x 64 tiles, K cut in
+ * 2, 4 or 8 forced against the planner's 2 or 3 (scripts/gpu/h200_few_row_tiles.sh, bench/results/h100/2026-12-07/
+ * few-row-split.txt): 34x4170x3268 (66 tiles) 10.0 -> 12.1 TFLOP/s in 4, 58x4157x2710 (65) 16.9 -> 19.1 in 8; one
+ * round, two products. $CLFORGE_GEMM_FEW_TILES_SLICES=on lets such products take slices down to
+ * SPLIT_K_FEW_TILES_SLICE; off by default until scripts/gpu/h200_few_tiles_split.sh has compared it on drawn shapes. */
+#define SPLIT_K_FEW_TILES_SLICE 512
+static int few_tiles_slices_on(void)
+{
+    const char *env = getenv("CLFORGE_GEMM_FEW_TILES_SLICES");
+    if (!env || !*env || strcmp(env, "off") == 0)
+        return 0;
+    if (strcmp(env, "on") == 0)
+        return 1;
+    clf__warn_once("gemm-few-tiles-env", "CLFORGE_GEMM_FEW_TILES_SLICES=%s is neither on nor off: ignored", env);
+    return 0;
+}
+
 static size_t split_k_parts(const clf_context *ctx, const clf__config *cfg, size_t M, size_t N, size_t K, size_t slots)
 {
     long want = forced_split();
@@ -99,12 +117,13 @@ static size_t split_k_parts(const clf_context *ctx, const clf__config *cfg, size
         size_t most = K / SPLIT_K_GRAIN;
         return (size_t)want < most ? (size_t)want : most > 1 ? most : 1;
     }
-    /* Slices shorter than this lost on the H200: 1024^3 split in 2 ran at 32 against 38 TFLOP/s, while
-     * 64x4096x4096 gained (21.4 -> 26.1 TFLOP/s in 4 slices of 1024). */
-    size_t most = K / SPLIT_K_MIN_SLICE;
     if (is_cpu(ctx))
         return 1;
     double tiles = tile_count(cfg, M, N);   /* >= 1: M and N are not 0 here */
+    /* Slices shorter than SPLIT_K_MIN_SLICE lost on the H200: 1024^3 split in 2 ran at 32 against 38 TFLOP/s, while
+     * 64x4096x4096 gained (21.4 -> 26.1 TFLOP/s in 4 slices of 1024). Fewer tiles than compute units take slices
+     * down to SPLIT_K_FEW_TILES_SLICE. */
+    size_t most = K / (tiles < (double)cus(ctx) && few_tiles_slices_on() ? SPLIT_K_FEW_TILES_SLICE : SPLIT_K_MIN_SLICE);
     if (most < 2 || (tiles >= (double)cus(ctx) && tiles >= SPLIT_K_SLOT_USE * (double)slots))
         return 1;
     return waves_parts(ctx, tiles, most);

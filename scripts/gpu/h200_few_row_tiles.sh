@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# h200_few_row_tiles.sh — on the GPU host: few-row fp32 products (C of 17-127 rows, thousands of columns, long K) on
+#   the direct kernel with tiles of 16 to 112 rows forced (CLFORGE_GEMM_CONFIG, CLFORGE_GEMM_PACK=off), against the
+#   planner's own choice (the skinny bucket's 64 x 64 tiles) and cuBLAS in the same script: how much of the gap to
+#   cuBLAS is C's rows padded up to the tile. SHAPES (FLAGS|BATCH|MxNxK lines, a file) overrides the list below;
+#   TILESET and SPLITS choose the forced tilings and K splits, NO_CUBLAS=1 skips cuBLAS.
+. scripts/gpu/common.sh
+gpu_session ${NAME:-few-row-tiles}
+cat > $r/groups.txt <<'L'
+-|1|20x5000x4000
+-|1|34x4170x3268
+-|1|42x6869x3525
+-|1|58x4157x2710
+-|1|74x6165x7079
+-|1|90x5120x4096
+-|1|99x3001x6113
+-|1|115x6000x3000
+--bt|1|41x4419x2746
+--bt|1|74x5000x4001
+L
+[ -n "${SHAPES:-}" ] && cp "../$SHAPES" $r/groups.txt
+cat $r/groups.txt >> "$log"
+# The skinny entry's tiles with C's rows per tile changed: 8 x 16 work-items, 2 x 4 vectors, KWG 32.
+base="KWG=32 MDIMC=8 NDIMC=16 VWM=2 VWN=4 KWI=16 PADA=2 PADB=0 DBUF=1"
+declare -A TILES=([m16]="MWG=16 NWG=128" [m32]="MWG=32 NWG=128" [m48]="MWG=48 NWG=64" [m64]="MWG=64 NWG=64"
+                  [m80]="MWG=80 NWG=64" [m96]="MWG=96 NWG=64" [m112]="MWG=112 NWG=64")
+# A forced configuration is never split along K: SPLITS (e.g. "2 4 8") adds each tiling with CLFORGE_GEMM_SPLIT_K.
+# (The family takes MWG from 16, 32, 64, 128, 256: m48, m80, m96 and m112 are refused, and so reported as errors.)
+while IFS='|' read -r flags batch s; do
+  [ "$flags" = - ] && flags=""
+  f32_bench planner $flags --batch "$batch" --shape "$s"
+  for t in ${TILESET:-m16 m32 m48 m64 m80 m96 m112}; do
+    for sk in ${SPLITS:-1}; do
+      CLFORGE_GEMM_SPLIT_K=$sk CLFORGE_GEMM_PACK=off CLFORGE_GEMM_CONFIG="${TILES[$t]} $base" \
+        f32_bench "$t-s$sk" $flags --batch "$batch" --shape "$s"
+    done
+  done
+done < $r/groups.txt
+[ -z "${NO_CUBLAS:-}" ] && cublas_groups $r/groups.txt
+date -u | tee -a "$log"
