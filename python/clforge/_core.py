@@ -321,7 +321,8 @@ class Array:
 
     @property
     def T(self) -> "Array":
-        """The transposed view (no copy; not contiguous, so operations refuse it: use trans_a/trans_b)."""
+        """The transposed view (no copy; not contiguous: matmul reads a 2-D one in place as a transposed operand,
+        other operations refuse it)."""
         return Array(self.ctx, self.mem, self.shape[::-1], self.dtype_name, self.strides[::-1], self.offset,
                      retain=True, base=self)
 

@@ -48,6 +48,16 @@ def _gemm_dims(a: Array, b: Array, trans_a: bool, trans_b: bool) -> Tuple[int, i
     return m, n, k
 
 
+def _operand(x: Array, name: str, trans: bool) -> Tuple[bool, int]:
+    """(transpose, leading dimension) of a matmul operand as the C library takes it: a C-contiguous array as it is;
+    a 2-D transposed view of one (``x.T``, stored column-major) as the matrix it views, with the transpose flipped."""
+    if (x.ndim == 2 and not x.is_contiguous and x.strides == (x.itemsize, x.shape[0] * x.itemsize) and
+            not x.offset % x.itemsize):
+        return not trans, x.shape[0]
+    x.require_contiguous(f"matmul: {name}")
+    return trans, x.shape[-1]
+
+
 def _batch(a: Array, b: Array) -> int:
     if a.ndim not in (2, 3) or b.ndim not in (2, 3):
         raise invalid(f"matmul: operands must be 2-D matrices or 3-D batches, got {a.ndim}-D and {b.ndim}-D")
@@ -71,7 +81,9 @@ def matmul(a: Array, b: Array, out: Optional[Array] = None, alpha: float = 1.0, 
            **args: Any) -> Array:
     """``out = alpha * op(a) @ op(b) + beta * out`` with BLAS GEMM semantics (row-major, op = transpose when
     trans_a / trans_b). 2-D operands give one product; 3-D operands (batch, rows, cols) a batched product, and
-    a 2-D operand is then shared by every batch. beta == 0 never reads out; beta != 0 needs out.
+    a 2-D operand is then shared by every batch. a and b may be C-contiguous arrays or 2-D transposed views of
+    them (``x.T``: read in place, as trans_a / trans_b would); out must be C-contiguous. beta == 0 never reads out;
+    beta != 0 needs out.
 
     dtypes: float32 @ float32 and float64 @ float64 (clf_sgemm / clf_dgemm); float16 and bfloat16 (with each
     other or with float32) through the typed clf_gemm, which accumulates in float32. out defaults to the
@@ -89,8 +101,10 @@ def matmul(a: Array, b: Array, out: Optional[Array] = None, alpha: float = 1.0, 
         raise invalid(f"matmul: {', '.join(sorted(args))}: keyword arguments bind an epilogue's names, and no "
                       f"epilogue was given")
     ctx = _same_ctx("matmul", a, b, out)
-    for name, x in (("a", a), ("b", b)) + ((("out", out),) if out is not None else ()):
-        x.require_contiguous(f"matmul: {name}")
+    op_a, lda = _operand(a, "a", trans_a)
+    op_b, ldb = _operand(b, "b", trans_b)
+    if out is not None:
+        out.require_contiguous("matmul: out")
     if compute not in _COMPUTE:
         raise invalid(f"matmul: compute must be one of {sorted(_COMPUTE)}, got {compute!r}")
     batch = _batch(a, b)
@@ -110,8 +124,8 @@ def matmul(a: Array, b: Array, out: Optional[Array] = None, alpha: float = 1.0, 
         out = empty(want, _NAMES[cd], ctx)
     elif out.shape != want:
         raise invalid(f"matmul: out has shape {out.shape}, the product has shape {want}")
-    call = (ROW_MAJOR, TRANS if trans_a else NO_TRANS, TRANS if trans_b else NO_TRANS, m, n, k)
-    lda, ldb, ldc = a.shape[-1], b.shape[-1], n
+    call = (ROW_MAJOR, TRANS if op_a else NO_TRANS, TRANS if op_b else NO_TRANS, m, n, k)
+    ldc = n
     st = [x.shape[-1] * x.shape[-2] if x.ndim == 3 else 0 for x in (a, b)]   # batch strides (0: shared)
     if epilogue is not None:
         from ._epilogue import epilogue as bind   # imported here: _epilogue imports this module

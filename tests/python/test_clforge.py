@@ -118,6 +118,31 @@ def test_matmul(ctx, rng, dtype, tol, ta, tb):
     np.testing.assert_allclose(dc.numpy(), -0.5 * _ref_gemm(a, b, ta, tb) + 2 * c, rtol=tol, atol=tol)
 
 
+@pytest.mark.parametrize("dtype,tol", [("float32", 1e-4), ("float16", 1e-3)])
+def test_matmul_transposed_views(ctx, rng, dtype, tol):
+    """x.T of a C-contiguous matrix is read in place as a transposed operand, with or without trans flags, in an
+    epilogue call too; the result matches the NumPy product of the views."""
+    m, n, k = 19, 29, 37
+    at = rng.standard_normal((k, m)).astype(np.float32)   # stored K x M: at.T is A
+    bt = rng.standard_normal((n, k)).astype(np.float32)   # stored N x K: bt.T is B
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    dat, dbt, da = (clforge.asarray(x, ctx).astype(dtype) for x in (at, bt, a))
+    at, bt, a = (x.astype(np.float32).numpy().astype(np.float64) for x in (dat, dbt, da))   # the rounded inputs
+    out = np.float32 if dtype == "float16" else None
+    def run(x, y, **kw):
+        o = clforge.empty((x.shape[1] if kw.get("trans_a") else x.shape[0],
+                           y.shape[0] if kw.get("trans_b") else y.shape[1]), out, ctx) if out else None
+        return clforge.matmul(x, y, out=o, **kw).numpy()
+    np.testing.assert_allclose(run(dat.T, dbt.T), at.T @ bt.T, rtol=tol, atol=tol)
+    np.testing.assert_allclose(run(da, dbt.T), a @ bt.T, rtol=tol, atol=tol)
+    np.testing.assert_allclose(run(dat.T, dbt, trans_b=True), at.T @ bt.T, rtol=tol, atol=tol)
+    np.testing.assert_allclose(run(da.T, dbt.T, trans_a=True), a @ bt.T, rtol=tol, atol=tol)   # (A^T)^T = A
+    bias = rng.standard_normal(n).astype(np.float32)
+    o = clforge.matmul(dat.T, dbt.T, out=clforge.empty((m, n), np.float32, ctx), epilogue="c = relu(acc + bias)",
+                       bias=clforge.asarray(bias, ctx))
+    np.testing.assert_allclose(o.numpy(), np.maximum(at.T @ bt.T + bias, 0), rtol=tol, atol=tol)
+
+
 def test_matmul_batched(ctx, rng):
     a = rng.standard_normal((5, 17, 9)).astype(np.float32)
     b = rng.standard_normal((5, 9, 13)).astype(np.float32)
@@ -157,10 +182,12 @@ def test_matmul_errors(ctx, rng):
     a = clforge.asarray(np.ones((4, 5), np.float32), ctx)
     b = clforge.asarray(np.ones((6, 3), np.float32), ctx)
     d = clforge.asarray(np.ones((5, 3), np.float64), ctx)
+    a3 = clforge.asarray(np.ones((2, 4, 4), np.float32), ctx)
     cases = [
         (lambda: clforge.matmul(a, b), "inner dimensions"),
         (lambda: clforge.matmul(a, d), "one dtype"),
-        (lambda: clforge.matmul(a, a.T), "not contiguous"),
+        (lambda: clforge.matmul(a3.T, a3), "not contiguous"),   # a 3-D transposed view is no operand
+        (lambda: clforge.matmul(a, a, trans_b=True, out=clforge.empty((4, 4), np.float32, ctx).T), "not contiguous"),
         (lambda: clforge.matmul(a, np.ones((5, 3))), "clforge.Array"),
         (lambda: clforge.matmul(a, a, trans_b=True, beta=1.0), "out must be given"),
         (lambda: clforge.matmul(a, a, trans_b=True, out=clforge.empty((3, 3), np.float32, ctx)), "shape"),
