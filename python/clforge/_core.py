@@ -321,8 +321,9 @@ class Array:
 
     @property
     def T(self) -> "Array":
-        """The transposed view (no copy; not contiguous: matmul reads a 2-D one in place as a transposed operand,
-        other operations refuse it)."""
+        """The transposed view (no copy; not contiguous). A 2-D one is read in place by matmul (as a transposed
+        operand), reduce / softmax / layer_norm / rms_norm (as a matrix stored by columns) and numpy(); other
+        operations refuse it."""
         return Array(self.ctx, self.mem, self.shape[::-1], self.dtype_name, self.strides[::-1], self.offset,
                      retain=True, base=self)
 
@@ -343,14 +344,22 @@ class Array:
 
     def numpy(self, out: Optional[np.ndarray] = None) -> np.ndarray:
         """Copies the array to a new NumPy array, or into ``out`` (C-contiguous, same shape and dtype; e.g. from
-        ``pinned_empty``, which the device writes directly), and returns it. Waits for what is enqueued before."""
-        self.require_contiguous("numpy")
+        ``pinned_empty``, which the device writes directly), and returns it. Waits for what is enqueued before.
+        A 2-D transposed view of a contiguous array (``x.T``) comes back as its own C-contiguous copy."""
+        flipped = (self.ndim == 2 and not self.is_contiguous and
+                   self.strides == (self.itemsize, self.shape[0] * self.itemsize) and not self.offset % self.itemsize)
+        if not flipped:
+            self.require_contiguous("numpy")
         if out is None:
             out = np.empty(self.shape, self.dtype)
         elif (not isinstance(out, np.ndarray) or out.shape != self.shape or out.dtype != self.dtype
               or not out.flags.c_contiguous or not out.flags.writeable):
             raise invalid(f"numpy: out must be a writeable C-contiguous {self.dtype} array of shape {self.shape}")
-        if out.nbytes:
+        if out.nbytes and flipped:   # the stored matrix, then its transpose into out
+            t = np.empty(self.shape[::-1], self.dtype)
+            check(lib.clf_download(self.ctx.handle, self.mem, self.offset, t.ctypes.data, t.nbytes))
+            out[...] = t.T
+        elif out.nbytes:
             check(lib.clf_download(self.ctx.handle, self.mem, self.offset, out.ctypes.data, out.nbytes))
         return out
 

@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 import ctypes
-from typing import Any, Optional
+from typing import Any, Optional, Tuple
 
 from . import _lib
 from ._core import F32, Array, empty
 from ._errors import check, invalid
 from ._lib import lib
 from ._ops import ROW_MAJOR, _args_array_type
+
+COL_MAJOR = 102
 
 _OPS = {"sum": 0, "max": 1, "min": 2, "lse": 3, "moments": 4}
 
@@ -71,15 +73,34 @@ def _matrix(what: str, a: Array) -> int:
     return max(a.strides[0] // a.itemsize, 1)
 
 
+def _storage(what: str, a: Array) -> Tuple[int, int]:
+    """(layout, leading dimension) of a 2-D array stored by rows (rows contiguous, any row pitch) or, like a
+    transposed view ``x.T``, by columns."""
+    if isinstance(a, Array) and a.ndim == 2 and a.is_contiguous:
+        return ROW_MAJOR, max(a.shape[1], 1)
+    if (isinstance(a, Array) and a.ndim == 2 and a.strides[0] == a.itemsize and not a.strides[1] % a.itemsize
+            and a.strides[1] >= a.shape[0] * a.itemsize):
+        return COL_MAJOR, a.strides[1] // a.itemsize
+    return ROW_MAJOR, _matrix(what, a)
+
+
+def _like(x: Array, layout: int) -> Array:
+    """A new array of x's shape and dtype stored as layout says (by columns: the transposed view of a new one)."""
+    if layout == COL_MAJOR:
+        return empty(x.shape[::-1], x.dtype_name, x.ctx).T
+    return empty(x.shape, x.dtype_name, x.ctx)
+
+
 def reduce(x: Array, op: str = "sum", axis: int = -1, pre: Optional[str] = None, post: Optional[str] = None,
            write: Optional[str] = None, out: Optional[Array] = None, y: Optional[Array] = None,
            **args: Any) -> Optional[Array]:
     """For every line of the 2-D array x (a row with axis -1 or 1, a column with axis 0): r = post(op over
     the line of pre(x)); returns it as a 1-D array (out, or a new fp32 one) unless only write is given.
-    With write, y (default: a new array like x; x itself for in place) = write(x, r) over each line. op is
+    With write, y (default: a new array like x; x itself for in place) = write(x, r) over each line. x and y are
+    stored by rows, or both by columns (transposed views such as x.T, read in place). op is
     sum, max, min, lse or moments; expressions and names are those of docs/reduce.md; keyword arguments
     bind names: numbers, 1-D arrays of m (one value per row) or n elements (per column), or row(a)/col(a)."""
-    ldx = _matrix("reduce: x", x)
+    layout, ldx = _storage("reduce: x", x)
     if op not in _OPS:
         raise invalid(f"reduce: op must be one of {sorted(_OPS)}, got {op!r}")
     if axis not in (-1, 0, 1):
@@ -100,15 +121,17 @@ def reduce(x: Array, op: str = "sum", axis: int = -1, pre: Optional[str] = None,
     ldy = 0
     if write is not None:
         if y is None:
-            y = empty(x.shape, x.dtype_name, x.ctx)
+            y = _like(x, layout)
         if not isinstance(y, Array) or y.ctx is not x.ctx or y.ndim != 2 or y.shape != x.shape:
             raise invalid(f"reduce: y must be a clforge.Array of x's context and shape {x.shape}")
-        ldy = _matrix("reduce: y", y)
+        y_layout, ldy = _storage("reduce: y", y)
+        if y_layout != layout:
+            raise invalid("reduce: x and y must both be stored by rows or both by columns (a transposed view)")
     elif y is not None:
         raise invalid("reduce: y is written only with a write expression")
     items = [_bind(name, v, x) for name, v in args.items()]
     d = _lib.ReduceDesc(
-        ROW_MAJOR, m, n, 1 if axis == 0 else 0, _OPS[op],
+        layout, m, n, 1 if axis == 0 else 0, _OPS[op],
         pre.encode() if pre else None, post.encode() if post else None, write.encode() if write else None,
         x.code, x.mem, x.offset // x.itemsize, ldx,
         out.code if out is not None else F32, out.mem if out is not None else None,
@@ -123,8 +146,7 @@ def softmax(x: Array, axis: int = -1, out: Optional[Array] = None) -> Array:
     """Softmax of each row (axis -1 or 1) or column (axis 0) of the 2-D array x, in one pass over it: out
     (default: a new array like x; x itself for in place) = exp(x - max) / sum(exp(x - max))."""
     if out is None:
-        _matrix("softmax: x", x)
-        out = empty(x.shape, x.dtype_name, x.ctx)
+        out = _like(x, _storage("softmax: x", x)[0])
     reduce(x, "lse", axis, write="exp(x - rmax) / rsum", y=out)
     return out
 
@@ -133,8 +155,7 @@ def layer_norm(x: Array, weight: Array, bias: Array, eps: float = 1e-5, out: Opt
     """Layer norm of each row of the 2-D array x, in one pass: (x - mean) / sqrt(var + eps) * weight + bias,
     weight and bias having one value per column (out: default a new array like x; x itself for in place)."""
     if out is None:
-        _matrix("layer_norm: x", x)
-        out = empty(x.shape, x.dtype_name, x.ctx)
+        out = _like(x, _storage("layer_norm: x", x)[0])
     reduce(x, "moments", -1, post="rsqrt(var + eps)", write="(x - mean) * r * g + b", y=out,
            eps=float(eps), g=col(weight), b=col(bias))
     return out
@@ -144,8 +165,7 @@ def rms_norm(x: Array, weight: Array, eps: float = 1e-6, out: Optional[Array] = 
     """RMS norm of each row of the 2-D array x, in one pass: x / sqrt(mean(x^2) + eps) * weight, weight
     having one value per column (out: default a new array like x; x itself for in place)."""
     if out is None:
-        _matrix("rms_norm: x", x)
-        out = empty(x.shape, x.dtype_name, x.ctx)
+        out = _like(x, _storage("rms_norm: x", x)[0])
     reduce(x, "sum", -1, pre="x * x", post="rsqrt(r / len + eps)", write="x * r * g", y=out,
            eps=float(eps), g=col(weight))
     return out

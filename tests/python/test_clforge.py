@@ -86,8 +86,9 @@ def test_views(ctx, rng):
     assert a.reshape(-1).shape == (120,) and len(a) == 4
     t = a[0].T
     assert t.shape == (5, 6) and not t.is_contiguous
+    assert np.array_equal(t.numpy(), x[0].T) and t.numpy().flags.c_contiguous   # a transposed 2-D view: copied
     with pytest.raises(clforge.InvalidArgError, match="not contiguous"):
-        t.numpy()
+        a.T.numpy()   # a 3-D one is not
     with pytest.raises(IndexError):
         a[4]
     with pytest.raises(clforge.InvalidArgError):

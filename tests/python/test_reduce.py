@@ -40,6 +40,7 @@ def test_reduce_expressions_and_scalars(ctx, rng):
 
 def test_reduce_errors(ctx):
     a = clforge.zeros((4, 5), "float32", ctx)
+    strided = clforge.zeros((2, 4, 5), "float32", ctx).T[0]   # (4, 2): neither rows nor columns contiguous
     with pytest.raises(clforge.InvalidArgError, match="op"):
         clforge.reduce(a, "mean")
     with pytest.raises(clforge.InvalidArgError, match="axis"):
@@ -49,7 +50,9 @@ def test_reduce_errors(ctx):
     with pytest.raises(clforge.InvalidArgError, match="out"):
         clforge.reduce(a, out=clforge.zeros(3, "float32", ctx))
     with pytest.raises(clforge.InvalidArgError, match="rows must be contiguous"):
-        clforge.softmax(a.T)
+        clforge.softmax(strided)
+    with pytest.raises(clforge.InvalidArgError, match="both be stored by rows or both by columns"):
+        clforge.reduce(a.T, write="x - r", y=clforge.zeros((5, 4), "float32", ctx))
     with pytest.raises(clforge.ParseError):
         clforge.reduce(a, pre="x +")
 
@@ -66,6 +69,30 @@ def test_layer_norm_and_rms_norm(ctx, rng, shape):
     np.testing.assert_allclose(clforge.layer_norm(a, ga, ba).numpy(), want, rtol=1e-4, atol=1e-4)
     want = xd / np.sqrt((xd * xd).mean(axis=1, keepdims=True) + 1e-6) * g
     np.testing.assert_allclose(clforge.rms_norm(a, ga).numpy(), want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_transposed_views(ctx, rng, axis):
+    """x.T (stored by columns) is read in place: reductions, softmax with its output stored like x, layer and RMS
+    norm, and a write into y = another transposed view or x.T itself (in place)."""
+    base = (rng.standard_normal((23, 41)) * 3).astype(np.float32)   # stored 23 x 41: x = base.T is 41 x 23
+    x = base.T.astype(np.float64)
+    d = clforge.asarray(base, ctx)
+    np.testing.assert_allclose(clforge.reduce(d.T, "sum", axis).numpy(), x.sum(axis=axis), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(clforge.reduce(d.T, "max", axis).numpy(), x.max(axis=axis), rtol=1e-6)
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    sm = clforge.softmax(d.T, axis=axis)
+    assert sm.shape == (41, 23) and not sm.is_contiguous   # stored like x
+    np.testing.assert_allclose(sm.numpy(), e / e.sum(axis=axis, keepdims=True), rtol=2e-5, atol=1e-7)
+    g = rng.standard_normal(23).astype(np.float32)
+    mean, var = x.mean(axis=1, keepdims=True), x.var(axis=1, keepdims=True)
+    np.testing.assert_allclose(clforge.layer_norm(d.T, clforge.asarray(g, ctx), clforge.zeros(23, "float32", ctx))
+                               .numpy(), (x - mean) / np.sqrt(var + 1e-5) * g, rtol=1e-4, atol=1e-4)
+    y = clforge.empty((23, 41), "float32", ctx)
+    assert clforge.reduce(d.T, "sum", axis, write="x - r / len", y=y.T) is None
+    np.testing.assert_allclose(y.T.numpy(), x - x.mean(axis=axis, keepdims=True), rtol=1e-5, atol=1e-5)
+    clforge.softmax(d.T, axis=axis, out=d.T)   # in place
+    np.testing.assert_allclose(d.numpy().T, e / e.sum(axis=axis, keepdims=True), rtol=2e-5, atol=1e-7)
 
 
 def test_reduce_vector_binding(ctx, rng):
