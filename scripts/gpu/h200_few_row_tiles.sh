@@ -20,10 +20,16 @@ cat > $r/groups.txt <<'L'
 L
 [ -n "${SHAPES:-}" ] && cp "../$SHAPES" $r/groups.txt
 cat $r/groups.txt >> "$log"
-# The skinny entry's tiles with C's rows per tile changed: 8 x 16 work-items, 2 x 4 vectors, KWG 32.
+# The skinny entry's tiles with C's rows per tile changed (8 x 16 work-items, 2 x 4 vectors, KWG 32), and tiles of
+# 256 work-items (more warps a compute unit for products of few tiles): t256 64 x 64, t256n 64 x 128 (KWG 16), m32w
+# 32 x 128.
 base="KWG=32 MDIMC=8 NDIMC=16 VWM=2 VWN=4 KWI=16 PADA=2 PADB=0 DBUF=1"
-declare -A TILES=([m16]="MWG=16 NWG=128" [m32]="MWG=32 NWG=128" [m48]="MWG=48 NWG=64" [m64]="MWG=64 NWG=64"
-                  [m80]="MWG=80 NWG=64" [m96]="MWG=96 NWG=64" [m112]="MWG=112 NWG=64")
+declare -A TILES=([m16]="MWG=16 NWG=128 $base" [m32]="MWG=32 NWG=128 $base" [m48]="MWG=48 NWG=64 $base"
+                  [m64]="MWG=64 NWG=64 $base" [m80]="MWG=80 NWG=64 $base" [m96]="MWG=96 NWG=64 $base"
+                  [m112]="MWG=112 NWG=64 $base"
+                  [t256]="MWG=64 NWG=64 KWG=32 MDIMC=16 NDIMC=16 VWM=2 VWN=2 KWI=16 PADA=2 PADB=0 DBUF=1"
+                  [t256n]="MWG=64 NWG=128 KWG=16 MDIMC=16 NDIMC=16 VWM=2 VWN=4 KWI=16 PADA=2 PADB=0 DBUF=1"
+                  [m32w]="MWG=32 NWG=128 KWG=32 MDIMC=8 NDIMC=32 VWM=2 VWN=4 KWI=16 PADA=2 PADB=0 DBUF=1")
 # A forced configuration is never split along K: SPLITS (e.g. "2 4 8") adds each tiling with CLFORGE_GEMM_SPLIT_K.
 # (The family takes MWG from 16, 32, 64, 128, 256: m48, m80, m96 and m112 are refused, and so reported as errors.)
 while IFS='|' read -r flags batch s; do
@@ -31,7 +37,7 @@ while IFS='|' read -r flags batch s; do
   f32_bench planner $flags --batch "$batch" --shape "$s"
   for t in ${TILESET:-m16 m32 m48 m64 m80 m96 m112}; do
     for sk in ${SPLITS:-1}; do
-      CLFORGE_GEMM_SPLIT_K=$sk CLFORGE_GEMM_PACK=off CLFORGE_GEMM_CONFIG="${TILES[$t]} $base" \
+      CLFORGE_GEMM_SPLIT_K=$sk CLFORGE_GEMM_PACK=off CLFORGE_GEMM_CONFIG="${TILES[$t]}" \
         f32_bench "$t-s$sk" $flags --batch "$batch" --shape "$s"
     done
   done
