@@ -228,6 +228,41 @@ START_TEST(expressions)
 }
 END_TEST
 
+/* fp32 gelu over [-12, 12] and at 0, +-inf and NaN, against 0.5 x erfc(-x / sqrt 2) in double (1 + erf cancels
+ * below about -3 even in double): within 3e-5 of the value plus 1.2e-7 |x|, which the 1 + erf form meets (its error
+ * is absolute, about |x| times fp32's epsilon) and the erfc form that CPU devices build meets on its own (its error
+ * is relative); a wrong branch or coefficient misses it by orders of magnitude. */
+START_TEST(gelu_over_its_range)
+{
+    clf_context **ctxs;
+    int nc = clf_test_contexts(&ctxs);
+    size_t n = 48004;
+    float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    ck_assert(x && y);
+    for (size_t i = 0; i < n - 4; i++)
+        x[i] = (float)(-12.0 + 24.0 * (double)i / (double)(n - 5));
+    x[n - 4] = 0.0f, x[n - 3] = INFINITY, x[n - 2] = -INFINITY, x[n - 1] = NAN;
+    for (int d = 0; d < nc; d++) {
+        cl_mem mx = clf_test_buffer(ctxs[d], n * sizeof *x, x), my = clf_test_buffer(ctxs[d], n * sizeof *y, NULL);
+        clf_map_arg args[2] = {{.name = "x", .kind = CLF_ARG_BUFFER, .dtype = CLF_F32, .buffer = mx},
+                               {.name = "y", .kind = CLF_ARG_BUFFER, .dtype = CLF_F32, .buffer = my}};
+        ck_assert_int_eq(clf_map(ctxs[d], "y = gelu(x)", n, args, 2, NULL), CLF_SUCCESS);
+        clf_test_read(ctxs[d], my, n * sizeof *y, y);
+        for (size_t i = 0; i < n - 3; i++) {
+            double want = 0.5 * x[i] * erfc(-x[i] / sqrt(2.0));
+            ck_assert_msg(fabs(y[i] - want) <= 3e-5 * fabs(want) + 1.2e-7 * fabs(x[i]), "%s: gelu(%.9g) = %.9g, expected %.9g",
+                          clf_context_device(ctxs[d])->name, x[i], y[i], want);
+        }
+        ck_assert(y[n - 3] == INFINITY && isnan(y[n - 1]));
+        clReleaseMemObject(mx);
+        clReleaseMemObject(my);
+    }
+    clf_test_contexts_free(ctxs, nc);
+    free(x);
+    free(y);
+}
+END_TEST
+
 /* One program, every small size and head/tail combination; and mixed storage types. */
 START_TEST(all_small_sizes_and_mixed)
 {
@@ -741,6 +776,7 @@ int main(void)
     tcase_add_loop_test(tc, expressions, 0, NCASES);
     tcase_add_test(tc, all_small_sizes_and_mixed);
     tcase_add_test(tc, configurations);
+    tcase_add_test(tc, gelu_over_its_range);
     suite_add_tcase(s, tc);
     TCase *th = clf_test_tcase("half");
     tcase_add_test(th, half_conversions_exact);

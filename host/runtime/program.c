@@ -272,16 +272,18 @@ const char *clf__extra_build_options(void)
 /* Builds from source. Compiler warnings are not printed: some drivers (PoCL's clang) write them to the
  * process's stderr, where they would land in users' output; a failure's log still reaches clf_last_error.
  * CLFORGE_BUILD_WARNINGS=1 keeps the warnings; CLFORGE_BUILD_LOG=1 keeps them too and prints every build's
- * log on stderr. "-w" is added to the build only, not to the cache key. */
+ * log on stderr. "-w" is added to the build only, not to the cache key; so is CLF_ERFC_GELU, which the device's
+ * type decides (1 on CPUs: the expressions' fp32 gelu through erfc, host/map/map.c), as it does the cache entry. */
 static clf_status clf__build(clf_context *ctx, cl_program prog, const char *options, const char *what)
 {
     int show_log = clf__env_on("CLFORGE_BUILD_LOG"), keep = show_log || clf__env_on("CLFORGE_BUILD_WARNINGS");
     const char *extra = clf__extra_build_options();
-    size_t n = strlen(options) + strlen(extra) + 6;
+    const char *dev = ctx->info.type & CL_DEVICE_TYPE_CPU ? "-DCLF_ERFC_GELU=1" : "-DCLF_ERFC_GELU=0";
+    size_t n = strlen(options) + strlen(dev) + strlen(extra) + 8;
     char *full = malloc(n);
     if (!full)
         return clf__fail(CLF_ERR_OUT_OF_MEMORY, "build options");
-    snprintf(full, n, "%s%s%s%s", options, *options && *extra ? " " : "", extra, keep ? "" : " -w");
+    snprintf(full, n, "%s%s%s%s%s%s", options, *options ? " " : "", dev, *extra ? " " : "", extra, keep ? "" : " -w");
     cl_int err = clBuildProgram(prog, 1, &ctx->dev, full, NULL, NULL);
     free(full);
     char *log = err != CL_SUCCESS || show_log ? clf__build_log(ctx, prog) : NULL;
