@@ -1275,6 +1275,20 @@ START_TEST(few_row_products_read_b_in_place)
 }
 END_TEST
 
+/* Main steps of a plan and the deepest K among them (the slices' length when split). */
+static int main_steps(const clf__gemm_plan *plan, size_t *longest_k)
+{
+    int n = 0;
+    *longest_k = 0;
+    for (int j = 0; j < plan->nsteps; j++)
+        if (plan->steps[j].kind == CLF__STEP_MAIN) {
+            n++;
+            if (plan->steps[j].u.main.k > *longest_k)
+                *longest_k = plan->steps[j].u.main.k;
+        }
+    return n;
+}
+
 /* Direct main steps of a plan, and those with the direct layout, whose laid-out operands (stored with K contiguous)
  * have padded local rows of g modulo 2g elements (g: the vector width, at least 4 fp32 elements), the others none. */
 static void direct_layout_steps(const clf__gemm_plan *plan, int *direct, int *laid_out)
@@ -1321,10 +1335,10 @@ START_TEST(direct_layout_pads_rows)
         clf__gemm_plan plan;
         plan_under_env(ctx, "CLFORGE_GEMM_DIRECT_LAYOUT", cases[i].env, cases[i].m, cases[i].n, cases[i].k, cases[i].tb,
                        &plan);
-        int direct, laid_out, mains = 0;
+        int direct, laid_out;
+        size_t deepest;
+        int mains = main_steps(&plan, &deepest);
         direct_layout_steps(&plan, &direct, &laid_out);
-        for (int j = 0; j < plan.nsteps; j++)
-            mains += plan.steps[j].kind == CLF__STEP_MAIN;
         ck_assert_msg(cases[i].all_direct ? direct == mains && steps_of(&plan, CLF__STEP_PACK) == 0 : direct < mains,
                       "case %d: %d of %d main steps direct, %d packs", i, direct, mains, steps_of(&plan, CLF__STEP_PACK));
         ck_assert_msg(laid_out == (cases[i].laid_out ? direct : 0), "case %d: %d of %d direct steps laid out", i,
@@ -1344,20 +1358,6 @@ START_TEST(direct_layout_pads_rows)
     pretend_end(ctx, &saved);
 }
 END_TEST
-
-/* Main steps of a plan and the deepest K among them (the slices' length when split). */
-static int main_steps(const clf__gemm_plan *plan, size_t *longest_k)
-{
-    int n = 0;
-    *longest_k = 0;
-    for (int j = 0; j < plan->nsteps; j++)
-        if (plan->steps[j].kind == CLF__STEP_MAIN) {
-            n++;
-            if (plan->steps[j].u.main.k > *longest_k)
-                *longest_k = plan->steps[j].u.main.k;
-        }
-    return n;
-}
 
 /* CLFORGE_GEMM_FEW_TILES_SLICES=on (pretended GPU of 132 units): a product of fewer tiles than units is cut into
  * slices of at least 512 along K instead of 1024 (more of them); products of more tiles, unset, off and another value

@@ -85,13 +85,6 @@ static size_t waves_parts(const clf_context *ctx, double tiles, size_t most)
     return parts > SPLIT_K_MAX ? SPLIT_K_MAX : parts;
 }
 
-/* slots: work-groups the device holds at once in cfg's tiles (0: unknown, as for edge strips). A product with
- * more tiles than compute units is split too when those tiles fill under SPLIT_K_SLOT_USE of the slots and K
- * gives slices of SPLIT_K_MIN_SLICE: H200 fp32 (bench/results/h200/2026-12-02/underfilled/run1-split-batched.txt,
- * store-launches/run1.txt), 5300x120x4400 (166 tiles of 64 x 64, 528 slots) 18.6 -> 25.0 TFLOP/s in 4 slices,
- * 4485x89x6813 (142) 12.1 -> 14.5 in 4, 6159x188x3555 (194 tiles of 64 x 128, 264 slots) 18.8 -> 22.3 in 2;
- * 2048^3 (256 tiles of 128 x 128 in 264 slots) is left alone. On unseen shapes (store-launches/run6-split-slots-ab.txt)
- * five gained 3-20% and 100x8000x4000 (250 tiles in 3 slices) lost 11%. */
 /* A product of fewer tiles than compute units (C of a few rows or columns) may leave most of the device idle unless
  * it is cut into more slices than SPLIT_K_MIN_SLICE allows: H100 fp32, few-row products on 64 x 64 tiles, K cut in
  * 2, 4 or 8 forced against the planner's 2 or 3 (scripts/gpu/h200_few_row_tiles.sh, bench/results/h100/2026-12-07/
@@ -110,6 +103,13 @@ static int few_tiles_slices_on(void)
     return 0;
 }
 
+/* slots: work-groups the device holds at once in cfg's tiles (0: unknown, as for edge strips). A product with
+ * more tiles than compute units is split too when those tiles fill under SPLIT_K_SLOT_USE of the slots and K
+ * gives slices of SPLIT_K_MIN_SLICE: H200 fp32 (bench/results/h200/2026-12-02/underfilled/run1-split-batched.txt,
+ * store-launches/run1.txt), 5300x120x4400 (166 tiles of 64 x 64, 528 slots) 18.6 -> 25.0 TFLOP/s in 4 slices,
+ * 4485x89x6813 (142) 12.1 -> 14.5 in 4, 6159x188x3555 (194 tiles of 64 x 128, 264 slots) 18.8 -> 22.3 in 2;
+ * 2048^3 (256 tiles of 128 x 128 in 264 slots) is left alone. On unseen shapes (store-launches/run6-split-slots-ab.txt)
+ * five gained 3-20% and 100x8000x4000 (250 tiles in 3 slices) lost 11%. */
 static size_t split_k_parts(const clf_context *ctx, const clf__config *cfg, size_t M, size_t N, size_t K, size_t slots)
 {
     long want = forced_split();

@@ -320,6 +320,13 @@ class Array:
         return True
 
     @property
+    def _transposed_matrix(self) -> bool:
+        """A 2-D transposed view of a C-contiguous matrix (``x.T``: stored by columns, no gaps), which matmul and
+        numpy() read as the matrix it views."""
+        return (self.ndim == 2 and not self.is_contiguous and
+                self.strides == (self.itemsize, self.shape[0] * self.itemsize) and not self.offset % self.itemsize)
+
+    @property
     def T(self) -> "Array":
         """The transposed view (no copy; not contiguous). A 2-D one is read in place by matmul (as a transposed
         operand), reduce / softmax / layer_norm / rms_norm (as a matrix stored by columns) and numpy(); other
@@ -346,8 +353,7 @@ class Array:
         """Copies the array to a new NumPy array, or into ``out`` (C-contiguous, same shape and dtype; e.g. from
         ``pinned_empty``, which the device writes directly), and returns it. Waits for what is enqueued before.
         A 2-D transposed view of a contiguous array (``x.T``) comes back as its own C-contiguous copy."""
-        flipped = (self.ndim == 2 and not self.is_contiguous and
-                   self.strides == (self.itemsize, self.shape[0] * self.itemsize) and not self.offset % self.itemsize)
+        flipped = self._transposed_matrix
         if not flipped:
             self.require_contiguous("numpy")
         if out is None:

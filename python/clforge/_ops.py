@@ -51,8 +51,7 @@ def _gemm_dims(a: Array, b: Array, trans_a: bool, trans_b: bool) -> Tuple[int, i
 def _operand(x: Array, name: str, trans: bool) -> Tuple[bool, int]:
     """(transpose, leading dimension) of a matmul operand as the C library takes it: a C-contiguous array as it is;
     a 2-D transposed view of one (``x.T``, stored column-major) as the matrix it views, with the transpose flipped."""
-    if (x.ndim == 2 and not x.is_contiguous and x.strides == (x.itemsize, x.shape[0] * x.itemsize) and
-            not x.offset % x.itemsize):
+    if x._transposed_matrix:
         return not trans, x.shape[0]
     x.require_contiguous(f"matmul: {name}")
     return trans, x.shape[-1]
