@@ -1385,6 +1385,37 @@ START_TEST(few_tiles_take_shorter_slices)
 }
 END_TEST
 
+/* On a GPU (pretended, 132 units) a product of the small bucket with fewer 32 x 32 tiles than two a unit is cut
+ * into slices of K of at least 256 under CLFORGE_GEMM_SMALL_SPLIT=on, and runs whole otherwise; a K too short for
+ * two slices, or more tiles, runs whole either way. */
+START_TEST(small_products_split_when_their_tiles_leave_units_idle)
+{
+    clf_device_info saved;
+    clf_context *ctx = pretend_gpu("smallsplit", &saved);
+    const struct { size_t m, n, k; const char *env; int split; } cases[] = {
+        {209, 374, 1136, "on", 1},  {209, 374, 1136, NULL, 0}, {209, 374, 1136, "off", 0},
+        {209, 374, 1136, "yes", 0}, {64, 64, 1024, "on", 1},   {306, 521, 431, "on", 0},    /* K: one slice */
+        {300, 300, 1400, "on", 1},                                                             /* 100 tiles */
+        {640, 448, 448, "on", 0},   /* 280 tiles, two a unit or more */
+    };
+    for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
+        clf__gemm_plan plan;
+        plan_under_env(ctx, "CLFORGE_GEMM_SMALL_SPLIT", cases[i].env, cases[i].m, cases[i].n, cases[i].k, 0, &plan);
+        ck_assert_msg(strcmp(plan.bucket, "small") == 0, "case %d: bucket %s", i, plan.bucket);
+        size_t slice;
+        int mains = main_steps(&plan, &slice);
+        if (cases[i].split) {
+            ck_assert_msg(mains >= 1 && steps_of(&plan, CLF__STEP_REDUCE) == 1, "case %d: %d main steps", i, mains);
+            ck_assert_msg(slice >= 256 && slice < cases[i].k, "case %d: slices of %zu", i, slice);
+        } else {
+            ck_assert_msg(mains == 1 && steps_of(&plan, CLF__STEP_REDUCE) == 0 && slice == cases[i].k,
+                          "case %d: split (%d main steps, slices of %zu)", i, mains, slice);
+        }
+    }
+    pretend_end(ctx, &saved);
+}
+END_TEST
+
 /* On a GPU (pretended) operands of a batch that fit the vector width are read in place with edge checks instead
  * of packed when their sizes are not tile multiples; one that does not fit is packed. Single products are packed,
  * unless CLFORGE_GEMM_PACK=edges; CLFORGE_GEMM_PACK=always packs batches too. */
@@ -1487,5 +1518,6 @@ int main(void)
     CLF_TEST_ALONE(s, few_row_products_read_b_in_place);
     CLF_TEST_ALONE(s, direct_layout_pads_rows);
     CLF_TEST_ALONE(s, few_tiles_take_shorter_slices);
+    CLF_TEST_ALONE(s, small_products_split_when_their_tiles_leave_units_idle);
     return clf_test_run(s);
 }

@@ -52,6 +52,7 @@ static void usage(FILE *f)
             "  CLFORGE_GEMM_FILL=off     keep a GEMM bucket's tiles however poorly they fill the compute units\n"
             "  CLFORGE_GEMM_TILES=bucket keep a GEMM bucket's tiles (single products and batches)\n"
             "  CLFORGE_GEMM_FEW_TILES_SLICES=on  GEMM of fewer tiles than compute units: K slices down to 512\n"
+            "  CLFORGE_GEMM_SMALL_SPLIT=on  small GEMM with under two tiles a compute unit: cut along K\n"
             "  CLFORGE_GEMM_SPLIT_RULE=off  3xTF32/3xF16 on every shape (default: small ones run as exact fp32)\n"
             "  CLFORGE_GEMM_NT_PACK=0|1  A B^T: 0 reads B in place where aligned, 1 packs it first (default: GPUs pack)\n"
             "  CLFORGE_GEMM_PACK=off|edges|always  operands off the tile grid: direct kernel, in place with edge\n"

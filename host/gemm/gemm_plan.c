@@ -92,16 +92,18 @@ static size_t waves_parts(const clf_context *ctx, double tiles, size_t most)
  * round, two products. $CLFORGE_GEMM_FEW_TILES_SLICES=on lets such products take slices down to
  * SPLIT_K_FEW_TILES_SLICE; off by default until scripts/gpu/h200_few_tiles_split.sh has compared it on drawn shapes. */
 #define SPLIT_K_FEW_TILES_SLICE 512
-static int few_tiles_slices_on(void)
+/* A rule that is off until measured: 1 only when the variable `name` is "on" (other values warn once). */
+static int opt_in(const char *name)
 {
-    const char *env = getenv("CLFORGE_GEMM_FEW_TILES_SLICES");
+    const char *env = getenv(name);
     if (!env || !*env || strcmp(env, "off") == 0)
         return 0;
     if (strcmp(env, "on") == 0)
         return 1;
-    clf__warn_once("gemm-few-tiles-env", "CLFORGE_GEMM_FEW_TILES_SLICES=%s is neither on nor off: ignored", env);
+    clf__warn_once(name, "%s=%s is neither on nor off: ignored", name, env);
     return 0;
 }
+static int few_tiles_slices_on(void) { return opt_in("CLFORGE_GEMM_FEW_TILES_SLICES"); }
 
 /* slots: work-groups the device holds at once in cfg's tiles (0: unknown, as for edge strips). A product with
  * more tiles than compute units is split too when those tiles fill under SPLIT_K_SLOT_USE of the slots and K
@@ -799,6 +801,22 @@ static size_t short_split(const planner *pl, const clf__config *cfg, const produ
     return waves_parts(pl->ctx, tiles, p->k / SPLIT_K_GRAIN);
 }
 
+/* Slices of K (1: none) for a single fp32 product of the small bucket (the direct kernel's 32 x 32 tiles) whose
+ * tiles give compute units fewer than SMALL_SPLIT_TILES each: such a product runs a few dozen work-groups of 64 work-items, a warp or
+ * two a unit, each through all of K. Slices of at least SMALL_SPLIT_SLICE, as many as give SPLIT_K_WAVES
+ * work-groups a unit. $CLFORGE_GEMM_SMALL_SPLIT=on; off until scripts/gpu/h200_small_split.sh has measured it. */
+#define SMALL_SPLIT_SLICE 256
+#define SMALL_SPLIT_TILES 2   /* tiles a compute unit under which the small bucket splits */
+static size_t small_split(const planner *pl, const clf__config *cfg, const product *p)
+{
+    double tiles = tile_count(cfg, p->m, p->n);
+    size_t most = p->k / SMALL_SPLIT_SLICE;
+    if (is_cpu(pl->ctx) || pl->plan->dtype != CLF_F32 || p->batch != 1 || forced_split() || most < 2 ||
+        !own_config(pl->plan) || tiles >= SMALL_SPLIT_TILES * (double)cus(pl->ctx) || !opt_in("CLFORGE_GEMM_SMALL_SPLIT"))
+        return 1;
+    return waves_parts(pl->ctx, tiles, most);
+}
+
 #define THIN_MIN_USE 0.85   /* the share of the thin configuration's tiles' area that C covers, at least */
 
 /* A product of the thin bucket (128..511 rows or columns, long K) runs the medium or large bucket's tiles instead,
@@ -1082,6 +1100,8 @@ static clf_status plan_real(planner *pl, product p, clf__gemm_path path, int no_
         parts = split_k_parts(pl->ctx, main_cfg, p.m, p.n, p.k, slots);
         if (parts == 1 && !direct)
             short_k = (parts = short_split(pl, main_cfg, &p)) > 1;
+        else if (parts == 1)
+            parts = small_split(pl, main_cfg, &p);
     }
     plan->path = parts > 1 ? "split-k" : direct ? "direct" : "packed";
     if (parts > 1)
