@@ -2,7 +2,8 @@
  * 1..8 tiles of it at two depths of K: looked up in its tuning entry, and measured (by the tuner, and by
  * bench_gemm --waves) with products of whole waves of tiles. The planner needs the first to see a last wave
  * that would leave most of the device idle, the second to compare tile shapes on a product (docs/gemm.md,
- * "Waves" and "Tiles chosen by their measured times"). */
+ * "Waves" and "Tiles chosen by their measured times"). Also the split model both planners (fp32 and matrix
+ * units) cut K by: the time of a product's work-groups in waves, whole and sliced. */
 #include "gemm_waves.h"
 #include "gemm_mma.h"
 
@@ -200,4 +201,64 @@ void clf__gemm_describe_entry(clf_context *ctx, const clf__family *f, clf_dtype 
         json_array_append_new(a, json_integer(ns[i]));
     if (tiles)
         json_object_set_new(entry, "tile_ns", a ? a : json_null());
+}
+
+/* ---- the split model ------------------------------------------------------------------------------ */
+
+#define WAVE_SPLIT_COST 0.05  /* the tail's extra launches and partial sums, in full-K waves */
+
+/* Time of a wave of work-groups kc deep, in full-K waves. */
+static double wave_time(size_t kc, const clf__k_cut *c) { return (double)(kc + c->fixed) / (double)(c->k + c->fixed); }
+
+/* Time of units work-groups of kc-long K each, then units more of rest, in waves of slots, in full-K waves:
+ * the slices of a split run as one batched launch, the remainder as a second. */
+static double split_waves(size_t units, size_t slots, const clf__k_cut *c, size_t parts)
+{
+    size_t kc = c->k / parts / c->grain * c->grain;
+    if (kc == 0)
+        return 1e30;
+    size_t whole = c->k / kc, rest = c->k - whole * kc;
+    double t = (double)((units * whole + slots - 1) / slots) * wave_time(kc, c);
+    if (rest)
+        t += (double)((units + slots - 1) / slots) * wave_time(rest, c);
+    return t + (parts > 1 ? WAVE_SPLIT_COST + (double)(units * parts) / (double)slots * c->plane_cost : 0.0);
+}
+
+/* The number of slices (1: none) that runs units work-groups fastest by split_waves, over slices of at least
+ * min_slice; *t gets its time. */
+size_t clf__best_split(size_t units, size_t slots, const clf__k_cut *c, size_t min_slice, double *t)
+{
+    size_t best_parts = 1;
+    double best = split_waves(units, slots, c, 1);
+    for (size_t parts = 2; parts <= CLF__SPLIT_K_MAX && parts * min_slice <= c->k; parts++) {
+        double tp = split_waves(units, slots, c, parts);
+        if (tp < best - 1e-9) {
+            best = tp;
+            best_parts = parts;
+        }
+    }
+    *t = best;
+    return best_parts;
+}
+
+/* The last-wave rule of both kernels: an m x n product in bm x bn tiles, slots work-groups at once, whose last
+ * wave would be partly idle. *bulk_rows gets the rows of tiles that fill whole waves; the answer is the number
+ * of K slices (1: keep the plan) that runs the other rows fastest, when that beats the plain plan by CLF__WAVE_GAIN.
+ * c's plane cost is for whole tiles; here it counts the share of the tail's tiles that C covers. */
+size_t clf__last_wave_split(size_t m, size_t n, size_t bm, size_t bn, size_t slots, clf__k_cut c, size_t min_slice,
+                              size_t *bulk_rows)
+{
+    size_t tm = (m + bm - 1) / bm, tn = (n + bn - 1) / bn, tiles = tm * tn;
+    *bulk_rows = 0;
+    if (!slots || tiles < slots || tiles % slots == 0)
+        return 1;
+    size_t bulk = tiles / slots * slots / tn, units = (tm - bulk) * tn;
+    if (bulk == 0 || bulk >= tm)
+        return 1;
+    c.plane_cost *= (double)((m - bulk * bm) * n) / ((double)units * (double)bm * (double)bn);
+    double t;
+    size_t parts = clf__best_split(units, slots, &c, min_slice, &t);
+    double plain = (double)((tiles + slots - 1) / slots), cut = (double)((bulk * tn + slots - 1) / slots) + t;
+    *bulk_rows = bulk;
+    return parts > 1 && cut <= CLF__WAVE_GAIN * plain ? parts : 1;
 }

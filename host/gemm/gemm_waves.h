@@ -44,4 +44,28 @@ double clf__gemm_tile_time(const int *ns, int wg_per_cu, size_t per_cu, size_t k
 void clf__gemm_describe_entry(clf_context *ctx, const clf__family *f, clf_dtype dt, const char *bucket,
                               const clf__config *cfg, json_t *entry);
 
+/* ---- the split model: how long a product's work-groups take when K is cut (gemm_plan.c, gemm_plan_typed.c) */
+
+#define CLF__SPLIT_K_MAX 32   /* slices of K, at most */
+#define CLF__WAVE_GAIN 0.9    /* cut only when the estimate is at least 10% faster */
+
+/* How a K of k is cut: slices a multiple of grain long, fixed: a work-group's fixed cost in the same unit;
+ * plane_cost: writing and reading back one work-group's partial sums, in full-K waves per wave of slices (0
+ * where it was not modelled: the fp32 kernel's rules were measured without it). */
+typedef struct clf__k_cut {
+    size_t k, grain, fixed;
+    double plane_cost;
+} clf__k_cut;
+
+/* The number of slices (1: none) that runs units work-groups fastest, slots at once, over slices of at least
+ * min_slice; *t gets its time in full-K waves. */
+size_t clf__best_split(size_t units, size_t slots, const clf__k_cut *c, size_t min_slice, double *t);
+
+/* The last-wave rule of both kernels: an m x n product in bm x bn tiles, slots work-groups at once, whose last
+ * wave would be partly idle. *bulk_rows gets the rows of tiles that fill whole waves; the answer is the number
+ * of K slices (1: keep the plan) that runs the other rows fastest, when that beats the plain plan by
+ * CLF__WAVE_GAIN. */
+size_t clf__last_wave_split(size_t m, size_t n, size_t bm, size_t bn, size_t slots, clf__k_cut c, size_t min_slice,
+                            size_t *bulk_rows);
+
 #endif
