@@ -718,11 +718,12 @@ static size_t short_split(const planner *pl, const clf__config *cfg, const produ
  * work-groups a unit. $CLFORGE_GEMM_SMALL_SPLIT=on; off until scripts/gpu/h200_small_split.sh has measured it. */
 #define SMALL_SPLIT_SLICE 256
 #define SMALL_SPLIT_TILES 2   /* tiles a compute unit under which the small bucket splits */
+#define SMALL_SPLIT_MIN_K 1024   /* shorter K lost: 451x466x618 10.5 -> 6.5 TFLOP/s in 2 slices and a rest */
 static size_t small_split(const planner *pl, const clf__config *cfg, const product *p)
 {
     double tiles = tile_count(cfg, p->m, p->n);
     size_t most = p->k / SMALL_SPLIT_SLICE;
-    if (is_cpu(pl->ctx) || pl->plan->dtype != CLF_F32 || p->batch != 1 || clf__plan_forced_split() || most < 2 ||
+    if (p->k < SMALL_SPLIT_MIN_K || is_cpu(pl->ctx) || pl->plan->dtype != CLF_F32 || p->batch != 1 || clf__plan_forced_split() || most < 2 ||
         !own_config(pl->plan) || tiles >= SMALL_SPLIT_TILES * (double)cus(pl->ctx) || !opt_in("CLFORGE_GEMM_SMALL_SPLIT"))
         return 1;
     return waves_parts(pl->ctx, tiles, most);

@@ -8,11 +8,18 @@
 . scripts/gpu/common.sh
 gpu_session ${NAME:-small-split}
 SEED=${SEED:-91}
-python3 - "$SEED" > $r/groups.txt <<'PY'
+python3 - "$SEED" ${PART:-} > $r/groups.txt <<'PY'
 import random, sys
 rnd = random.Random(int(sys.argv[1]))
 r = rnd.randint
 n = 0
+if len(sys.argv) > 2:   # PART=ab: products the rule may cut (K >= 1024, under 264 tiles of 32 x 32) and 3 others
+    while n < 12:
+        m, nn, k = r(150, 700), r(150, 700), r(1024, 3000) if n < 9 else r(300, 1023)
+        if n < 9 and ((m + 31) // 32) * ((nn + 31) // 32) >= 264:
+            continue
+        print(rnd.choice(["-", "-", "--bt", "--at"]), 1, "%dx%dx%d" % (m, nn, k), sep="|")
+        n += 1
 while n < 12:   # 8 of the small bucket (m n k <= 2^27), 4 up to 600 x 600 x 1500: a few dozen to a few hundred tiles
     m, nn, k = r(150, 1500), r(150, 1500), r(200, 2500)
     if m * nn * k > (1 << 27 if n < 8 else 600 * 600 * 1500):
