@@ -1012,7 +1012,8 @@ END_TEST
 /* On a GPU (pretended) a single fp32 product with a K of 1280 to 2047 whose tiles leave over a quarter of the
  * compute units without one splits K into slices of 256, also where the direct kernel would have taken it; one
  * whose tiles reach every unit, a K under five slices, a forced configuration or CLFORGE_GEMM_SPLIT_K=1
- * does not split, and a split that would still leave units idle keeps the direct kernel. */
+ * does not split, and a product whose tiles would still leave units idle runs the small bucket's tiles, split
+ * (small_split). */
 START_TEST(short_k_products_split_when_units_idle)
 {
     clf_device_info saved;
@@ -1028,7 +1029,7 @@ START_TEST(short_k_products_split_when_units_idle)
         {610, 610, 1280, NULL, "packed", 0},   /* 100: 0.76 a unit */
         {1500, 700, 900, NULL, "packed", 0},   /* 264 of 64 x 64 */
         {1250, 500, 1000, NULL, "packed", 0},  /* 80 tiles of 64 x 128, K under five slices */
-        {380, 380, 1024, NULL, "direct", 0},   /* 18 tiles of 64 x 128, 72 in four slices: units stay idle */
+        {380, 380, 1024, NULL, "split-k", 4},  /* 18 tiles of 64 x 128: the small bucket's 144, in 4 (small_split) */
         {404, 580, 1488, "1", "packed", 0},    /* CLFORGE_GEMM_SPLIT_K=1: never split */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -1368,9 +1369,10 @@ START_TEST(few_tiles_take_shorter_slices)
     clf_context *ctx = pretend_gpu("fewtiles", &saved);
     store_config(ctx, "skinny", SKINNY_CFG);
     const struct { size_t m, n, k; const char *env; size_t slice_lo, slice_hi; } cases[] = {
-        {34, 4170, 3268, "on", 512, 1023},    {34, 4170, 3268, NULL, 1024, 3268}, {34, 4170, 3268, "off", 1024, 3268},
-        {34, 4170, 3268, "yes", 1024, 3268},  {58, 4157, 2710, "on", 512, 1023},
-        {115, 6000, 3000, "on", 1024, 3000},  /* 188 tiles of 64 x 64: more than the units, no short slices */
+        {34, 4170, 3268, NULL, 512, 1023},    {34, 4170, 3268, "off", 1024, 3268}, {34, 4170, 3268, "yes", 512, 1023},
+        {58, 4157, 2710, NULL, 512, 1023},
+        {115, 6000, 3000, NULL, 1024, 3000},  /* 188 tiles of 64 x 64: more than the units, no short slices */
+        {4170, 34, 3268, NULL, 1024, 3268},   /* few columns: the longer slices */
     };
     for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
         clf__gemm_plan plan;
@@ -1385,23 +1387,32 @@ START_TEST(few_tiles_take_shorter_slices)
 }
 END_TEST
 
-/* On a GPU (pretended, 132 units) a product of the small bucket with fewer 32 x 32 tiles than two a unit is cut
- * into slices of K of at least 256 under CLFORGE_GEMM_SMALL_SPLIT=on, and runs whole otherwise; a K too short for
- * two slices, or more tiles, runs whole either way. */
+/* On a GPU (pretended, 132 units) a product of the small bucket with fewer 32 x 32 tiles than two a unit and a K
+ * of 1024 or more is cut into slices of K of at least 256, and runs whole under CLFORGE_GEMM_SMALL_SPLIT=off; a
+ * shorter K, or more tiles, runs whole either way. A longer product whose bucket's tiles leave three quarters of the
+ * units idle runs there too, in the small bucket's tiles, split; under =off in its bucket's. */
 START_TEST(small_products_split_when_their_tiles_leave_units_idle)
 {
     clf_device_info saved;
     clf_context *ctx = pretend_gpu("smallsplit", &saved);
     const struct { size_t m, n, k; const char *env; int split; } cases[] = {
-        {209, 374, 1136, "on", 1},  {209, 374, 1136, NULL, 0}, {209, 374, 1136, "off", 0},
-        {209, 374, 1136, "yes", 0}, {64, 64, 1024, "on", 1},   {306, 521, 431, "on", 0},    /* K: one slice */
-        {300, 300, 1400, "on", 1},                                                             /* 100 tiles */
-        {640, 448, 448, "on", 0},   /* 280 tiles, two a unit or more */
+        {209, 374, 1136, NULL, 1},  {209, 374, 1136, "off", 0}, {209, 374, 1136, "yes", 1},
+        {64, 64, 1024, NULL, 1},    {306, 521, 431, NULL, 0},   {300, 300, 1000, NULL, 0},   /* K under 1024 */
+        {300, 300, 1400, NULL, 1},                                                            /* 100 tiles */
+        {640, 448, 448, NULL, 0},   /* 280 tiles, two a unit or more */
+        {300, 179, 2571, NULL, 1},  {263, 250, 4798, NULL, 1},  /* long K, 15 and 20 tiles of 64 x 64 */
+        {263, 250, 4798, "off", 0},
     };
     for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
         clf__gemm_plan plan;
         plan_under_env(ctx, "CLFORGE_GEMM_SMALL_SPLIT", cases[i].env, cases[i].m, cases[i].n, cases[i].k, 0, &plan);
-        ck_assert_msg(strcmp(plan.bucket, "small") == 0, "case %d: bucket %s", i, plan.bucket);
+        int small = strcmp(plan.bucket, "small") == 0;
+        if (cases[i].k >= 2048) {   /* long K: the small bucket only under the rule */
+            ck_assert_msg(small == cases[i].split, "case %d: bucket %s", i, plan.bucket);
+            if (!small)
+                continue;
+        }
+        ck_assert_msg(small, "case %d: bucket %s", i, plan.bucket);
         size_t slice;
         int mains = main_steps(&plan, &slice);
         if (cases[i].split) {

@@ -62,25 +62,17 @@ static size_t waves_parts(const clf_context *ctx, double tiles, size_t most)
     return parts > CLF__SPLIT_K_MAX ? CLF__SPLIT_K_MAX : parts;
 }
 
-/* A product of fewer tiles than compute units (C of a few rows or columns) may leave most of the device idle unless
- * it is cut into more slices than SPLIT_K_MIN_SLICE allows: H100 fp32, few-row products on 64 x 64 tiles, K cut in
- * 2, 4 or 8 forced against the planner's 2 or 3 (scripts/gpu/h200_few_row_tiles.sh, bench/results/h100/2026-12-07/
- * few-row-split.txt): 34x4170x3268 (66 tiles) 10.0 -> 12.1 TFLOP/s in 4, 58x4157x2710 (65) 16.9 -> 19.1 in 8; one
- * round, two products. $CLFORGE_GEMM_FEW_TILES_SLICES=on lets such products take slices down to
- * SPLIT_K_FEW_TILES_SLICE; off by default until scripts/gpu/h200_few_tiles_split.sh has compared it on drawn shapes. */
+/* A product of C's few rows (under FEW_TILES_ROWS) and fewer tiles than compute units may leave most of the device idle unless it is cut
+ * into more slices than SPLIT_K_MIN_SLICE allows: such products take slices down to SPLIT_K_FEW_TILES_SLICE. H100
+ * fp32, forced splits first (scripts/gpu/h200_few_row_tiles.sh, bench/results/h100/2026-12-07/few-row-split.txt):
+ * 34x4170x3268 (66 tiles of 64 x 64) 10.0 -> 12.1 TFLOP/s in 4, 58x4157x2710 (65) 16.9 -> 19.1 in 8; then the rule
+ * off and on in two alternating rounds on drawn products (scripts/gpu/h200_few_tiles_split.sh, bench/results/h100/
+ * 2026-12-07b/few-tiles-split.txt): of nine with 17-64 rows four gained 6-21% (63x3931x3315 A^T B 17.0 -> 20.6,
+ * 36x6591x2583 11.9 -> 13.9), five moved by -1..+2%; the one with few columns, 5210x36x6250 A B^T, lost 12%, so
+ * C of few columns keeps the longer slices. $CLFORGE_GEMM_FEW_TILES_SLICES=off turns the rule off. */
 #define SPLIT_K_FEW_TILES_SLICE 512
-/* A rule that is off until measured: 1 only when the variable `name` is "on" (other values warn once). */
-static int opt_in(const char *name)
-{
-    const char *env = getenv(name);
-    if (!env || !*env || strcmp(env, "off") == 0)
-        return 0;
-    if (strcmp(env, "on") == 0)
-        return 1;
-    clf__warn_once(name, "%s=%s is neither on nor off: ignored", name, env);
-    return 0;
-}
-static int few_tiles_slices_on(void) { return opt_in("CLFORGE_GEMM_FEW_TILES_SLICES"); }
+#define FEW_TILES_ROWS 128   /* the rows of C the rule was measured on (17-64); wider products keep short_split's 256 */
+static int few_tiles_slices_on(void) { return clf__env_rule_on("CLFORGE_GEMM_FEW_TILES_SLICES", "off"); }
 
 /* slots: work-groups the device holds at once in cfg's tiles (0: unknown, as for edge strips). A product with
  * more tiles than compute units is split too when those tiles fill under SPLIT_K_SLOT_USE of the slots and K
@@ -100,9 +92,11 @@ static size_t split_k_parts(const clf_context *ctx, const clf__config *cfg, size
         return 1;
     double tiles = tile_count(cfg, M, N);   /* >= 1: M and N are not 0 here */
     /* Slices shorter than SPLIT_K_MIN_SLICE lost on the H200: 1024^3 split in 2 ran at 32 against 38 TFLOP/s, while
-     * 64x4096x4096 gained (21.4 -> 26.1 TFLOP/s in 4 slices of 1024). Fewer tiles than compute units take slices
-     * down to SPLIT_K_FEW_TILES_SLICE. */
-    size_t most = K / (tiles < (double)cus(ctx) && few_tiles_slices_on() ? SPLIT_K_FEW_TILES_SLICE : SPLIT_K_MIN_SLICE);
+     * 64x4096x4096 gained (21.4 -> 26.1 TFLOP/s in 4 slices of 1024). Products of few rows (fewer than columns and
+     * than FEW_TILES_ROWS) and fewer tiles than compute units take slices down to SPLIT_K_FEW_TILES_SLICE. */
+    size_t most = K / (tiles < (double)cus(ctx) && M < FEW_TILES_ROWS && M <= N && few_tiles_slices_on()
+                           ? SPLIT_K_FEW_TILES_SLICE
+                           : SPLIT_K_MIN_SLICE);
     if (most < 2 || (tiles >= (double)cus(ctx) && tiles >= SPLIT_K_SLOT_USE * (double)slots))
         return 1;
     return waves_parts(ctx, tiles, most);
@@ -111,12 +105,26 @@ static size_t split_k_parts(const clf_context *ctx, const clf__config *cfg, size
 /* 1 when the packed kernel's tiles would leave most of a GPU idle and K is too short to split: the direct
  * kernel's smaller tiles do better (H200, 544^3: 5.6 TFLOP/s in 45 tiles of 64x128 with two packs, where
  * the direct kernel runs 512^3 at 13). choose_config keeps the packed kernel when short_split's slices of K
- * give every compute unit a work-group. */
-static int underfilled(const clf_context *ctx, const clf__config *cfg, const product *p)
+ * give every compute unit a work-group. With a long K (2048 or more), tiles under a quarter of the compute units
+ * (LONG_K_FEW_TILES): the small bucket's 32 x 32 tiles split along K (small_split) ran faster than the bucket's
+ * tiles in the planner's slices of 1024 or more. H100 fp32, forced (scripts/gpu/h200_longk_split.sh, bench/results/
+ * h100/2026-12-07b/longk-split.txt): 655x179x2571 (22 tiles of 64 x 128) 6.7 -> 13.3 TFLOP/s, 263x250x4798 (10)
+ * 5.6 -> 12.4, 532x307x2732 A^T B (27) 8.5 -> 15.1, 236x433x5306 (16) 10.5 -> 13.6; with 63-99 tiles of 64 x 64 they
+ * lost (528x692x4174 27.7 -> 18.9, 551x497x4543 18.5 -> 17.1). Only for fp32 single products that may split. */
+#define LONG_K_FEW_TILES 4
+static int small_split_on(void);
+static int own_config(const clf__gemm_plan *plan);
+static int underfilled(const planner *pl, const clf__config *cfg, const product *p, int no_split)
 {
-    if (is_cpu(ctx) || p->k >= 2 * SPLIT_K_MIN_SLICE)
+    const clf_context *ctx = pl->ctx;
+    double tiles = tile_count(cfg, p->m, p->n) * (double)p->batch;
+    if (is_cpu(ctx))
         return 0;
-    return 2 * tile_count(cfg, p->m, p->n) * (double)p->batch < (double)cus(ctx);
+    if (p->k < 2 * SPLIT_K_MIN_SLICE)
+        return 2 * tiles < (double)cus(ctx);
+    /* A long K: the small bucket's tiles cut along K by small_split (LONG_K_FEW_TILES). */
+    return !no_split && p->batch == 1 && pl->plan->dtype == CLF_F32 && own_config(pl->plan) &&
+           LONG_K_FEW_TILES * tiles < (double)cus(ctx) && small_split_on();
 }
 
 /* The direct kernel's configuration, resolved on first use. */
@@ -715,8 +723,13 @@ static size_t short_split(const planner *pl, const clf__config *cfg, const produ
 /* Slices of K (1: none) for a single fp32 product of the small bucket (the direct kernel's 32 x 32 tiles) whose
  * tiles give compute units fewer than SMALL_SPLIT_TILES each: such a product runs a few dozen work-groups of 64 work-items, a warp or
  * two a unit, each through all of K. Slices of at least SMALL_SPLIT_SLICE, as many as give SPLIT_K_WAVES
- * work-groups a unit. $CLFORGE_GEMM_SMALL_SPLIT=on; off until scripts/gpu/h200_small_split.sh has measured it. */
+ * work-groups a unit. H100 fp32 (scripts/gpu/h200_small_split.sh, bench/results/h100/2026-12-07b/): forced splits on
+ * drawn products (small-split.txt) gained where K was long, 291x294x1295 (100 tiles) 5.1 -> 8.5 TFLOP/s, 318x322x1732
+ * 6.4 -> 10.0, and lost under K = 700 (451x466x618 10.5 -> 6.5); the rule off and on in alternating rounds
+ * (small-split-ab.txt) 215x215x1137 2.7 -> 3.7, 266x244x1751 4.0 -> 5.0-7.4. It also serves products of a long K
+ * whose bucket's tiles leave most units idle (underfilled). $CLFORGE_GEMM_SMALL_SPLIT=off turns both off. */
 #define SMALL_SPLIT_SLICE 256
+static int small_split_on(void) { return clf__env_rule_on("CLFORGE_GEMM_SMALL_SPLIT", "off"); }
 #define SMALL_SPLIT_TILES 2   /* tiles a compute unit under which the small bucket splits */
 #define SMALL_SPLIT_MIN_K 1024   /* shorter K lost: 451x466x618 10.5 -> 6.5 TFLOP/s in 2 slices and a rest */
 static size_t small_split(const planner *pl, const clf__config *cfg, const product *p)
@@ -724,7 +737,7 @@ static size_t small_split(const planner *pl, const clf__config *cfg, const produ
     double tiles = tile_count(cfg, p->m, p->n);
     size_t most = p->k / SMALL_SPLIT_SLICE;
     if (p->k < SMALL_SPLIT_MIN_K || is_cpu(pl->ctx) || pl->plan->dtype != CLF_F32 || p->batch != 1 || clf__plan_forced_split() || most < 2 ||
-        !own_config(pl->plan) || tiles >= SMALL_SPLIT_TILES * (double)cus(pl->ctx) || !opt_in("CLFORGE_GEMM_SMALL_SPLIT"))
+        !own_config(pl->plan) || tiles >= SMALL_SPLIT_TILES * (double)cus(pl->ctx) || !small_split_on())
         return 1;
     return waves_parts(pl->ctx, tiles, most);
 }
@@ -918,7 +931,7 @@ static clf_status choose_config(planner *pl, const product *p, clf__gemm_path pa
         s = batch_tiles(pl, p);
     if (s == CLF_SUCCESS && !*direct && path == CLF__GEMM_AUTO && !retile(pl, p, &s))
         s = refill(pl, p);
-    if (s != CLF_SUCCESS || *direct || path != CLF__GEMM_AUTO || !underfilled(pl->ctx, &plan->cfg_main, p) ||
+    if (s != CLF_SUCCESS || *direct || path != CLF__GEMM_AUTO || !underfilled(pl, &plan->cfg_main, p, no_split) ||
         (!no_split && !scale_only &&
          tile_count(&plan->cfg_main, p->m, p->n) * (double)short_split(pl, &plan->cfg_main, p) >= (double)cus(pl->ctx)))
         return s;
@@ -1008,11 +1021,11 @@ clf_status clf__plan_real(planner *pl, product p, clf__gemm_path path, int no_sp
         size_t slots = !is_cpu(pl->ctx) && !direct && own_config(plan)
                            ? clf__gemm_wave_slots(pl->ctx, &clf__family_gemm, plan->dtype, plan->bucket, main_cfg)
                            : 0;
-        parts = split_k_parts(pl->ctx, main_cfg, p.m, p.n, p.k, slots);
+        parts = direct ? small_split(pl, main_cfg, &p) : 1;
+        if (parts == 1)
+            parts = split_k_parts(pl->ctx, main_cfg, p.m, p.n, p.k, slots);
         if (parts == 1 && !direct)
             short_k = (parts = short_split(pl, main_cfg, &p)) > 1;
-        else if (parts == 1)
-            parts = small_split(pl, main_cfg, &p);
     }
     plan->path = parts > 1 ? "split-k" : direct ? "direct" : "packed";
     if (parts > 1)

@@ -3,8 +3,9 @@
 #   bucket (m n k <= 2^27: 32 x 32 tiles on the direct kernel, unsplit under K = 2048) and four a little larger,
 #   with K forced into 2, 3, 4 or 6 slices (CLFORGE_GEMM_SPLIT_K), the small-bucket rule (CLFORGE_GEMM_SMALL_SPLIT=on)
 #   and the planner's own plan twice (first and last); cuBLAS through PyTorch in the same script.
-#   SEED draws the products (default 91), SPLITS the forced slices; PART=ab times the rule off and on instead, in two
-#   alternating rounds (scripts/gpu/summarize_ab.py's table at the end).
+#   SEED draws the products (default 91), SPLITS the forced slices; PART=ab times CLFORGE_GEMM_SMALL_SPLIT off and on
+#   (the default) instead, in two alternating rounds on products those rules serve (scripts/gpu/summarize_ab.py's table
+#   at the end), after test_gemm's random cases and test_gemm_plan on the GPU.
 . scripts/gpu/common.sh
 gpu_session ${NAME:-small-split}
 SEED=${SEED:-91}
@@ -13,13 +14,19 @@ import random, sys
 rnd = random.Random(int(sys.argv[1]))
 r = rnd.randint
 n = 0
-if len(sys.argv) > 2:   # PART=ab: products the rule may cut (K >= 1024, under 264 tiles of 32 x 32) and 3 others
-    while n < 12:
-        m, nn, k = r(150, 700), r(150, 700), r(1024, 3000) if n < 9 else r(300, 1023)
-        if n < 9 and ((m + 31) // 32) * ((nn + 31) // 32) >= 264:
-            continue
-        print(rnd.choice(["-", "-", "--bt", "--at"]), 1, "%dx%dx%d" % (m, nn, k), sep="|")
-        n += 1
+if len(sys.argv) > 2:   # PART=ab: products the rules may change, and two they leave alone
+    def draw(lo, hi, klo, khi, ok=lambda m, n: True, flags=("-", "-", "--bt", "--at")):
+        while True:
+            m, nn = r(*lo), r(*hi)
+            if ok(m, nn):
+                print(rnd.choice(flags), 1, "%dx%dx%d" % (m, nn, r(klo, khi)), sep="|")
+                return
+    few32 = lambda m, nn: ((m + 31) // 32) * ((nn + 31) // 32) < 264
+    for _ in range(4): draw((150, 700), (150, 700), 1024, 2000, few32)   # the small bucket, K >= 1024
+    for _ in range(4): draw((150, 700), (150, 700), 2000, 6000)          # long K, few tiles of the bucket's
+    for _ in range(2): draw((20, 120), (300, 1500), 2000, 5000)          # few rows, few columns of tiles
+    for _ in range(2): draw((150, 700), (150, 700), 300, 1023)           # K under 1024: unchanged
+    n = 12
 while n < 12:   # 8 of the small bucket (m n k <= 2^27), 4 up to 600 x 600 x 1500: a few dozen to a few hundred tiles
     m, nn, k = r(150, 1500), r(150, 1500), r(200, 2500)
     if m * nn * k > (1 << 27 if n < 8 else 600 * 600 * 1500):
@@ -30,7 +37,8 @@ while n < 12:   # 8 of the small bucket (m n k <= 2^27), 4 up to 600 x 600 x 150
 PY
 cat $r/groups.txt >> "$log"
 if [ "${PART:-sweep}" = ab ]; then   # the rule off and on in two alternating rounds, summarize_ab.py's table at the end
-  ab_env_groups CLFORGE_GEMM_SMALL_SPLIT off on $r/groups.txt
+  gemm_suites ${CASES:-40}
+  ab_env_groups CLFORGE_GEMM_SMALL_SPLIT off "" $r/groups.txt
   cublas_groups $r/groups.txt
   python3 ../scripts/gpu/summarize_ab.py "$log" | tee $r/summary.md >> "$log"
   date -u | tee -a "$log"
