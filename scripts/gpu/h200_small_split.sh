@@ -37,7 +37,7 @@ while n < 12:   # 8 of the small bucket (m n k <= 2^27), 4 up to 600 x 600 x 150
 PY
 cat $r/groups.txt >> "$log"
 if [ "${PART:-sweep}" = ab ]; then   # the rule off and on in two alternating rounds, summarize_ab.py's table at the end
-  gemm_suites ${CASES:-40}
+  [ "${CASES:-40}" != 0 ] && gemm_suites ${CASES:-40}
   ab_env_groups CLFORGE_GEMM_SMALL_SPLIT off "" $r/groups.txt
   cublas_groups $r/groups.txt
   python3 ../scripts/gpu/summarize_ab.py "$log" | tee $r/summary.md >> "$log"
