@@ -5,7 +5,8 @@
 #   and the planner's own plan twice (first and last); cuBLAS through PyTorch in the same script.
 #   SEED draws the products (default 91), SPLITS the forced slices; PART=ab times CLFORGE_GEMM_SMALL_SPLIT off and on
 #   (the default) instead, in two alternating rounds on products those rules serve (scripts/gpu/summarize_ab.py's table
-#   at the end), after test_gemm's random cases and test_gemm_plan on the GPU.
+#   at the end), after test_gemm's random cases and test_gemm_plan on the GPU (CASES of them; 0: none). PICK=A,B
+#   keeps lines A to B of the draw.
 . scripts/gpu/common.sh
 gpu_session ${NAME:-small-split}
 SEED=${SEED:-91}
@@ -35,6 +36,7 @@ while n < 12:   # 8 of the small bucket (m n k <= 2^27), 4 up to 600 x 600 x 150
     print(flags, 1, "%dx%dx%d" % (m, nn, k), sep="|")
     n += 1
 PY
+[ -n "${PICK:-}" ] && sed -i -n "${PICK}p" $r/groups.txt   # PICK=3,10: only those lines of the draw
 cat $r/groups.txt >> "$log"
 if [ "${PART:-sweep}" = ab ]; then   # the rule off and on in two alternating rounds, summarize_ab.py's table at the end
   [ "${CASES:-40}" != 0 ] && gemm_suites ${CASES:-40}
