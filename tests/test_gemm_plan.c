@@ -1389,8 +1389,9 @@ END_TEST
 
 /* On a GPU (pretended, 132 units) a product of the small bucket with fewer 32 x 32 tiles than two a unit and a K
  * of 1024 or more is cut into slices of K of at least 256, and runs whole under CLFORGE_GEMM_SMALL_SPLIT=off; a
- * shorter K, or more tiles, runs whole either way. A longer product whose bucket's tiles leave three quarters of the
- * units idle runs there too, in the small bucket's tiles, split; under =off in its bucket's. */
+ * shorter K, more tiles, or C of under 128 rows or columns runs whole either way. A longer product whose bucket's
+ * tiles leave three quarters of the units idle runs there too, in the small bucket's tiles, split; under =off in
+ * its bucket's. */
 START_TEST(small_products_split_when_their_tiles_leave_units_idle)
 {
     clf_device_info saved;
@@ -1400,6 +1401,7 @@ START_TEST(small_products_split_when_their_tiles_leave_units_idle)
         {64, 64, 1024, NULL, 1},    {306, 521, 431, NULL, 0},   {300, 300, 1000, NULL, 0},   /* K under 1024 */
         {300, 300, 1400, NULL, 1},                                                            /* 100 tiles */
         {640, 448, 448, NULL, 0},   /* 280 tiles, two a unit or more */
+        {1000, 100, 1300, NULL, 0}, /* 100 columns: under 128, the few-row rules' (none splits this one) */
         {300, 179, 2571, NULL, 1},  {263, 250, 4798, NULL, 1},  /* long K, 15 and 20 tiles of 64 x 64 */
         {263, 250, 4798, "off", 0},
     };

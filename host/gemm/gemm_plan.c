@@ -112,6 +112,8 @@ static size_t split_k_parts(const clf_context *ctx, const clf__config *cfg, size
  * 5.6 -> 12.4, 532x307x2732 A^T B (27) 8.5 -> 15.1, 236x433x5306 (16) 10.5 -> 13.6; with 63-99 tiles of 64 x 64 they
  * lost (528x692x4174 27.7 -> 18.9, 551x497x4543 18.5 -> 17.1). Only for fp32 single products that may split. */
 #define LONG_K_FEW_TILES 4
+#define SMALL_SPLIT_MIN_SIDE 128   /* C's rows and columns for the small-tile splits, at least: what was measured
+                                    * (150-700); products of fewer rows keep the few-row rules */
 static int small_split_on(void);
 static int own_config(const clf__gemm_plan *plan);
 static int underfilled(const planner *pl, const clf__config *cfg, const product *p, int no_split)
@@ -124,6 +126,7 @@ static int underfilled(const planner *pl, const clf__config *cfg, const product 
         return 2 * tiles < (double)cus(ctx);
     /* A long K: the small bucket's tiles cut along K by small_split (LONG_K_FEW_TILES). */
     return !no_split && p->batch == 1 && pl->plan->dtype == CLF_F32 && own_config(pl->plan) &&
+           p->m >= SMALL_SPLIT_MIN_SIDE && p->n >= SMALL_SPLIT_MIN_SIDE &&
            LONG_K_FEW_TILES * tiles < (double)cus(ctx) && small_split_on();
 }
 
@@ -736,8 +739,9 @@ static size_t small_split(const planner *pl, const clf__config *cfg, const produ
 {
     double tiles = tile_count(cfg, p->m, p->n);
     size_t most = p->k / SMALL_SPLIT_SLICE;
-    if (p->k < SMALL_SPLIT_MIN_K || is_cpu(pl->ctx) || pl->plan->dtype != CLF_F32 || p->batch != 1 || clf__plan_forced_split() || most < 2 ||
-        !own_config(pl->plan) || tiles >= SMALL_SPLIT_TILES * (double)cus(pl->ctx) || !small_split_on())
+    if (p->k < SMALL_SPLIT_MIN_K || p->m < SMALL_SPLIT_MIN_SIDE || p->n < SMALL_SPLIT_MIN_SIDE || is_cpu(pl->ctx) ||
+        pl->plan->dtype != CLF_F32 || p->batch != 1 || clf__plan_forced_split() || most < 2 || !own_config(pl->plan) ||
+        tiles >= SMALL_SPLIT_TILES * (double)cus(pl->ctx) || !small_split_on())
         return 1;
     return waves_parts(pl->ctx, tiles, most);
 }
