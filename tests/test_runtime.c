@@ -502,12 +502,36 @@ START_TEST(sm90a_patch_text)
 }
 END_TEST
 
+/* A variable's word among a list: its place from 1, 0 unset, empty or another value (which only warns); a word must
+ * match whole, not as a prefix or a part of a longer one. */
+START_TEST(environment_words)
+{
+    const char *name = "CLFORGE_TEST_ENV_WORD";
+    const struct { const char *value; int want; } cases[] = {
+        {NULL, 0}, {"", 0}, {"off", 1}, {"edges", 2}, {"always", 3}, {"of", 0}, {"offf", 0},
+        {"edge", 0}, {"off edges", 0}, {"ALWAYS", 0}, {" off", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (cases[i].value)
+            setenv(name, cases[i].value, 1);
+        else
+            unsetenv(name);
+        ck_assert_msg(clf__env_word(name, "off edges always") == cases[i].want, "case %zu: \"%s\"", i,
+                      cases[i].value ? cases[i].value : "(unset)");
+    }
+    setenv(name, "1", 1);
+    ck_assert_int_eq(clf__env_word(name, "0 1"), 2);
+    unsetenv(name);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[1], "--child-load") == 0) return child_load(argv[2], argv[3]);
     Suite *s = suite_create("runtime");
     TCase *tc = clf_test_tcase("runtime");
     tcase_add_test(tc, status_names_and_messages);
+    tcase_add_test(tc, environment_words);
     tcase_add_test(tc, bad_input_is_rejected);
     tcase_add_test(tc, devices_match_clinfo);
     tcase_add_test(tc, identity_stable_across_processes);

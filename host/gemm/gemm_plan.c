@@ -185,13 +185,8 @@ static int c_aligned(const clf__gemm_operand *c, const clf__config *cfg, size_t 
 enum { DL_OFF, DL_AUTO, DL_ALL };
 static int direct_layout_mode(void)
 {
-    const char *env = getenv("CLFORGE_GEMM_DIRECT_LAYOUT");
-    if (!env || !*env || strcmp(env, "auto") == 0)
-        return DL_AUTO;
-    if (strcmp(env, "0") == 0 || strcmp(env, "1") == 0)
-        return env[0] == '1' ? DL_ALL : DL_OFF;
-    clf__warn_once("gemm-direct-layout-env", "CLFORGE_GEMM_DIRECT_LAYOUT=%s is none of 0, 1, auto: ignored", env);
-    return DL_AUTO;
+    int w = clf__env_word("CLFORGE_GEMM_DIRECT_LAYOUT", "0 1 auto");
+    return w == 1 ? DL_OFF : w == 2 ? DL_ALL : DL_AUTO;
 }
 
 /* The plain store's worst bank conflict for a local row stride of ld elements of esz bytes: lane t of a wavefront (32
@@ -345,36 +340,14 @@ static clf_status plan_strip(planner *pl, const product *p, int may_split)
 
 /* $CLFORGE_GEMM_NT_PACK: 1 packs a B stored N x K on every device, 0 reads it in place wherever it is aligned,
  * unset (-1) follows the rule below; for measurements. Another value warns once and counts as unset. */
-static int nt_pack(void)
-{
-    const char *env = getenv("CLFORGE_GEMM_NT_PACK");
-    if (!env || !*env)
-        return -1;
-    if (strcmp(env, "0") == 0 || strcmp(env, "1") == 0)
-        return env[0] - '0';
-    clf__warn_once("gemm-nt-pack-env", "CLFORGE_GEMM_NT_PACK=%s is neither 0 nor 1: ignored", env);
-    return -1;
-}
+static int nt_pack(void) { return clf__env_word("CLFORGE_GEMM_NT_PACK", "0 1") - 1; }
 
 /* $CLFORGE_GEMM_PACK, for measurements: "off" sends every product whose operands would be packed to the direct
  * kernel with its bucket's configuration (bounds-checked scalar loads); "edges" reads every operand that fits
  * the vector width in place with edge checks, on any device; "always" packs whatever does not cover whole tiles
  * (the behaviour before edge checks). Unset: the rules below. Another value warns once and counts as unset. */
 enum { PACK_RULE, PACK_OFF, PACK_EDGES, PACK_ALWAYS };
-static int pack_mode(void)
-{
-    const char *env = getenv("CLFORGE_GEMM_PACK");
-    if (!env || !*env)
-        return PACK_RULE;
-    if (strcmp(env, "off") == 0)
-        return PACK_OFF;
-    if (strcmp(env, "edges") == 0)
-        return PACK_EDGES;
-    if (strcmp(env, "always") == 0)
-        return PACK_ALWAYS;
-    clf__warn_once("gemm-pack-env", "CLFORGE_GEMM_PACK=%s is none of off, edges, always: ignored", env);
-    return PACK_RULE;
-}
+static int pack_mode(void) { return clf__env_word("CLFORGE_GEMM_PACK", "off edges always"); }   /* PACK_* */
 
 /* On GPUs a B stored N x K (A B^T) is packed K-major even when it could be read in place, when C has
  * NT_PACK_MIN_M rows or more: the fast kernel's on-the-fly transpose of B costs about 15% (H200, A B^T

@@ -72,18 +72,7 @@ static int kmajor_readable(const clf__gemm_operand *o, size_t batch, size_t unit
  * existed), "always" gathers them whatever the product's size; unset: the rule in mma_operand. */
 typedef enum { GATHER_RULE, GATHER_PACK, GATHER_ALWAYS } gather_mode;
 
-static gather_mode gather_env(void)
-{
-    const char *env = getenv("CLFORGE_GEMM_MMA_GATHER");
-    if (!env || !*env)
-        return GATHER_RULE;
-    if (strcmp(env, "pack") == 0)
-        return GATHER_PACK;
-    if (strcmp(env, "always") == 0)
-        return GATHER_ALWAYS;
-    clf__warn_once("gemm-mma-gather-env", "CLFORGE_GEMM_MMA_GATHER=%s is neither pack nor always: ignored", env);
-    return GATHER_RULE;
-}
+static gather_mode gather_env(void) { return (gather_mode)clf__env_word("CLFORGE_GEMM_MMA_GATHER", "pack always"); }
 
 /* One operand for the matrix units: rows x K, K contiguous, in the mode's input type; split3 (1 for A, 2 for B;
  * 3xTF32 and 3xF16 on wgmma) always converted into rows of three runs of the padded K (SPLIT3 in cl/gemm_convert.cl;

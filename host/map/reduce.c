@@ -721,13 +721,8 @@ clf_status clf__red_plan_launch(clf_context *ctx, const red_plan *pl, const clf_
  * warns once and counts as "auto". */
 static int split_env(void)
 {
-    const char *env = getenv("CLFORGE_REDUCE_SPLIT");
-    if (!env || !*env || strcmp(env, "auto") == 0)
-        return 0;
-    if (strcmp(env, "off") == 0 || strcmp(env, "on") == 0)
-        return env[1] == 'n' ? 1 : -1;
-    clf__warn_once("reduce-split-env", "CLFORGE_REDUCE_SPLIT=%s is not auto, on or off: ignored", env);
-    return 0;
+    int w = clf__env_word("CLFORGE_REDUCE_SPLIT", "auto on off");
+    return w == 2 ? 1 : w == 3 ? -1 : 0;
 }
 
 /* Chunks a block (split_task in cl/reduce.cl; rounded to whole lines): $CLFORGE_REDUCE_SPLIT_BLOCK (1 to 1048576),

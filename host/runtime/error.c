@@ -180,6 +180,23 @@ int clf__env_long(const char *name, long lo, long hi, long *out)
     return -1;
 }
 
+int clf__env_word(const char *name, const char *words)
+{
+    const char *env = getenv(name);
+    if (!env || !*env)
+        return 0;
+    size_t n = strlen(env);
+    int i = 1;
+    for (const char *w = words; *w; i++) {
+        size_t len = strcspn(w, " ");
+        if (len == n && strncmp(w, env, n) == 0)
+            return i;
+        w += len + (w[len] == ' ');
+    }
+    clf__warn_once(name, "%s=%s is none of %s: ignored", name, env, words);
+    return 0;
+}
+
 int clf__env_rule_on(const char *name, const char *word)
 {
     const char *env = getenv(name);

@@ -114,6 +114,9 @@ int clf__env_long(const char *name, long lo, long hi, long *out);
 /* 0 when $name is `word`, which turns a rule off (to compare on a device), else 1; another non-empty value warns
  * once and leaves the rule on. */
 int clf__env_rule_on(const char *name, const char *word);
+/* Which of words (space-separated) the variable `name` holds, counted from 1; 0 when it is unset or empty, and for
+ * another value, which warns once. */
+int clf__env_word(const char *name, const char *words);
 
 /* ---- kernel sources (sources.c) ------------------------------------------------------------ */
 /* The text of cl/<name> (e.g. "gemm.cl"): embedded at build time, or read from $CLFORGE_KERNEL_DIR.
