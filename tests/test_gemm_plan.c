@@ -1360,9 +1360,10 @@ START_TEST(direct_layout_pads_rows)
 }
 END_TEST
 
-/* CLFORGE_GEMM_FEW_TILES_SLICES=on (pretended GPU of 132 units): a product of fewer tiles than units is cut into
- * slices of at least 512 along K instead of 1024 (more of them); products of more tiles, unset, off and another value
- * keep slices of at least 1024. */
+/* On a pretended GPU of 132 units a product of under 128 rows and fewer tiles than units is cut into slices of at
+ * least 512 along K instead of 1024 (more of them), unset or with another value than off; under
+ * CLFORGE_GEMM_FEW_TILES_SLICES=off, with more tiles, or with few columns instead of few rows it keeps slices of at
+ * least 1024. */
 START_TEST(few_tiles_take_shorter_slices)
 {
     clf_device_info saved;

@@ -53,7 +53,8 @@ long clf__plan_forced_split(void)
 
 #define SPLIT_K_SLOT_USE 0.75   /* split a product of more tiles than compute units below this share of the slots */
 
-/* Slices that give SPLIT_K_WAVES work-groups a compute unit to tiles tiles (>= 1), at most `most` and CLF__SPLIT_K_MAX. */
+/* Slices that give SPLIT_K_WAVES work-groups a compute unit to tiles tiles (>= 1), at most `most` and
+ * CLF__SPLIT_K_MAX. */
 static size_t waves_parts(const clf_context *ctx, double tiles, size_t most)
 {
     size_t tl = (size_t)tiles, parts = (SPLIT_K_WAVES * cus(ctx) + tl - 1) / tl;
@@ -62,8 +63,9 @@ static size_t waves_parts(const clf_context *ctx, double tiles, size_t most)
     return parts > CLF__SPLIT_K_MAX ? CLF__SPLIT_K_MAX : parts;
 }
 
-/* A product of C's few rows (under FEW_TILES_ROWS) and fewer tiles than compute units may leave most of the device idle unless it is cut
- * into more slices than SPLIT_K_MIN_SLICE allows: such products take slices down to SPLIT_K_FEW_TILES_SLICE. H100
+/* A product of C's few rows (under FEW_TILES_ROWS) and fewer tiles than compute units may leave most of the device
+ * idle unless it is cut into more slices than SPLIT_K_MIN_SLICE allows: such products take slices down to
+ * SPLIT_K_FEW_TILES_SLICE. H100
  * fp32, forced splits first (scripts/gpu/h200_few_row_tiles.sh, bench/results/h100/2026-12-07/few-row-split.txt):
  * 34x4170x3268 (66 tiles of 64 x 64) 10.0 -> 12.1 TFLOP/s in 4, 58x4157x2710 (65) 16.9 -> 19.1 in 8; then the rule
  * off and on in two alternating rounds on drawn products (scripts/gpu/h200_few_tiles_split.sh, bench/results/h100/
@@ -102,6 +104,41 @@ static size_t split_k_parts(const clf_context *ctx, const clf__config *cfg, size
     return waves_parts(ctx, tiles, most);
 }
 
+/* Slices of K (1: none) for a single fp32 product of the small bucket (the direct kernel's 32 x 32 tiles) whose
+ * tiles give compute units fewer than SMALL_SPLIT_TILES each: such a product runs a few dozen work-groups of 64
+ * work-items, a warp or two a unit, each through all of K. Slices of at least SMALL_SPLIT_SLICE, as many as give
+ * SPLIT_K_WAVES work-groups a unit. H100 fp32 (scripts/gpu/h200_small_split.sh, bench/results/h100/2026-12-07b/):
+ * forced splits on drawn products (small-split.txt) gained where K was long, 291x294x1295 (100 tiles) 5.1 -> 8.5
+ * TFLOP/s, 318x322x1732 6.4 -> 10.0, and lost under K = 700 (451x466x618 10.5 -> 6.5); the rule off and on in
+ * alternating rounds (small-split-ab.txt) 215x215x1137 2.7 -> 3.7, 266x244x1751 4.0 -> 5.0-7.4. It also serves
+ * products of a long K whose bucket's tiles leave most units idle (underfilled). $CLFORGE_GEMM_SMALL_SPLIT=off turns
+ * both off. */
+#define SMALL_SPLIT_SLICE 256
+#define SMALL_SPLIT_TILES 2        /* tiles a compute unit under which the small bucket splits */
+#define SMALL_SPLIT_MIN_K 1024     /* shorter K lost: 451x466x618 10.5 -> 6.5 TFLOP/s in 2 slices and a rest */
+#define SMALL_SPLIT_MIN_SIDE 128   /* C's rows and columns, at least: what was measured (150-700); products of
+                                    * fewer rows keep the few-row rules */
+static int own_config(const clf__gemm_plan *plan);
+
+/* What both uses of the small tiles split along K ask of a product: fp32, single, C's sides measured, the bucket's
+ * own configuration, the rule on. */
+static int small_split_fits(const planner *pl, const product *p)
+{
+    return pl->plan->dtype == CLF_F32 && p->batch == 1 && p->m >= SMALL_SPLIT_MIN_SIDE &&
+           p->n >= SMALL_SPLIT_MIN_SIDE && own_config(pl->plan) &&
+           clf__env_rule_on("CLFORGE_GEMM_SMALL_SPLIT", "off");
+}
+
+static size_t small_split(const planner *pl, const clf__config *cfg, const product *p)
+{
+    double tiles = tile_count(cfg, p->m, p->n);
+    size_t most = p->k / SMALL_SPLIT_SLICE;
+    if (p->k < SMALL_SPLIT_MIN_K || is_cpu(pl->ctx) || clf__plan_forced_split() || most < 2 ||
+        tiles >= SMALL_SPLIT_TILES * (double)cus(pl->ctx) || !small_split_fits(pl, p))
+        return 1;
+    return waves_parts(pl->ctx, tiles, most);
+}
+
 /* 1 when the packed kernel's tiles would leave most of a GPU idle and K is too short to split: the direct
  * kernel's smaller tiles do better (H200, 544^3: 5.6 TFLOP/s in 45 tiles of 64x128 with two packs, where
  * the direct kernel runs 512^3 at 13). choose_config keeps the packed kernel when short_split's slices of K
@@ -112,10 +149,6 @@ static size_t split_k_parts(const clf_context *ctx, const clf__config *cfg, size
  * 5.6 -> 12.4, 532x307x2732 A^T B (27) 8.5 -> 15.1, 236x433x5306 (16) 10.5 -> 13.6; with 63-99 tiles of 64 x 64 they
  * lost (528x692x4174 27.7 -> 18.9, 551x497x4543 18.5 -> 17.1). Only for fp32 single products that may split. */
 #define LONG_K_FEW_TILES 4
-#define SMALL_SPLIT_MIN_SIDE 128   /* C's rows and columns for the small-tile splits, at least: what was measured
-                                    * (150-700); products of fewer rows keep the few-row rules */
-static int small_split_on(void);
-static int own_config(const clf__gemm_plan *plan);
 static int underfilled(const planner *pl, const clf__config *cfg, const product *p, int no_split)
 {
     const clf_context *ctx = pl->ctx;
@@ -125,9 +158,7 @@ static int underfilled(const planner *pl, const clf__config *cfg, const product 
     if (p->k < 2 * SPLIT_K_MIN_SLICE)
         return 2 * tiles < (double)cus(ctx);
     /* A long K: the small bucket's tiles cut along K by small_split (LONG_K_FEW_TILES). */
-    return !no_split && p->batch == 1 && pl->plan->dtype == CLF_F32 && own_config(pl->plan) &&
-           p->m >= SMALL_SPLIT_MIN_SIDE && p->n >= SMALL_SPLIT_MIN_SIDE &&
-           LONG_K_FEW_TILES * tiles < (double)cus(ctx) && small_split_on();
+    return !no_split && LONG_K_FEW_TILES * tiles < (double)cus(ctx) && small_split_fits(pl, p);
 }
 
 /* The direct kernel's configuration, resolved on first use. */
@@ -495,8 +526,6 @@ static clf_status plan_packed(planner *pl, const product *p, const clf__config *
     return s;
 }
 
-static int own_config(const clf__gemm_plan *plan);
-
 #define FEW_ROWS 128   /* C's rows under which B, stored K x N, is read in place rather than packed */
 
 /* 1 when a single fp32 product on a GPU with few rows (under FEW_ROWS: B is by far the larger operand and is read
@@ -694,29 +723,6 @@ static size_t short_split(const planner *pl, const clf__config *cfg, const produ
         tiles >= SHORT_SPLIT_MAX_USE * (double)cus(pl->ctx))
         return 1;
     return waves_parts(pl->ctx, tiles, p->k / SPLIT_K_GRAIN);
-}
-
-/* Slices of K (1: none) for a single fp32 product of the small bucket (the direct kernel's 32 x 32 tiles) whose
- * tiles give compute units fewer than SMALL_SPLIT_TILES each: such a product runs a few dozen work-groups of 64 work-items, a warp or
- * two a unit, each through all of K. Slices of at least SMALL_SPLIT_SLICE, as many as give SPLIT_K_WAVES
- * work-groups a unit. H100 fp32 (scripts/gpu/h200_small_split.sh, bench/results/h100/2026-12-07b/): forced splits on
- * drawn products (small-split.txt) gained where K was long, 291x294x1295 (100 tiles) 5.1 -> 8.5 TFLOP/s, 318x322x1732
- * 6.4 -> 10.0, and lost under K = 700 (451x466x618 10.5 -> 6.5); the rule off and on in alternating rounds
- * (small-split-ab.txt) 215x215x1137 2.7 -> 3.7, 266x244x1751 4.0 -> 5.0-7.4. It also serves products of a long K
- * whose bucket's tiles leave most units idle (underfilled). $CLFORGE_GEMM_SMALL_SPLIT=off turns both off. */
-#define SMALL_SPLIT_SLICE 256
-static int small_split_on(void) { return clf__env_rule_on("CLFORGE_GEMM_SMALL_SPLIT", "off"); }
-#define SMALL_SPLIT_TILES 2   /* tiles a compute unit under which the small bucket splits */
-#define SMALL_SPLIT_MIN_K 1024   /* shorter K lost: 451x466x618 10.5 -> 6.5 TFLOP/s in 2 slices and a rest */
-static size_t small_split(const planner *pl, const clf__config *cfg, const product *p)
-{
-    double tiles = tile_count(cfg, p->m, p->n);
-    size_t most = p->k / SMALL_SPLIT_SLICE;
-    if (p->k < SMALL_SPLIT_MIN_K || p->m < SMALL_SPLIT_MIN_SIDE || p->n < SMALL_SPLIT_MIN_SIDE || is_cpu(pl->ctx) ||
-        pl->plan->dtype != CLF_F32 || p->batch != 1 || clf__plan_forced_split() || most < 2 || !own_config(pl->plan) ||
-        tiles >= SMALL_SPLIT_TILES * (double)cus(pl->ctx) || !small_split_on())
-        return 1;
-    return waves_parts(pl->ctx, tiles, most);
 }
 
 #define THIN_MIN_USE 0.85   /* the share of the thin configuration's tiles' area that C covers, at least */
@@ -956,7 +962,6 @@ static int batch_in_place(const planner *pl, const product *p, const clf__config
     return pack_a || pack_b;   /* what edge checks cannot read in place */
 }
 
-
 /* A real (fp32 or fp64) product in the call's precision: the bucket's configuration on the direct, packed or
  * split-K path. */
 clf_status clf__plan_real(planner *pl, product p, clf__gemm_path path, int no_split)
@@ -969,10 +974,12 @@ clf_status clf__plan_real(planner *pl, product p, clf__gemm_path path, int no_sp
     /* 16-bit operands (the portable mixed-precision path) that the CPU kernel's packs did not take are widened
      * into fp32 copies first. */
     if (!scale_only && p.a_type != plan->dtype &&
-        (cs = clf__plan_to_f32(pl, p.a_type, p.a_kmajor ? p.k : p.m, p.a_kmajor ? p.m : p.k, p.batch, &p.a)) != CLF_SUCCESS)
+        (cs = clf__plan_to_f32(pl, p.a_type, p.a_kmajor ? p.k : p.m, p.a_kmajor ? p.m : p.k, p.batch, &p.a)) !=
+            CLF_SUCCESS)
         return cs;
     if (!scale_only && p.b_type != plan->dtype &&
-        (cs = clf__plan_to_f32(pl, p.b_type, p.b_kmajor ? p.k : p.n, p.b_kmajor ? p.n : p.k, p.batch, &p.b)) != CLF_SUCCESS)
+        (cs = clf__plan_to_f32(pl, p.b_type, p.b_kmajor ? p.k : p.n, p.b_kmajor ? p.n : p.k, p.batch, &p.b)) !=
+            CLF_SUCCESS)
         return cs;
     p.a_type = p.b_type = plan->dtype;
     if (scale_only) {

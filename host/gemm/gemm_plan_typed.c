@@ -72,7 +72,10 @@ static int kmajor_readable(const clf__gemm_operand *o, size_t batch, size_t unit
  * existed), "always" gathers them whatever the product's size; unset: the rule in mma_operand. */
 typedef enum { GATHER_RULE, GATHER_PACK, GATHER_ALWAYS } gather_mode;
 
-static gather_mode gather_env(void) { return (gather_mode)clf__env_word("CLFORGE_GEMM_MMA_GATHER", "pack always"); }
+static gather_mode gather_env(void)
+{
+    return (gather_mode)clf__env_word("CLFORGE_GEMM_MMA_GATHER", "pack always");
+}
 
 /* One operand for the matrix units: rows x K, K contiguous, in the mode's input type; split3 (1 for A, 2 for B;
  * 3xTF32 and 3xF16 on wgmma) always converted into rows of three runs of the padded K (SPLIT3 in cl/gemm_convert.cl;

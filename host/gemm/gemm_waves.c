@@ -208,7 +208,10 @@ void clf__gemm_describe_entry(clf_context *ctx, const clf__family *f, clf_dtype 
 #define WAVE_SPLIT_COST 0.05  /* the tail's extra launches and partial sums, in full-K waves */
 
 /* Time of a wave of work-groups kc deep, in full-K waves. */
-static double wave_time(size_t kc, const clf__k_cut *c) { return (double)(kc + c->fixed) / (double)(c->k + c->fixed); }
+static double wave_time(size_t kc, const clf__k_cut *c)
+{
+    return (double)(kc + c->fixed) / (double)(c->k + c->fixed);
+}
 
 /* Time of units work-groups of kc-long K each, then units more of rest, in waves of slots, in full-K waves:
  * the slices of a split run as one batched launch, the remainder as a second. */
@@ -246,7 +249,7 @@ size_t clf__best_split(size_t units, size_t slots, const clf__k_cut *c, size_t m
  * of K slices (1: keep the plan) that runs the other rows fastest, when that beats the plain plan by CLF__WAVE_GAIN.
  * c's plane cost is for whole tiles; here it counts the share of the tail's tiles that C covers. */
 size_t clf__last_wave_split(size_t m, size_t n, size_t bm, size_t bn, size_t slots, clf__k_cut c, size_t min_slice,
-                              size_t *bulk_rows)
+                            size_t *bulk_rows)
 {
     size_t tm = (m + bm - 1) / bm, tn = (n + bn - 1) / bn, tiles = tm * tn;
     *bulk_rows = 0;
