@@ -661,18 +661,21 @@ CLF_INLINE void store_c_staged(__global real *C, const idx_t ldc, const int M, c
 
 /* Arguments: M, N, K are the true sizes (K may be 0: then C = beta*C and A, B are not read).
  * Offsets, leading dimensions and batch strides are in elements; on the fast path the host
- * guarantees they are multiples of the vector widths, and that A, B cover whole tiles. */
+ * guarantees they are multiples of the vector widths, and that A, B cover whole tiles.
+ * K_last: the depth of the launch's last batch member (K elsewhere). The slices of a split product on the
+ * direct kernel, whose loads check K, end in a shorter one: the rest of K then needs no launch of its own. */
 __kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
-void gemm_main(const int M, const int N, const int K, const real alpha, const real beta,
+void gemm_main(const int M, const int N, const int K_all, const real alpha, const real beta,
                const __global real *restrict A, const ulong a_off, const long lda, const ulong a_stride,
                const __global real *restrict B, const ulong b_off, const long ldb, const ulong b_stride,
                __global real *C, const ulong c_off, const long ldc, const ulong c_stride,
-               const int c_vec_ok CLF_EPI_DECL)
+               const int c_vec_ok, const int K_last CLF_EPI_DECL)
 {
     const int tid_n = get_local_id(0), tid_m = get_local_id(1);
     const int tid = tid_m * NDIMC + tid_n;
     const int n0 = get_group_id(0) * NWG, m0 = get_group_id(1) * MWG;
     const ulong bat = get_global_id(2);
+    const int K = bat + 1 == get_global_size(2) ? K_last : K_all;
     A += a_off + bat * a_stride;
     B += b_off + bat * b_stride;
     C += c_off + bat * c_stride;

@@ -1290,6 +1290,15 @@ static int main_steps(const clf__gemm_plan *plan, size_t *longest_k)
     return n;
 }
 
+/* The partial planes a plan's reduction sums (0: none). */
+static size_t planes_of(const clf__gemm_plan *plan)
+{
+    for (int j = 0; j < plan->nsteps; j++)
+        if (plan->steps[j].kind == CLF__STEP_REDUCE)
+            return plan->steps[j].u.reduce.planes;
+    return 0;
+}
+
 /* Direct main steps of a plan, and those with the direct layout, whose laid-out operands (stored with K contiguous)
  * have padded local rows of g modulo 2g elements (g: the vector width, at least 4 fp32 elements), the others none. */
 static void direct_layout_steps(const clf__gemm_plan *plan, int *direct, int *laid_out)
@@ -1381,7 +1390,7 @@ START_TEST(few_tiles_take_shorter_slices)
         size_t slice;
         int mains = main_steps(&plan, &slice);
         if (cases[i].slice_lo < 1024)   /* the others may run whole */
-            ck_assert_msg(mains >= 2 && steps_of(&plan, CLF__STEP_REDUCE) == 1, "case %d: %d main steps", i, mains);
+            ck_assert_msg(mains >= 1 && planes_of(&plan) >= 2, "case %d: %d main steps", i, mains);
         ck_assert_msg(slice >= cases[i].slice_lo && slice <= cases[i].slice_hi, "case %d: slices of %zu", i, slice);
     }
     pretend_end(ctx, &saved);
@@ -1424,6 +1433,55 @@ START_TEST(small_products_split_when_their_tiles_leave_units_idle)
         } else {
             ck_assert_msg(mains == 1 && steps_of(&plan, CLF__STEP_REDUCE) == 0 && slice == cases[i].k,
                           "case %d: split (%d main steps, slices of %zu)", i, mains, slice);
+        }
+    }
+    pretend_end(ctx, &saved);
+}
+END_TEST
+
+/* A split product whose slices the direct kernel reads (pretended GPU: the small bucket's tiles, few rows with B
+ * stored K x N, a forced split on the direct path) is one launch of `parts` slices of whole K tiles, the last one
+ * shorter (k_last), and the reduction; slices on the fast kernel keep the rest of K as a product of its own. */
+START_TEST(direct_splits_run_their_rest_in_the_last_slice)
+{
+    clf_device_info saved;
+    clf_context *ctx = pretend_gpu("ragged", &saved);
+    store_config(ctx, "skinny", SKINNY_CFG);
+    const struct { size_t m, n, k; int tb; clf__gemm_path path; const char *split; int ragged; } cases[] = {
+        {300, 179, 2571, 0, CLF__GEMM_AUTO, NULL, 1},     /* long K, few tiles: the small bucket's, split */
+        {34, 4170, 3268, 0, CLF__GEMM_AUTO, NULL, 1},     /* few rows, B K x N: direct slices */
+        {600, 700, 1500, 1, CLF__GEMM_DIRECT, "3", 1},    /* forced */
+        {600, 700, 1536, 0, CLF__GEMM_DIRECT, "3", 0},    /* K in three whole slices: nothing shorter */
+        {47, 6814, 2272, 1, CLF__GEMM_AUTO, NULL, 0},     /* slices on the fast kernel, the rest direct */
+    };
+    for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
+        if (cases[i].split)
+            setenv("CLFORGE_GEMM_SPLIT_K", cases[i].split, 1);
+        clf__gemm_call call = nn_call(cases[i].m, cases[i].n, cases[i].k);
+        if (cases[i].tb)
+            call.tb = CLF_TRANS, call.ldb = cases[i].k;
+        clf__gemm_plan plan;
+        ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, cases[i].path, &plan) == CLF_SUCCESS, "%s", clf_last_error());
+        unsetenv("CLFORGE_GEMM_SPLIT_K");
+        size_t slice, planes = planes_of(&plan);
+        int mains = main_steps(&plan, &slice);
+        ck_assert_msg(planes >= 2, "case %d: not split", i);
+        const clf__main_step *first = NULL;
+        for (int j = 0; j < plan.nsteps && !first; j++)
+            if (plan.steps[j].kind == CLF__STEP_MAIN)
+                first = &plan.steps[j].u.main;
+        if (cases[i].ragged) {
+            ck_assert_msg(mains == 1 && first->direct && first->batch == planes, "case %d: %d main steps", i, mains);
+            ck_assert_uint_eq(first->k % (size_t)first->cfg->v[CLF__GEMM_KWG], 0);
+            ck_assert_msg(first->k_last > 0 && first->k_last < first->k &&
+                              (planes - 1) * first->k + first->k_last == cases[i].k,
+                          "case %d: %zu slices of %zu, the last %zu", i, planes, first->k, first->k_last);
+        } else {
+            for (int j = 0; j < plan.nsteps; j++)
+                if (plan.steps[j].kind == CLF__STEP_MAIN)
+                    ck_assert_uint_eq(plan.steps[j].u.main.k_last, 0);
+            if (cases[i].k % slice)
+                ck_assert_msg(mains == 2, "case %d: %d main steps for slices and rest", i, mains);
         }
     }
     pretend_end(ctx, &saved);
@@ -1533,5 +1591,6 @@ int main(void)
     CLF_TEST_ALONE(s, direct_layout_pads_rows);
     CLF_TEST_ALONE(s, few_tiles_take_shorter_slices);
     CLF_TEST_ALONE(s, small_products_split_when_their_tiles_leave_units_idle);
+    CLF_TEST_ALONE(s, direct_splits_run_their_rest_in_the_last_slice);
     return clf_test_run(s);
 }

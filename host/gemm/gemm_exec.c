@@ -217,12 +217,14 @@ static clf_status enqueue_main(clf_context *ctx, const clf__gemm_plan *plan, con
     clf_status s = CLF_SUCCESS;
     for (size_t b0 = 0; b0 < m->batch && s == CLF_SUCCESS; b0 += BATCH_CHUNK) {
         size_t nb = m->batch - b0 < BATCH_CHUNK ? m->batch - b0 : BATCH_CHUNK;
+        int last = b0 + nb >= m->batch;
         cl_ulong aoff = m->a.off + b0 * ast, boff = m->b.off + b0 * bst, coff = m->c.off + b0 * cst;
+        cl_int klast = last && m->k_last ? (cl_int)m->k_last : kk;   /* the batch's last member: see clf__main_step */
         const void *vals[] = {&mm, &nn, &kk, pa, pb, &a, &aoff, &lda, &ast, &b, &boff, &ldb, &bst,
-                              &c, &coff, &ldc, &cst, &cvec};
-        size_t z[] = {4, 4, 4, esz, esz, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8, 4};
-        if ((s = set_args(k, vals, z, 18)) != CLF_SUCCESS ||
-            (m->epi && (s = clf__epi_args(k, 18, plan->epi, m->r0, m->c0, b0)) != CLF_SUCCESS))
+                              &c, &coff, &ldc, &cst, &cvec, &klast};
+        size_t z[] = {4, 4, 4, esz, esz, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8, 4, 4};
+        if ((s = set_args(k, vals, z, 19)) != CLF_SUCCESS ||
+            (m->epi && (s = clf__epi_args(k, 19, plan->epi, m->r0, m->c0, b0)) != CLF_SUCCESS))
             break;
         size_t global[3] = {(m->n + (size_t)v[CLF__GEMM_NWG] - 1) / (size_t)v[CLF__GEMM_NWG] * (size_t)v[CLF__GEMM_NDIMC],
                             (m->m + (size_t)v[CLF__GEMM_MWG] - 1) / (size_t)v[CLF__GEMM_MWG] * (size_t)v[CLF__GEMM_MDIMC],
@@ -231,6 +233,13 @@ static clf_status enqueue_main(clf_context *ctx, const clf__gemm_plan *plan, con
         clf__problem pr = {.dtype = plan->dtype, .m = m->m, .n = m->n, .k = m->k_flops, .batch = nb, .beta = m->beta};
         clf__work w = {plan->dtype == CLF_F64 ? "dgemm" : "sgemm", clf__family_gemm.flops(&pr),
                        clf__family_gemm.bytes(&pr)};
+        if (klast != kk) {   /* the last member's share of the work is its own depth's */
+            clf__problem one = pr, short_one = pr;
+            one.batch = short_one.batch = 1;
+            short_one.k = (size_t)klast;
+            w.flops += clf__family_gemm.flops(&short_one) - clf__family_gemm.flops(&one);
+            w.bytes += clf__family_gemm.bytes(&short_one) - clf__family_gemm.bytes(&one);
+        }
         if (m->epi)
             clf__epi_work(plan->epi, (double)m->m * (double)m->n * (double)nb, &w);
         s = clf__enqueue(ctx, k, 3, global, local, &w, b0 + nb >= m->batch ? done : NULL);

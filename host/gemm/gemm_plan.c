@@ -289,7 +289,7 @@ static clf_status add_main(planner *pl, const product *p, const clf__config *cfg
     st->u.main = (clf__main_step){.cfg = cfg, .direct = direct, .a_kmajor = p->a_kmajor, .b_kmajor = p->b_kmajor,
                                   .long_index = !(fits_int(ea) && fits_int(eb) && fits_int(ec)),
                                   .c_vec = c_aligned(&p->c, cfg, p->batch), .m = p->m, .n = p->n, .k = k_loop,
-                                  .k_flops = p->k, .batch = p->batch, .alpha = p->alpha, .beta = p->beta,
+                                  .k_flops = p->k, .k_last = direct ? p->k_last : 0, .batch = p->batch, .alpha = p->alpha, .beta = p->beta,
                                   .a = p->a, .b = p->b, .c = p->c, .epi = p->epi, .r0 = p->r0, .c0 = p->c0,
                                   .edge_a = !direct && p->edge_a, .edge_b = !direct && p->edge_b};
     if (direct)
@@ -305,6 +305,7 @@ static clf_status add_direct(planner *pl, const product *p, const clf__config *c
 }
 
 static clf_status plan_product(planner *pl, const product *p, const clf__config *cfg, int direct, int may_split);
+static int reads_in_place(const planner *pl, const product *p, const clf__config *cfg);
 
 /* Split-K: K is cut into slices of kc (a multiple of SPLIT_K_GRAIN) and a shorter remainder; each slice's
  * product goes to its own M x N plane of the partial scratch (the whole slices as one batched product
@@ -312,31 +313,42 @@ static clf_status plan_product(planner *pl, const product *p, const clf__config 
  * remainder is read with edge checks rather than packed (short_split's). Reading every split's remainder so, up to
  * 512 deep, was measured and not kept: H200 fp32, packed -> in place, two rounds (scripts/gpu/h200_skinny_tiles.sh
  * PART=ab, bench/results/h200/2026-12-02/split-edges/run1-ab.txt, run2-confirm.txt), 14 products from -4%
- * (458x2333x2540) to +3% (1300x900x2600); remainders of 864-880 lost 5-7%. */
+ * (458x2333x2540) to +3% (1300x900x2600); remainders of 864-880 lost 5-7%.
+ * Slices the direct kernel reads (its loads check K) are instead `parts` slices of K / parts rounded up to whole K
+ * tiles, the last one shorter, in one launch (k_last): the remainder's own launch cost as much as a slice
+ * (655x179x2571 had run 5 slices of 512 and a launch of 11). */
 static clf_status plan_split(planner *pl, const product *p, const clf__config *cfg, int direct, size_t parts,
                              size_t grain, int rest_in_place)
 {
     clf_context *ctx = pl->ctx;
     size_t esz = clf__dtype_size(pl->plan->dtype);
     size_t kc = p->k / parts / grain * grain;
-    size_t whole = p->k / kc, rest = p->k - whole * kc, planes = whole + (rest > 0), plane = p->m * p->n, bytes;
-    if (!clf__mul(plane, planes, &bytes) || !clf__mul(bytes, esz, &bytes) || bytes > ctx->info.max_alloc)
-        return plan_product(pl, p, cfg, direct, 0);   /* the partials would not fit: no split */
-    if (bytes > pl->plan->partial_bytes)
-        pl->plan->partial_bytes = bytes;   /* split products run one after another: they share the region */
     size_t step_a = p->a_kmajor ? p->a.ld : 1, step_b = p->b_kmajor ? p->b.ld : 1;   /* one step along K */
     product slices = *p;
+    slices.in_split = 1;
+    slices.k = kc;
+    slices.batch = kc ? p->k / kc : 0;
+    slices.a.stride = kc * step_a;
+    slices.b.stride = kc * step_b;
+    int ragged = direct || (kc && reads_in_place(pl, &slices, cfg));   /* one launch, the last slice shorter */
+    if (ragged)
+        kc = round_up((p->k + parts - 1) / parts, param(cfg, CLF__GEMM_KWG));   /* whole K tiles */
+    size_t whole = kc ? p->k / kc : 0, rest = p->k - whole * kc, planes = whole + (rest > 0), plane = p->m * p->n, bytes;
+    if (planes < 2 || !clf__mul(plane, planes, &bytes) || !clf__mul(bytes, esz, &bytes) || bytes > ctx->info.max_alloc)
+        return plan_product(pl, p, cfg, direct, 0);   /* K too short for two slices, or the partials would not fit */
+    if (bytes > pl->plan->partial_bytes)
+        pl->plan->partial_bytes = bytes;   /* split products run one after another: they share the region */
     slices.alpha = 1.0;
     slices.beta = 0.0;
     slices.epi = 0;   /* the reduction applies the epilogue */
     slices.c = (clf__gemm_operand){CLF__BUF_PARTIAL, NULL, 0, p->n, plane};
     slices.k = kc;
-    slices.batch = whole;
-    slices.in_split = 1;
+    slices.batch = ragged ? planes : whole;
+    slices.k_last = ragged && rest ? rest : 0;
     slices.a.stride = kc * step_a;
     slices.b.stride = kc * step_b;
-    clf_status s = plan_product(pl, &slices, cfg, direct, 0);
-    if (s == CLF_SUCCESS && rest) {
+    clf_status s = ragged ? add_direct(pl, &slices, cfg) : plan_product(pl, &slices, cfg, direct, 0);
+    if (s == CLF_SUCCESS && rest && !ragged) {
         product tail = slices;
         tail.k = rest;
         tail.batch = 1;
@@ -552,15 +564,18 @@ static int few_rows_in_place(const planner *pl, const product *p, const clf__con
     return pack_b;
 }
 
+/* 1 when the fast path's configuration would still read p in place on the direct kernel (plan_product's first two
+ * cases). */
+static int reads_in_place(const planner *pl, const product *p, const clf__config *cfg)
+{
+    return pack_mode() == PACK_OFF || few_rows_in_place(pl, p, cfg);
+}
+
 /* One product on the path its configuration names: direct, or packed (falling back to direct when the
  * packs do not fit). may_split: the edge strips may split along K (not inside a split product). */
 static clf_status plan_product(planner *pl, const product *p, const clf__config *cfg, int direct, int may_split)
 {
-    if (!direct && pack_mode() == PACK_OFF) {   /* measurement: the bucket's configuration reads the operands in place */
-        pl->plan->path = "direct";
-        return add_direct(pl, p, cfg);
-    }
-    if (!direct && few_rows_in_place(pl, p, cfg)) {
+    if (!direct && reads_in_place(pl, p, cfg)) {   /* CLFORGE_GEMM_PACK=off, or few rows */
         if (!p->in_split)
             pl->plan->path = "direct";
         return add_direct(pl, p, cfg);

@@ -18,6 +18,7 @@ typedef struct product {
     int edge_a, edge_b;           /* read in place past the last whole tile (operand_reads) */
     int rest_in_place;            /* the rest of K after a short split's slices: read with edge checks, not packed */
     int in_split;                 /* the slices or the rest of K of a split product: no edge strips (plan_packed) */
+    size_t k_last;                /* direct kernel: the last batch member's shorter K (a split's rest), 0: none */
 } product;
 
 typedef struct planner {
