@@ -45,9 +45,10 @@ static inline void pack_tile(const int trans, __local real (*tile)[PT + 1], cons
 }
 
 /* Work-groups along dimension 0 below `split` pack the first operand's column tiles, the rest the second's; dimension
- * 1 runs along K (both operands have Rp rows), dimension 2 over the batch. */
+ * 1 runs along K (both operands have Rp rows), dimension 2 over the batch. R_last: the rows along K of both operands
+ * in the launch's last batch member (R elsewhere; a split product's last slice, shorter, is zero-padded as any). */
 __kernel __attribute__((reqd_work_group_size(PT, 8, 1)))
-void gemm_pack(const long split,
+void gemm_pack(const long split, const long R_last,
                const long R, const long Cn, const long Rp, const long Cp,
                const __global real *restrict src, const ulong s_off, const long lds, const ulong s_stride,
                __global real *restrict dst, const ulong d_off, const long ldd, const ulong d_stride,
@@ -62,10 +63,11 @@ void gemm_pack(const long split,
 #endif
     const long gx = (long)get_group_id(0), r0 = (long)get_group_id(1) * PT;
     const ulong bat = get_global_id(2);
+    const int last = bat + 1 == get_global_size(2);
     if (gx < split)
-        pack_tile(TRANS, tile, R, Cn, Rp, Cp, src + s_off + bat * s_stride, lds, dst + d_off + bat * d_stride, ldd,
+        pack_tile(TRANS, tile, last ? R_last : R, Cn, Rp, Cp, src + s_off + bat * s_stride, lds, dst + d_off + bat * d_stride, ldd,
                   gx * PT, r0);
     else
-        pack_tile(TRANS2, tile, R2, Cn2, Rp2, Cp2, src2 + s_off2 + bat * s_stride2, lds2,
+        pack_tile(TRANS2, tile, last ? R_last : R2, Cn2, Rp2, Cp2, src2 + s_off2 + bat * s_stride2, lds2,
                   dst2 + d_off2 + bat * d_stride2, ldd2, (gx - split) * PT, r0);
 }

@@ -1009,6 +1009,15 @@ START_TEST(products_that_leave_slots_empty_split)
 }
 END_TEST
 
+/* The partial planes a plan's reduction sums (0: none). */
+static size_t planes_of(const clf__gemm_plan *plan)
+{
+    for (int j = 0; j < plan->nsteps; j++)
+        if (plan->steps[j].kind == CLF__STEP_REDUCE)
+            return plan->steps[j].u.reduce.planes;
+    return 0;
+}
+
 /* On a GPU (pretended) a single fp32 product with a K of 1280 to 2047 whose tiles leave over a quarter of the
  * compute units without one splits K into slices of 256, also where the direct kernel would have taken it; one
  * whose tiles reach every unit, a K under five slices, a forced configuration or CLFORGE_GEMM_SPLIT_K=1
@@ -1021,11 +1030,11 @@ START_TEST(short_k_products_split_when_units_idle)
     store_config(ctx, "medium", MEDIUM_CFG);
     store_config(ctx, "skinny", SKINNY_CFG);
     const struct { size_t m, n, k; const char *env, *path; size_t slices; } cases[] = {
-        {404, 580, 1488, NULL, "split-k", 5},  /* 70 tiles of 64 x 64: 5 slices of 256 and a rest */
-        {530, 410, 1700, NULL, "split-k", 6},  /* 63: the direct kernel's until now */
-        {820, 760, 1300, NULL, "split-k", 5},  /* 78 of 64 x 128 */
+        {404, 580, 1488, NULL, "split-k", 6},  /* 70 tiles of 64 x 64: 5 slices of 256 and a shorter one */
+        {530, 410, 1700, NULL, "split-k", 7},  /* 63: the direct kernel's until now */
+        {820, 760, 1300, NULL, "split-k", 6},  /* 78 of 64 x 128 */
         {672, 648, 1758, NULL, "packed", 0},   /* 121: every unit has a tile */
-        {430, 770, 1650, NULL, "split-k", 6},  /* 91: 0.69 a unit */
+        {430, 770, 1650, NULL, "split-k", 7},  /* 91: 0.69 a unit */
         {610, 610, 1280, NULL, "packed", 0},   /* 100: 0.76 a unit */
         {1500, 700, 900, NULL, "packed", 0},   /* 264 of 64 x 64 */
         {1250, 500, 1000, NULL, "packed", 0},  /* 80 tiles of 64 x 128, K under five slices */
@@ -1047,19 +1056,20 @@ START_TEST(short_k_products_split_when_units_idle)
         for (int j = 0; j < plan.nsteps && !first; j++)
             first = plan.steps[j].kind == CLF__STEP_MAIN ? &plan.steps[j] : NULL;
         ck_assert_ptr_nonnull(first);
-        ck_assert_uint_eq(first->u.main.k_flops, 256);
+        ck_assert_uint_le(first->u.main.k_flops, 256);
         ck_assert_uint_eq(first->u.main.batch, cases[i].slices);
     }
-    /* The rest of K (1488 - 5 * 256 = 208) is read in place with edge checks, as the slices are: nothing packed. */
+    /* The last slice (1488 - 5 * 256 = 208 deep) is read in place with edge checks in the slices' launch: nothing
+     * packed. */
     clf__gemm_call call = nn_call(404, 580, 1488);
     clf__gemm_plan plan;
     plan_auto(ctx, &call, &plan);
     ck_assert_int_eq(steps_of(&plan, CLF__STEP_PACK), 0);
-    const clf__main_step *rest = &plan.steps[plan.nsteps - 2].u.main;
+    const clf__main_step *slices = &plan.steps[plan.nsteps - 2].u.main;
     ck_assert_int_eq(plan.steps[plan.nsteps - 2].kind, CLF__STEP_MAIN);
-    ck_assert_uint_eq(rest->k_flops, 208);
-    ck_assert_uint_eq(rest->batch, 1);
-    ck_assert(rest->edge_a || rest->edge_b);
+    ck_assert_uint_eq(slices->k_last, 208);
+    ck_assert_uint_eq(slices->batch, 6);
+    ck_assert(slices->edge_a || slices->edge_b);
     /* A configuration forced through the environment keeps the rule it was measured with: no split. */
     setenv("CLFORGE_GEMM_CONFIG", SKINNY_CFG, 1);
     plan_auto(ctx, &call, &plan);
@@ -1070,7 +1080,8 @@ START_TEST(short_k_products_split_when_units_idle)
 END_TEST
 
 /* On a GPU (pretended), a split product's slices keep their partial edge tiles: the edge strips that a whole
- * product sends to the direct kernel would be batched over the slices and not split further. */
+ * product sends to the direct kernel would be batched over the slices and not split further. The slices are one
+ * launch, the last one shorter. */
 START_TEST(split_products_keep_edge_tiles)
 {
     clf_device_info saved;
@@ -1078,11 +1089,11 @@ START_TEST(split_products_keep_edge_tiles)
     store_config_wg(ctx, "large", THIN_CFG, 2);
     store_config_wg(ctx, "medium", MEDIUM_CFG, 2);
     store_config_wg(ctx, "skinny", SKINNY_CFG, 4);
-    const struct { size_t m, n, k, rest; } cases[] = {
-        {1300, 900, 2600, 40},    /* 20 rows and 4 columns past the last whole 64 x 64 tiles */
-        {3010, 260, 4800, 192},   /* 2 rows and 4 columns */
-        {211, 5800, 5100, 492},   /* 19 rows */
-        {1310, 1090, 2400, 352},  /* 30 rows, 2 columns; A packed */
+    const struct { size_t m, n, k; } cases[] = {
+        {1300, 900, 2600},   /* 20 rows and 4 columns past the last whole 64 x 64 tiles */
+        {3010, 260, 4800},   /* 2 rows and 4 columns */
+        {211, 5800, 5100},   /* 19 rows */
+        {1310, 1090, 2400},  /* 30 rows, 2 columns; A packed */
     };
     for (int i = 0; i < 4; i++) {
         clf__gemm_call call = nn_call(cases[i].m, cases[i].n, cases[i].k);
@@ -1090,7 +1101,7 @@ START_TEST(split_products_keep_edge_tiles)
         plan_auto(ctx, &call, &plan);
         ck_assert_msg(strcmp(plan.path, "split-k") == 0, "case %d: path %s", i, plan.path);
         int mains = 0;
-        const clf__main_step *rest = NULL;
+        const clf__main_step *slices = NULL;
         for (int j = 0; j < plan.nsteps; j++) {
             if (plan.steps[j].kind != CLF__STEP_MAIN)
                 continue;
@@ -1098,11 +1109,12 @@ START_TEST(split_products_keep_edge_tiles)
             ck_assert_msg(!m->direct && m->m == cases[i].m && m->n == cases[i].n, "case %d: step %d is %zu x %zu%s", i,
                           j, m->m, m->n, m->direct ? " on the direct kernel" : "");
             mains++;
-            rest = m;
+            slices = m;
         }
-        ck_assert_int_eq(mains, 2);   /* the slices, the rest of K */
-        ck_assert_uint_eq(rest->batch, 1);
-        ck_assert_uint_eq(rest->k_flops, cases[i].rest);   /* K - the slices, unpadded */
+        ck_assert_int_eq(mains, 1);
+        ck_assert_uint_eq(slices->batch, planes_of(&plan));
+        ck_assert_uint_eq((slices->batch - 1) * slices->k_flops + (slices->k_last ? slices->k_last : slices->k_flops),
+                          cases[i].k);
         ck_assert_int_eq(steps_of(&plan, CLF__STEP_REDUCE), 1);
     }
     pretend_end(ctx, &saved);
@@ -1290,15 +1302,6 @@ static int main_steps(const clf__gemm_plan *plan, size_t *longest_k)
     return n;
 }
 
-/* The partial planes a plan's reduction sums (0: none). */
-static size_t planes_of(const clf__gemm_plan *plan)
-{
-    for (int j = 0; j < plan->nsteps; j++)
-        if (plan->steps[j].kind == CLF__STEP_REDUCE)
-            return plan->steps[j].u.reduce.planes;
-    return 0;
-}
-
 /* Direct main steps of a plan, and those with the direct layout, whose laid-out operands (stored with K contiguous)
  * have padded local rows of g modulo 2g elements (g: the vector width, at least 4 fp32 elements), the others none. */
 static void direct_layout_steps(const clf__gemm_plan *plan, int *direct, int *laid_out)
@@ -1369,27 +1372,27 @@ START_TEST(direct_layout_pads_rows)
 }
 END_TEST
 
-/* On a pretended GPU of 132 units a product of under 128 rows and fewer tiles than units is cut into slices of at
- * least 512 along K instead of 1024 (more of them), unset or with another value than off; under
- * CLFORGE_GEMM_FEW_TILES_SLICES=off, with more tiles, or with few columns instead of few rows it keeps slices of at
- * least 1024. */
+/* On a pretended GPU of 132 units a product of under 128 rows and fewer tiles than units is cut into slices in units
+ * of 512 along K instead of 1024 (more of them; as many as 512-deep slices and a rest make, evened out: 384-767
+ * deep), unset or with another value than off; under CLFORGE_GEMM_FEW_TILES_SLICES=off, with more tiles, or with few
+ * columns instead of few rows it keeps slices in units of 1024 (768 deep or more). */
 START_TEST(few_tiles_take_shorter_slices)
 {
     clf_device_info saved;
     clf_context *ctx = pretend_gpu("fewtiles", &saved);
     store_config(ctx, "skinny", SKINNY_CFG);
     const struct { size_t m, n, k; const char *env; size_t slice_lo, slice_hi; } cases[] = {
-        {34, 4170, 3268, NULL, 512, 1023},    {34, 4170, 3268, "off", 1024, 3268}, {34, 4170, 3268, "yes", 512, 1023},
-        {58, 4157, 2710, NULL, 512, 1023},
-        {115, 6000, 3000, NULL, 1024, 3000},  /* 188 tiles of 64 x 64: more than the units, no short slices */
-        {4170, 34, 3268, NULL, 1024, 3268},   /* few columns: the longer slices */
+        {34, 4170, 3268, NULL, 384, 767},    {34, 4170, 3268, "off", 768, 3268}, {34, 4170, 3268, "yes", 384, 767},
+        {58, 4157, 2710, NULL, 384, 767},
+        {115, 6000, 3000, NULL, 768, 3000},  /* 188 tiles of 64 x 64: more than the units, no short slices */
+        {4170, 34, 3268, NULL, 768, 3268},   /* few columns: the longer slices */
     };
     for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
         clf__gemm_plan plan;
         plan_under_env(ctx, "CLFORGE_GEMM_FEW_TILES_SLICES", cases[i].env, cases[i].m, cases[i].n, cases[i].k, 0, &plan);
         size_t slice;
         int mains = main_steps(&plan, &slice);
-        if (cases[i].slice_lo < 1024)   /* the others may run whole */
+        if (cases[i].slice_lo < 768)   /* the others may run whole */
             ck_assert_msg(mains >= 1 && planes_of(&plan) >= 2, "case %d: %d main steps", i, mains);
         ck_assert_msg(slice >= cases[i].slice_lo && slice <= cases[i].slice_hi, "case %d: slices of %zu", i, slice);
     }
@@ -1398,7 +1401,7 @@ START_TEST(few_tiles_take_shorter_slices)
 END_TEST
 
 /* On a GPU (pretended, 132 units) a product of the small bucket with fewer 32 x 32 tiles than two a unit and a K
- * of 1024 or more is cut into slices of K of at least 256, and runs whole under CLFORGE_GEMM_SMALL_SPLIT=off; a
+ * of 1024 or more is cut into slices of K in units of 256 (192 deep or more), and runs whole under CLFORGE_GEMM_SMALL_SPLIT=off; a
  * shorter K, more tiles, or C of under 128 rows or columns runs whole either way. A longer product whose bucket's
  * tiles leave three quarters of the units idle runs there too, in the small bucket's tiles, split; under =off in
  * its bucket's. */
@@ -1429,7 +1432,7 @@ START_TEST(small_products_split_when_their_tiles_leave_units_idle)
         int mains = main_steps(&plan, &slice);
         if (cases[i].split) {
             ck_assert_msg(mains >= 1 && steps_of(&plan, CLF__STEP_REDUCE) == 1, "case %d: %d main steps", i, mains);
-            ck_assert_msg(slice >= 256 && slice < cases[i].k, "case %d: slices of %zu", i, slice);
+            ck_assert_msg(slice >= 192 && slice < cases[i].k, "case %d: slices of %zu", i, slice);
         } else {
             ck_assert_msg(mains == 1 && steps_of(&plan, CLF__STEP_REDUCE) == 0 && slice == cases[i].k,
                           "case %d: split (%d main steps, slices of %zu)", i, mains, slice);
@@ -1439,20 +1442,22 @@ START_TEST(small_products_split_when_their_tiles_leave_units_idle)
 }
 END_TEST
 
-/* A split product whose slices the direct kernel reads (pretended GPU: the small bucket's tiles, few rows with B
- * stored K x N, a forced split on the direct path) is one launch of `parts` slices of whole K tiles, the last one
- * shorter (k_last), and the reduction; slices on the fast kernel keep the rest of K as a product of its own. */
-START_TEST(direct_splits_run_their_rest_in_the_last_slice)
+/* A split product (pretended GPU) is one launch of slices of whole K tiles, the last one shorter (k_last), and the
+ * reduction, on the direct kernel (the small bucket's tiles, few rows with B stored K x N, a forced split on the
+ * direct path) and on the fast one (its operands read with edge checks, or packed with the last slice zero-padded);
+ * a K that the slices divide has no shorter one. */
+START_TEST(split_products_run_their_last_slice_in_the_same_launch)
 {
     clf_device_info saved;
     clf_context *ctx = pretend_gpu("ragged", &saved);
     store_config(ctx, "skinny", SKINNY_CFG);
-    const struct { size_t m, n, k; int tb; clf__gemm_path path; const char *split; int ragged; } cases[] = {
-        {300, 179, 2571, 0, CLF__GEMM_AUTO, NULL, 1},     /* long K, few tiles: the small bucket's, split */
-        {34, 4170, 3268, 0, CLF__GEMM_AUTO, NULL, 1},     /* few rows, B K x N: direct slices */
-        {600, 700, 1500, 1, CLF__GEMM_DIRECT, "3", 1},    /* forced */
-        {600, 700, 1536, 0, CLF__GEMM_DIRECT, "3", 0},    /* K in three whole slices: nothing shorter */
-        {47, 6814, 2272, 1, CLF__GEMM_AUTO, NULL, 0},     /* slices on the fast kernel, the rest direct */
+    const struct { size_t m, n, k; int tb; clf__gemm_path path; const char *split; int direct, packs, ragged; } cases[] = {
+        {300, 179, 2571, 0, CLF__GEMM_AUTO, NULL, 1, 0, 1},     /* long K, few tiles: the small bucket's, split */
+        {34, 4170, 3268, 0, CLF__GEMM_AUTO, NULL, 1, 0, 1},     /* few rows, B K x N: direct slices */
+        {600, 700, 1500, 1, CLF__GEMM_DIRECT, "3", 1, 0, 1},    /* forced */
+        {600, 700, 1536, 0, CLF__GEMM_DIRECT, "3", 1, 0, 0},    /* K in three whole slices: none shorter */
+        {47, 6814, 2272, 1, CLF__GEMM_AUTO, NULL, 0, 0, 1},     /* the fast kernel, A and B read with edge checks */
+        {349, 517, 1502, 0, CLF__GEMM_AUTO, NULL, 0, 1, 1},     /* the fast kernel, B packed (N not in vectors) */
     };
     for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
         if (cases[i].split)
@@ -1467,21 +1472,25 @@ START_TEST(direct_splits_run_their_rest_in_the_last_slice)
         int mains = main_steps(&plan, &slice);
         ck_assert_msg(planes >= 2, "case %d: not split", i);
         const clf__main_step *first = NULL;
-        for (int j = 0; j < plan.nsteps && !first; j++)
-            if (plan.steps[j].kind == CLF__STEP_MAIN)
+        const clf__pack_step *pack = NULL;
+        for (int j = 0; j < plan.nsteps; j++) {
+            if (plan.steps[j].kind == CLF__STEP_MAIN && !first)
                 first = &plan.steps[j].u.main;
+            if (plan.steps[j].kind == CLF__STEP_PACK)
+                pack = &plan.steps[j].u.pack;
+        }
+        ck_assert_msg(mains == 1 && first->direct == cases[i].direct && first->batch == planes,
+                      "case %d: %d main steps, direct %d", i, mains, first->direct);
+        ck_assert_uint_eq(first->k_flops % (size_t)first->cfg->v[CLF__GEMM_KWG], 0);
+        ck_assert_int_eq(pack != NULL, cases[i].packs);
         if (cases[i].ragged) {
-            ck_assert_msg(mains == 1 && first->direct && first->batch == planes, "case %d: %d main steps", i, mains);
-            ck_assert_uint_eq(first->k % (size_t)first->cfg->v[CLF__GEMM_KWG], 0);
-            ck_assert_msg(first->k_last > 0 && first->k_last < first->k &&
-                              (planes - 1) * first->k + first->k_last == cases[i].k,
-                          "case %d: %zu slices of %zu, the last %zu", i, planes, first->k, first->k_last);
+            ck_assert_msg(first->k_last > 0 && first->k_last < first->k_flops &&
+                              (planes - 1) * first->k_flops + first->k_last == cases[i].k,
+                          "case %d: %zu slices of %zu, the last %zu", i, planes, first->k_flops, first->k_last);
+            ck_assert(!pack || (pack->batch == planes && pack->rows_last == first->k_last));
         } else {
-            for (int j = 0; j < plan.nsteps; j++)
-                if (plan.steps[j].kind == CLF__STEP_MAIN)
-                    ck_assert_uint_eq(plan.steps[j].u.main.k_last, 0);
-            if (cases[i].k % slice)
-                ck_assert_msg(mains == 2, "case %d: %d main steps for slices and rest", i, mains);
+            ck_assert_uint_eq(first->k_last, 0);
+            ck_assert_uint_eq(planes * first->k_flops, cases[i].k);
         }
     }
     pretend_end(ctx, &saved);
@@ -1591,6 +1600,6 @@ int main(void)
     CLF_TEST_ALONE(s, direct_layout_pads_rows);
     CLF_TEST_ALONE(s, few_tiles_take_shorter_slices);
     CLF_TEST_ALONE(s, small_products_split_when_their_tiles_leave_units_idle);
-    CLF_TEST_ALONE(s, direct_splits_run_their_rest_in_the_last_slice);
+    CLF_TEST_ALONE(s, split_products_run_their_last_slice_in_the_same_launch);
     return clf_test_run(s);
 }

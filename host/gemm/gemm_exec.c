@@ -192,7 +192,9 @@ static clf_status enqueue_pack(clf_context *ctx, const clf__gemm_plan *plan, con
     clf_status s = set_args(k, (const void *[]){&split}, (size_t[]){8}, 1);
     for (size_t b0 = 0; b0 < p->batch && s == CLF_SUCCESS; b0 += BATCH_CHUNK) {
         size_t nb = p->batch - b0 < BATCH_CHUNK ? p->batch - b0 : BATCH_CHUNK;
-        if ((s = pack_args(k, 1, o0, sb, b0)) != CLF_SUCCESS || (s = pack_args(k, 13, o1, sb, b0)) != CLF_SUCCESS)
+        cl_long r_last = (cl_long)(b0 + nb >= p->batch && p->rows_last ? p->rows_last : o0->rows);
+        if ((s = set_args_from(k, 1, (const void *[]){&r_last}, (size_t[]){8}, 1)) != CLF_SUCCESS ||
+            (s = pack_args(k, 2, o0, sb, b0)) != CLF_SUCCESS || (s = pack_args(k, 14, o1, sb, b0)) != CLF_SUCCESS)
             break;
         size_t global[3] = {(x0 + x1) * 32, round_up(o0->rows_pad, 32) / 4, nb};
         size_t local[3] = {32, 8, 1};

@@ -22,11 +22,12 @@
 
 #define SPLIT_K_WAVES 4       /* split-K aims at this many work-groups per compute unit */
 #define SPLIT_K_MIN_SLICE 1024
-#define SPLIT_K_GRAIN 256     /* slices are multiples of this: long enough to amortise the partials' traffic,
-                               * and any KWG and vector width divides it (aligned slices) */
+#define SPLIT_K_GRAIN 256     /* the rules count slices in this unit: long enough to amortise the partials' traffic */
 
 static int fits_int(size_t x) { return x <= (size_t)INT_MAX; }
 static size_t param(const clf__config *cfg, int i) { return (size_t)cfg->v[i]; }
+static size_t gcd(size_t a, size_t b) { return b ? gcd(b, a % b) : a; }
+static size_t lcm(size_t a, size_t b) { return a && b ? a / gcd(a, b) * b : a + b; }
 
 /* Work-groups of cfg's tiles over an M x N output (double: no overflow). */
 static double tile_count(const clf__config *cfg, size_t M, size_t N)
@@ -289,7 +290,7 @@ static clf_status add_main(planner *pl, const product *p, const clf__config *cfg
     st->u.main = (clf__main_step){.cfg = cfg, .direct = direct, .a_kmajor = p->a_kmajor, .b_kmajor = p->b_kmajor,
                                   .long_index = !(fits_int(ea) && fits_int(eb) && fits_int(ec)),
                                   .c_vec = c_aligned(&p->c, cfg, p->batch), .m = p->m, .n = p->n, .k = k_loop,
-                                  .k_flops = p->k, .k_last = direct ? p->k_last : 0, .batch = p->batch, .alpha = p->alpha, .beta = p->beta,
+                                  .k_flops = p->k, .k_last = p->k_last, .batch = p->batch, .alpha = p->alpha, .beta = p->beta,
                                   .a = p->a, .b = p->b, .c = p->c, .epi = p->epi, .r0 = p->r0, .c0 = p->c0,
                                   .edge_a = !direct && p->edge_a, .edge_b = !direct && p->edge_b};
     if (direct)
@@ -305,59 +306,41 @@ static clf_status add_direct(planner *pl, const product *p, const clf__config *c
 }
 
 static clf_status plan_product(planner *pl, const product *p, const clf__config *cfg, int direct, int may_split);
-static int reads_in_place(const planner *pl, const product *p, const clf__config *cfg);
 
-/* Split-K: K is cut into slices of kc (a multiple of SPLIT_K_GRAIN) and a shorter remainder; each slice's
- * product goes to its own M x N plane of the partial scratch (the whole slices as one batched product
- * whose A and B step along K), and a reduction sums the planes into C with alpha and beta. rest_in_place: the
- * remainder is read with edge checks rather than packed (short_split's). Reading every split's remainder so, up to
- * 512 deep, was measured and not kept: H200 fp32, packed -> in place, two rounds (scripts/gpu/h200_skinny_tiles.sh
- * PART=ab, bench/results/h200/2026-12-02/split-edges/run1-ab.txt, run2-confirm.txt), 14 products from -4%
- * (458x2333x2540) to +3% (1300x900x2600); remainders of 864-880 lost 5-7%.
- * Slices the direct kernel reads (its loads check K) are instead `parts` slices of K / parts rounded up to whole K
- * tiles, the last one shorter, in one launch (k_last): the remainder's own launch cost as much as a slice
- * (655x179x2571 had run 5 slices of 512 and a launch of 11). */
+/* Split-K: the rules ask for `parts` slices of a multiple of `grain` and a shorter remainder, as many planes as that
+ * makes; K is cut into that many slices of kc (K / planes rounded up to whole K tiles and vectors: no deeper than the
+ * grain's slices), the last one shorter. Each slice's product goes to its own M x N plane of the partial scratch, all
+ * of them one batched product whose A and B step along K and whose last member is k_last deep (gemm_main's K_last,
+ * gemm_pack's R_last), and a reduction sums the planes into C with alpha and beta. The slices read their operands
+ * as any batch does: in place, with edge checks, or packed and zero-padded (operand_reads, on the last one's depth).
+ * Until 2026-12-07 the remainder was a product of its own, a launch (and a pack) more: 655x179x2571 ran 5 slices of
+ * 512 and a launch of 11 deep; now 6 slices of 448, the last 331. */
 static clf_status plan_split(planner *pl, const product *p, const clf__config *cfg, int direct, size_t parts,
-                             size_t grain, int rest_in_place)
+                             size_t grain)
 {
     clf_context *ctx = pl->ctx;
     size_t esz = clf__dtype_size(pl->plan->dtype);
-    size_t kc = p->k / parts / grain * grain;
-    size_t step_a = p->a_kmajor ? p->a.ld : 1, step_b = p->b_kmajor ? p->b.ld : 1;   /* one step along K */
-    product slices = *p;
-    slices.in_split = 1;
-    slices.k = kc;
-    slices.batch = kc ? p->k / kc : 0;
-    slices.a.stride = kc * step_a;
-    slices.b.stride = kc * step_b;
-    int ragged = direct || (kc && reads_in_place(pl, &slices, cfg));   /* one launch, the last slice shorter */
-    if (ragged)
-        kc = round_up((p->k + parts - 1) / parts, param(cfg, CLF__GEMM_KWG));   /* whole K tiles */
-    size_t whole = kc ? p->k / kc : 0, rest = p->k - whole * kc, planes = whole + (rest > 0), plane = p->m * p->n, bytes;
+    size_t g = lcm(lcm(param(cfg, CLF__GEMM_KWG), param(cfg, CLF__GEMM_VWM)), param(cfg, CLF__GEMM_VWN));
+    size_t k0 = parts ? p->k / parts / grain * grain : 0, planes = k0 ? (p->k + k0 - 1) / k0 : 0;
+    size_t kc = planes ? round_up((p->k + planes - 1) / planes, g) : 0, plane = p->m * p->n, bytes;
+    planes = kc ? (p->k + kc - 1) / kc : 0;
     if (planes < 2 || !clf__mul(plane, planes, &bytes) || !clf__mul(bytes, esz, &bytes) || bytes > ctx->info.max_alloc)
         return plan_product(pl, p, cfg, direct, 0);   /* K too short for two slices, or the partials would not fit */
     if (bytes > pl->plan->partial_bytes)
         pl->plan->partial_bytes = bytes;   /* split products run one after another: they share the region */
+    size_t step_a = p->a_kmajor ? p->a.ld : 1, step_b = p->b_kmajor ? p->b.ld : 1;   /* one step along K */
+    product slices = *p;
     slices.alpha = 1.0;
     slices.beta = 0.0;
     slices.epi = 0;   /* the reduction applies the epilogue */
     slices.c = (clf__gemm_operand){CLF__BUF_PARTIAL, NULL, 0, p->n, plane};
     slices.k = kc;
-    slices.batch = ragged ? planes : whole;
-    slices.k_last = ragged && rest ? rest : 0;
+    slices.k_last = p->k - (planes - 1) * kc < kc ? p->k - (planes - 1) * kc : 0;
+    slices.batch = planes;
+    slices.in_split = 1;
     slices.a.stride = kc * step_a;
     slices.b.stride = kc * step_b;
-    clf_status s = ragged ? add_direct(pl, &slices, cfg) : plan_product(pl, &slices, cfg, direct, 0);
-    if (s == CLF_SUCCESS && rest && !ragged) {
-        product tail = slices;
-        tail.k = rest;
-        tail.batch = 1;
-        tail.a.off = p->a.off + whole * kc * step_a;
-        tail.b.off = p->b.off + whole * kc * step_b;
-        tail.c.off = whole * plane;
-        tail.rest_in_place = rest_in_place;
-        s = plan_product(pl, &tail, cfg, direct, 0);
-    }
+    clf_status s = plan_product(pl, &slices, cfg, direct, 0);
     if (s != CLF_SUCCESS)
         return s;
     clf__gemm_step *st = clf__plan_add_step(pl, CLF__STEP_REDUCE);
@@ -376,7 +359,7 @@ static clf_status plan_strip(planner *pl, const product *p, int may_split)
     if (s != CLF_SUCCESS)
         return s;
     size_t parts = may_split && p->batch == 1 ? split_k_parts(pl->ctx, cfg, p->m, p->n, p->k, 0) : 1;
-    return parts > 1 ? plan_split(pl, p, cfg, 1, parts, SPLIT_K_GRAIN, 0) : add_direct(pl, p, cfg);
+    return parts > 1 ? plan_split(pl, p, cfg, 1, parts, SPLIT_K_GRAIN) : add_direct(pl, p, cfg);
 }
 
 #define NT_PACK_MIN_M 512   /* rows of C from which a GPU packs a B stored N x K (plan_packs) */
@@ -421,7 +404,7 @@ static void operand_reads(const planner *pl, const product *p, const clf__config
 {
     size_t mwg = param(cfg, CLF__GEMM_MWG), nwg = param(cfg, CLF__GEMM_NWG), kwg = param(cfg, CLF__GEMM_KWG);
     size_t vwm = param(cfg, CLF__GEMM_VWM), vwn = param(cfg, CLF__GEMM_VWN);
-    size_t M = p->m, N = p->n, K = p->k;
+    size_t M = p->m, N = p->n, K = p->k_last ? p->k_last : p->k;   /* a shorter last slice: what its tiles need */
     int fit_a = edge_fits(&p->a, p->a_kmajor, M, K, vwm, kwg, p->batch);
     int fit_b = edge_fits(&p->b, p->b_kmajor, N, K, vwn, kwg, p->batch);
     /* An aligned operand is read in place either way round (the kernel transposes on the fly when its
@@ -436,10 +419,9 @@ static void operand_reads(const planner *pl, const product *p, const clf__config
      * up to 11% (4000^3 42.0 -> 37.2, 1000^3 30.6 -> 28.6, A B^T 3000x5000x2000 37.1 -> 33.5) and, with only a
      * K-major B read so, still 4-13% (4000^3 42.1 -> 40.2, 1000^3 31.1 -> 27.2): the in-place rows are not
      * aligned as the packed ones are. 1000x3000x1000 gained 4-8% either way and 1500x700x904 6% with both.
-     * The rest of K after a short split's slices (short_split) is read so too: two packs of a few dozen K steps
-     * are two launches of next to no work. */
+     * The slices of a split product are such a batch. */
     int mode = pack_mode(),
-        edges = mode == PACK_EDGES || (mode == PACK_RULE && !is_cpu(pl->ctx) && (p->batch > 1 || p->rest_in_place));
+        edges = mode == PACK_EDGES || (mode == PACK_RULE && !is_cpu(pl->ctx) && p->batch > 1);
     *edge_a = edges && *pack_a && fit_a;
     *edge_b = edges && *pack_b && fit_b && !nt;
     *pack_a &= !*edge_a;
@@ -470,7 +452,7 @@ static int plan_packs(planner *pl, product *p, const clf__config *cfg, size_t *e
         *s = clf__plan_too_many_steps();
         return 1;
     }
-    st->u.pack = (clf__pack_step){0, p->batch, {{0}}};
+    st->u.pack = (clf__pack_step){0, p->batch, p->k_last, {{0}}};
     clf__gemm_operand *ops[2] = {&p->a, &p->b};
     size_t cols[2] = {M, N}, cols_pad[2] = {Mp, Np}, dst_off[2] = {0, sa}, *ext[2] = {ea, eb};
     int *kmajor[2] = {&p->a_kmajor, &p->b_kmajor}, want[2] = {pack_a, pack_b};
@@ -564,18 +546,15 @@ static int few_rows_in_place(const planner *pl, const product *p, const clf__con
     return pack_b;
 }
 
-/* 1 when the fast path's configuration would still read p in place on the direct kernel (plan_product's first two
- * cases). */
-static int reads_in_place(const planner *pl, const product *p, const clf__config *cfg)
-{
-    return pack_mode() == PACK_OFF || few_rows_in_place(pl, p, cfg);
-}
-
 /* One product on the path its configuration names: direct, or packed (falling back to direct when the
  * packs do not fit). may_split: the edge strips may split along K (not inside a split product). */
 static clf_status plan_product(planner *pl, const product *p, const clf__config *cfg, int direct, int may_split)
 {
-    if (!direct && reads_in_place(pl, p, cfg)) {   /* CLFORGE_GEMM_PACK=off, or few rows */
+    if (!direct && pack_mode() == PACK_OFF) {   /* measurement: the bucket's configuration reads the operands in place */
+        pl->plan->path = "direct";
+        return add_direct(pl, p, cfg);
+    }
+    if (!direct && few_rows_in_place(pl, p, cfg)) {
         if (!p->in_split)
             pl->plan->path = "direct";
         return add_direct(pl, p, cfg);
@@ -636,7 +615,7 @@ static int plan_waves(planner *pl, const product *p, const clf__config *cfg, clf
     pl->plan->path = "waves";
     *s = plan_product(pl, &bulk, cfg, 0, 1);
     if (*s == CLF_SUCCESS)
-        *s = plan_split(pl, &tail, cfg, 0, best_parts, WAVE_GRAIN, 0);
+        *s = plan_split(pl, &tail, cfg, 0, best_parts, WAVE_GRAIN);
     return 1;
 }
 
@@ -713,7 +692,7 @@ static clf_status refill(planner *pl, const product *p)
 /* Slices of K (1: none) for a single fp32 product on a GPU whose K is too short for split_k_parts (under twice
  * SPLIT_K_MIN_SLICE, at least SHORT_SPLIT_MIN_K) and whose tiles, in the configuration the rules above chose, leave
  * over a quarter of the compute units without one (SHORT_SPLIT_MAX_USE): as many slices of SPLIT_K_GRAIN as give
- * SPLIT_K_WAVES work-groups a unit; the rest of K is read in place (operand_reads). H200 fp32,
+ * SPLIT_K_WAVES work-groups a unit (the last slice, shorter, in their launch: plan_split). H200 fp32,
  * scripts/gpu/h200_skinny_tiles.sh, bench/results/h200/2026-12-02/skinny-tiles/ (TFLOP/s):
  * - forced splits (run1-sweep.txt), unsplit -> slices of 256: 404x580x1488 (70 tiles of 64 x 64) 11.4 -> 15.0,
  *   530x410x1700 (63; the direct kernel ran 11.5) 9.6 -> 15.5, 820x760x1300 (78 of 64 x 128) 20.1 -> 23.2;
@@ -1011,7 +990,6 @@ clf_status clf__plan_real(planner *pl, product p, clf__gemm_path path, int no_sp
         return add_direct(pl, &p, main_cfg);
     }
     size_t parts = 1;
-    int short_k = 0;
     if (pl->retiled)
         no_split = 1;
     if (p.batch == 1 && !scale_only && !no_split) {
@@ -1024,11 +1002,11 @@ clf_status clf__plan_real(planner *pl, product p, clf__gemm_path path, int no_sp
         if (parts == 1)
             parts = split_k_parts(pl->ctx, main_cfg, p.m, p.n, p.k, slots);
         if (parts == 1 && !direct)
-            short_k = (parts = short_split(pl, main_cfg, &p)) > 1;
+            parts = short_split(pl, main_cfg, &p);
     }
     plan->path = parts > 1 ? "split-k" : direct ? "direct" : "packed";
     if (parts > 1)
-        return plan_split(pl, &p, main_cfg, direct, parts, SPLIT_K_GRAIN, short_k);
+        return plan_split(pl, &p, main_cfg, direct, parts, SPLIT_K_GRAIN);
     if (!direct && !no_split && !scale_only && plan_waves(pl, &p, main_cfg, &s))
         return s;
     return plan_product(pl, &p, main_cfg, direct, !no_split);

@@ -36,6 +36,7 @@ typedef struct clf__pack_operand {
 typedef struct clf__pack_step {
     int count;                   /* 1 or 2 */
     size_t batch;
+    size_t rows_last;            /* the rows along K of the last batch member where fewer (a split's rest), else 0 */
     clf__pack_operand op[2];
 } clf__pack_step;
 
@@ -48,8 +49,8 @@ typedef struct clf__main_step {
     int c_vec;                   /* every row of C starts on a VWN boundary: vector stores */
     size_t m, n, k;              /* k: the K loop (padded to KWG for packed operands) */
     size_t k_flops;              /* the K that counts for FLOPs (unpadded) */
-    size_t k_last;               /* direct kernel: the depth of the batch's last member where it is shorter than k
-                                  * (the slices of a split product end in the rest of K), else 0 */
+    size_t k_last;               /* the depth of the batch's last member where it is shorter than k (the slices of a
+                                  * split product end in the rest of K), else 0 */
     size_t batch;
     double alpha, beta;
     clf__gemm_operand a, b, c;
