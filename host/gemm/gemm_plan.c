@@ -307,21 +307,27 @@ static clf_status add_direct(planner *pl, const product *p, const clf__config *c
 
 static clf_status plan_product(planner *pl, const product *p, const clf__config *cfg, int direct, int may_split);
 
-/* Split-K: the rules ask for `parts` slices of a multiple of `grain` and a shorter remainder, as many planes as that
- * makes; K is cut into that many slices of kc (K / planes rounded up to whole K tiles and vectors: no deeper than the
- * grain's slices), the last one shorter. Each slice's product goes to its own M x N plane of the partial scratch, all
- * of them one batched product whose A and B step along K and whose last member is k_last deep (gemm_main's K_last,
- * gemm_pack's R_last), and a reduction sums the planes into C with alpha and beta. The slices read their operands
- * as any batch does: in place, with edge checks, or packed and zero-padded (operand_reads, on the last one's depth).
+/* The slices the rules' `parts` slices of a multiple of `grain` and the shorter remainder they leave make. */
+static size_t grain_planes(size_t k, size_t parts, size_t grain)
+{
+    size_t kc = parts ? k / parts / grain * grain : 0;
+    return kc ? (k + kc - 1) / kc : 1;
+}
+
+/* Split-K: K is cut into `planes` slices of kc (K / planes rounded up to whole K tiles and vectors), the last one
+ * shorter. Each slice's product goes to its own M x N plane of the partial scratch, all of them one batched product
+ * whose A and B step along K and whose last member is k_last deep (gemm_main's K_last, gemm_pack's R_last), and a
+ * reduction sums the planes into C with alpha and beta. The slices read their operands as any batch does: in place,
+ * with edge checks, or packed and zero-padded (operand_reads, on the last one's depth). The rules that count slices
+ * in a grain (split_k_parts, small_split, short_split) ask for as many as grain_planes gives: the same work-groups
+ * as before, no deeper.
  * Until 2026-12-07 the remainder was a product of its own, a launch (and a pack) more: 655x179x2571 ran 5 slices of
  * 512 and a launch of 11 deep; now 6 slices of 448, the last 331. */
-static clf_status plan_split(planner *pl, const product *p, const clf__config *cfg, int direct, size_t parts,
-                             size_t grain)
+static clf_status plan_split(planner *pl, const product *p, const clf__config *cfg, int direct, size_t planes)
 {
     clf_context *ctx = pl->ctx;
     size_t esz = clf__dtype_size(pl->plan->dtype);
     size_t g = lcm(lcm(param(cfg, CLF__GEMM_KWG), param(cfg, CLF__GEMM_VWM)), param(cfg, CLF__GEMM_VWN));
-    size_t k0 = parts ? p->k / parts / grain * grain : 0, planes = k0 ? (p->k + k0 - 1) / k0 : 0;
     size_t kc = planes ? round_up((p->k + planes - 1) / planes, g) : 0, plane = p->m * p->n, bytes;
     planes = kc ? (p->k + kc - 1) / kc : 0;
     if (planes < 2 || !clf__mul(plane, planes, &bytes) || !clf__mul(bytes, esz, &bytes) || bytes > ctx->info.max_alloc)
@@ -359,7 +365,7 @@ static clf_status plan_strip(planner *pl, const product *p, int may_split)
     if (s != CLF_SUCCESS)
         return s;
     size_t parts = may_split && p->batch == 1 ? split_k_parts(pl->ctx, cfg, p->m, p->n, p->k, 0) : 1;
-    return parts > 1 ? plan_split(pl, p, cfg, 1, parts, SPLIT_K_GRAIN) : add_direct(pl, p, cfg);
+    return parts > 1 ? plan_split(pl, p, cfg, 1, grain_planes(p->k, parts, SPLIT_K_GRAIN)) : add_direct(pl, p, cfg);
 }
 
 #define NT_PACK_MIN_M 512   /* rows of C from which a GPU packs a B stored N x K (plan_packs) */
@@ -614,8 +620,10 @@ static int plan_waves(planner *pl, const product *p, const clf__config *cfg, clf
     tail.c.off += mb * p->c.ld;
     pl->plan->path = "waves";
     *s = plan_product(pl, &bulk, cfg, 0, 1);
+    /* The model's slices and remainder were two launches; as many even slices in one are no deeper, and more would
+     * pass the wave the model fitted them to (2915x1589x2519: 7 x 39 tiles for 264 slots, -3%). */
     if (*s == CLF_SUCCESS)
-        *s = plan_split(pl, &tail, cfg, 0, best_parts, WAVE_GRAIN);
+        *s = plan_split(pl, &tail, cfg, 0, best_parts);
     return 1;
 }
 
@@ -1006,7 +1014,7 @@ clf_status clf__plan_real(planner *pl, product p, clf__gemm_path path, int no_sp
     }
     plan->path = parts > 1 ? "split-k" : direct ? "direct" : "packed";
     if (parts > 1)
-        return plan_split(pl, &p, main_cfg, direct, parts, SPLIT_K_GRAIN);
+        return plan_split(pl, &p, main_cfg, direct, grain_planes(p.k, parts, SPLIT_K_GRAIN));
     if (!direct && !no_split && !scale_only && plan_waves(pl, &p, main_cfg, &s))
         return s;
     return plan_product(pl, &p, main_cfg, direct, !no_split);

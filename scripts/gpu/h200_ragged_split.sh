@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # h200_ragged_split.sh — on the GPU host: fp32 products that split K on the direct kernel (small-bucket products of
 #   K >= 1024 and few tiles, long-K products of few tiles, few-row products with B stored K x N, few-row A·Bᵀ with K
-#   not a multiple of 4) and two that do not, drawn from $SEED: this build ("new": the rest of K in the slices'
+#   not a multiple of 4) and two that do not, drawn from $SEED, and two fixed products whose last wave is split: this build ("new": the rest of K in the slices'
 #   launch) against the build before (.old: that commit unpacked into the repository root and carried; "old": the
 #   rest a launch of its own) and against this build with the few-tile rules off (CLFORGE_GEMM_SMALL_SPLIT=off,
 #   CLFORGE_GEMM_FEW_TILES_SLICES=off; "off"), in two alternating rounds; cuBLAS through PyTorch in the same script,
@@ -28,6 +28,8 @@ draw(3, (17, 127), (2000, 8000), (2000, 8000), flags=("-",))
 draw(2, (17, 127), (2000, 8000), (2000, 8000), flags=("--bt",), ok=lambda m, n, k: k % 4 != 0)
 draw(1, (1500, 4000), (1500, 4000), (1000, 4000))   # controls: not split on the direct kernel
 draw(1, (300, 1500), (300, 1500), (200, 1000))
+print("--at --bt|1|2000x3000x1000")   # its last wave's rows split in two (and a rest before)
+print("-|1|3072x3072x3072")           # its last wave's rows split in four, K divided evenly: unchanged
 PY
 cat $r/groups.txt >> "$log"
 run_variant() {
