@@ -1400,6 +1400,35 @@ START_TEST(few_tiles_take_shorter_slices)
 }
 END_TEST
 
+/* On a GPU (pretended, 132 units) a product of at least 128 rows and columns and a K of 2048 or more whose tiles
+ * leave over a quarter of the units idle is cut into slices in units of 256 (medium_split), where slices of 1024
+ * gave it two or three; one whose tiles reach three quarters of the units keeps them, as do few-row products (their
+ * own rule) and a forced split. */
+START_TEST(medium_products_of_few_tiles_take_short_slices)
+{
+    clf_device_info saved;
+    clf_context *ctx = pretend_gpu("medsplit", &saved);
+    store_config(ctx, "skinny", SKINNY_CFG);
+    store_config(ctx, "medium", MEDIUM_CFG);
+    const struct { size_t m, n, k; const char *split; size_t planes_lo, planes_hi, slice_hi; } cases[] = {
+        {337, 468, 2965, NULL, 8, 12, 384},     /* 48 tiles of 64 x 64 */
+        {516, 340, 2999, NULL, 8, 12, 384},     /* 54 */
+        {900, 500, 3000, NULL, 2, 3, 1536},     /* 120 tiles: slices of 1024 or more */
+        {337, 468, 2965, "2", 2, 3, 1536},      /* forced */
+        {100, 4000, 3000, NULL, 2, 6, 1536},    /* few rows: slices of 512 or more (few_tiles_take_shorter_slices) */
+    };
+    for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
+        clf__gemm_plan plan;
+        plan_under_env(ctx, "CLFORGE_GEMM_SPLIT_K", cases[i].split, cases[i].m, cases[i].n, cases[i].k, 0, &plan);
+        size_t slice, planes = planes_of(&plan);
+        main_steps(&plan, &slice);
+        ck_assert_msg(planes >= cases[i].planes_lo && planes <= cases[i].planes_hi && slice <= cases[i].slice_hi,
+                      "case %d: %zu slices of %zu (bucket %s)", i, planes, slice, plan.bucket);
+    }
+    pretend_end(ctx, &saved);
+}
+END_TEST
+
 /* On a GPU (pretended, 132 units) a product of the small bucket with fewer 32 x 32 tiles than two a unit and a K
  * of 1024 or more is cut into slices of K in units of 256 (192 deep or more), and runs whole under CLFORGE_GEMM_SMALL_SPLIT=off; a
  * shorter K, more tiles, or C of under 128 rows or columns runs whole either way. A longer product whose bucket's
@@ -1601,5 +1630,6 @@ int main(void)
     CLF_TEST_ALONE(s, few_tiles_take_shorter_slices);
     CLF_TEST_ALONE(s, small_products_split_when_their_tiles_leave_units_idle);
     CLF_TEST_ALONE(s, split_products_run_their_last_slice_in_the_same_launch);
+    CLF_TEST_ALONE(s, medium_products_of_few_tiles_take_short_slices);
     return clf_test_run(s);
 }

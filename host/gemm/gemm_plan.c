@@ -74,7 +74,7 @@ static size_t waves_parts(const clf_context *ctx, double tiles, size_t most)
  * 36x6591x2583 11.9 -> 13.9), five moved by -1..+2%; the one with few columns, 5210x36x6250 A B^T, lost 12%, so
  * C of few columns keeps the longer slices. $CLFORGE_GEMM_FEW_TILES_SLICES=off turns the rule off. */
 #define SPLIT_K_FEW_TILES_SLICE 512
-#define FEW_TILES_ROWS 128   /* the rows of C the rule was measured on (17-64); wider products keep short_split's 256 */
+#define FEW_TILES_ROWS 128   /* the rows of C the rule was measured on (17-64); wider products: medium_split */
 static int few_tiles_slices_on(void) { return clf__env_rule_on("CLFORGE_GEMM_FEW_TILES_SLICES", "off"); }
 
 /* slots: work-groups the device holds at once in cfg's tiles (0: unknown, as for edge strips). A product with
@@ -727,6 +727,25 @@ static size_t short_split(const planner *pl, const clf__config *cfg, const produ
     return waves_parts(pl->ctx, tiles, p->k / SPLIT_K_GRAIN);
 }
 
+/* Slices of K (1: none) for a single fp32 product on a GPU of at least FEW_TILES_ROWS rows and columns and a K of
+ * 2048 or more whose tiles leave over a quarter of the compute units without one (SHORT_SPLIT_MAX_USE): slices down
+ * to SPLIT_K_GRAIN, as short_split cuts a K of 1280-2047, where split_k_parts' slices of 1024 or more gave a K of
+ * 2048-4000 two or three slices, one or two work-groups a unit. H100 fp32, forced splits (scripts/gpu/
+ * h200_split_sweep.sh SEED=105, bench/results/h100/2026-12-07c/split-sweep.txt): 337x468x2965 (48 tiles of 64 x 64)
+ * 13.0 -> 20.3 TFLOP/s in 12 slices, 516x340x2999 (54) 14.4 -> 18.9; with 110 and 121 tiles (621x658x2804 A^T B,
+ * 694x666x2163 A^T B) no split beat the planner's. Only here, after the bucket is chosen: unthin and underfilled
+ * judge the bucket's tiles by the slices split_k_parts allows. Only the bucket's own configuration, and not under a
+ * forced CLFORGE_GEMM_SPLIT_K. */
+static size_t medium_split(const planner *pl, const clf__config *cfg, const product *p)
+{
+    double tiles = tile_count(cfg, p->m, p->n);
+    if (is_cpu(pl->ctx) || pl->plan->dtype != CLF_F32 || p->batch != 1 || clf__plan_forced_split() ||
+        p->k < 2 * SPLIT_K_MIN_SLICE || p->m < FEW_TILES_ROWS || p->n < FEW_TILES_ROWS || !own_config(pl->plan) ||
+        tiles >= SHORT_SPLIT_MAX_USE * (double)cus(pl->ctx))
+        return 1;
+    return waves_parts(pl->ctx, tiles, p->k / SPLIT_K_GRAIN);
+}
+
 #define THIN_MIN_USE 0.85   /* the share of the thin configuration's tiles' area that C covers, at least */
 
 /* A product of the thin bucket (128..511 rows or columns, long K) runs the medium or large bucket's tiles instead,
@@ -1006,7 +1025,7 @@ clf_status clf__plan_real(planner *pl, product p, clf__gemm_path path, int no_sp
         size_t slots = !is_cpu(pl->ctx) && !direct && own_config(plan)
                            ? clf__gemm_wave_slots(pl->ctx, &clf__family_gemm, plan->dtype, plan->bucket, main_cfg)
                            : 0;
-        parts = direct ? small_split(pl, main_cfg, &p) : 1;
+        parts = direct ? small_split(pl, main_cfg, &p) : medium_split(pl, main_cfg, &p);
         if (parts == 1)
             parts = split_k_parts(pl->ctx, main_cfg, p.m, p.n, p.k, slots);
         if (parts == 1 && !direct)
