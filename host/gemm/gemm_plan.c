@@ -730,10 +730,10 @@ static size_t short_split(const planner *pl, const clf__config *cfg, const produ
 /* Slices of K (1: none) for a single fp32 product on a GPU of at least FEW_TILES_ROWS rows and columns and a K of
  * 2048 or more whose tiles leave over a quarter of the compute units without one (SHORT_SPLIT_MAX_USE): slices down
  * to SPLIT_K_GRAIN, as short_split cuts a K of 1280-2047, where split_k_parts' slices of 1024 or more gave a K of
- * 2048-4000 two or three slices, one or two work-groups a unit. H100 fp32, forced splits (scripts/gpu/
- * h200_split_sweep.sh SEED=105, bench/results/h100/2026-12-07c/split-sweep.txt): 337x468x2965 (48 tiles of 64 x 64)
- * 13.0 -> 20.3 TFLOP/s in 12 slices, 516x340x2999 (54) 14.4 -> 18.9; with 110 and 121 tiles (621x658x2804 A^T B,
- * 694x666x2163 A^T B) no split beat the planner's. Only here, after the bucket is chosen: unthin and underfilled
+ * 2048-4000 two or three slices, one or two work-groups a unit. H100 fp32, forced splits
+ * (scripts/gpu/h200_split_sweep.sh SEED=105, bench/results/h100/2026-12-07c/split-sweep-seed105.txt): 337x468x2965
+ * (48 tiles of 64 x 64) 13.0 -> 20.3 TFLOP/s in 12 slices, 516x340x2999 (54) 14.4 -> 18.9; with 110 and 121 tiles
+ * (621x658x2804 A^T B, 694x666x2163 A^T B) no split beat the planner's. Only here, after the bucket is chosen: unthin and underfilled
  * judge the bucket's tiles by the slices split_k_parts allows. Only the bucket's own configuration, and not under a
  * forced CLFORGE_GEMM_SPLIT_K. */
 static size_t medium_split(const planner *pl, const clf__config *cfg, const product *p)
