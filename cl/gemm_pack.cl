@@ -65,8 +65,8 @@ void gemm_pack(const long split, const long R_last,
     const ulong bat = get_global_id(2);
     const int last = bat + 1 == get_global_size(2);
     if (gx < split)
-        pack_tile(TRANS, tile, last ? R_last : R, Cn, Rp, Cp, src + s_off + bat * s_stride, lds, dst + d_off + bat * d_stride, ldd,
-                  gx * PT, r0);
+        pack_tile(TRANS, tile, last ? R_last : R, Cn, Rp, Cp, src + s_off + bat * s_stride, lds,
+                  dst + d_off + bat * d_stride, ldd, gx * PT, r0);
     else
         pack_tile(TRANS2, tile, last ? R_last : R2, Cn2, Rp2, Cp2, src2 + s_off2 + bat * s_stride2, lds2,
                   dst2 + d_off2 + bat * d_stride2, ldd2, (gx - split) * PT, r0);

@@ -1430,10 +1430,10 @@ START_TEST(medium_products_of_few_tiles_take_short_slices)
 END_TEST
 
 /* On a GPU (pretended, 132 units) a product of the small bucket with fewer 32 x 32 tiles than two a unit and a K
- * of 1024 or more is cut into slices of K in units of 256 (192 deep or more), and runs whole under CLFORGE_GEMM_SMALL_SPLIT=off; a
- * shorter K, more tiles, or C of under 128 rows or columns runs whole either way. A longer product whose bucket's
+ * of 1024 or more is cut into slices of K in units of 256 (192 deep or more), and runs whole under
+ * CLFORGE_GEMM_SMALL_SPLIT=off; a shorter K, more tiles, or C of under 128 rows or columns runs whole either way. A longer product whose bucket's
  * tiles leave three quarters of the units idle runs there too, in the small bucket's tiles, split; under =off in
- * its bucket's. */
+ * its bucket's, as under a forced CLFORGE_GEMM_SPLIT_K. */
 START_TEST(small_products_split_when_their_tiles_leave_units_idle)
 {
     clf_device_info saved;
@@ -1467,6 +1467,11 @@ START_TEST(small_products_split_when_their_tiles_leave_units_idle)
                           "case %d: split (%d main steps, slices of %zu)", i, mains, slice);
         }
     }
+    /* A forced split cuts a long-K product in its bucket's tiles, as before these rules. */
+    clf__gemm_plan forced;
+    plan_under_env(ctx, "CLFORGE_GEMM_SPLIT_K", "4", 263, 250, 4798, 0, &forced);
+    ck_assert_msg(strcmp(forced.bucket, "small") != 0 && planes_of(&forced) >= 4, "bucket %s, %zu slices",
+                  forced.bucket, planes_of(&forced));
     pretend_end(ctx, &saved);
 }
 END_TEST
@@ -1480,7 +1485,13 @@ START_TEST(split_products_run_their_last_slice_in_the_same_launch)
     clf_device_info saved;
     clf_context *ctx = pretend_gpu("ragged", &saved);
     store_config(ctx, "skinny", SKINNY_CFG);
-    const struct { size_t m, n, k; int tb; clf__gemm_path path; const char *split; int direct, packs, ragged; } cases[] = {
+    const struct {
+        size_t m, n, k;
+        int tb;
+        clf__gemm_path path;
+        const char *split;
+        int direct, packs, ragged;
+    } cases[] = {
         {300, 179, 2571, 0, CLF__GEMM_AUTO, NULL, 1, 0, 1},     /* long K, few tiles: the small bucket's, split */
         {34, 4170, 3268, 0, CLF__GEMM_AUTO, NULL, 1, 0, 1},     /* few rows, B K x N: direct slices */
         {600, 700, 1500, 1, CLF__GEMM_DIRECT, "3", 1, 0, 1},    /* forced */
@@ -1495,7 +1506,8 @@ START_TEST(split_products_run_their_last_slice_in_the_same_launch)
         if (cases[i].tb)
             call.tb = CLF_TRANS, call.ldb = cases[i].k;
         clf__gemm_plan plan;
-        ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, cases[i].path, &plan) == CLF_SUCCESS, "%s", clf_last_error());
+        ck_assert_msg(clf__gemm_plan_make(ctx, &call, NULL, cases[i].path, &plan) == CLF_SUCCESS, "%s",
+                      clf_last_error());
         unsetenv("CLFORGE_GEMM_SPLIT_K");
         size_t slice, planes = planes_of(&plan);
         int mains = main_steps(&plan, &slice);

@@ -224,7 +224,8 @@ static clf_status enqueue_main(clf_context *ctx, const clf__gemm_plan *plan, con
         cl_int klast = last && m->k_last ? (cl_int)m->k_last : kk;   /* the batch's last member: see clf__main_step */
         const void *vals[] = {&mm, &nn, &kk, pa, pb, &a, &aoff, &lda, &ast, &b, &boff, &ldb, &bst,
                               &c, &coff, &ldc, &cst, &cvec, &klast};
-        size_t z[] = {4, 4, 4, esz, esz, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8, 4, 4};
+        size_t z[] = {4, 4, 4, esz, esz, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8,
+                      4, 4};
         if ((s = set_args(k, vals, z, 19)) != CLF_SUCCESS ||
             (m->epi && (s = clf__epi_args(k, 19, plan->epi, m->r0, m->c0, b0)) != CLF_SUCCESS))
             break;

@@ -122,11 +122,12 @@ static size_t split_k_parts(const clf_context *ctx, const clf__config *cfg, size
 static int own_config(const clf__gemm_plan *plan);
 
 /* What both uses of the small tiles split along K ask of a product: fp32, single, C's sides measured, the bucket's
- * own configuration, the rule on. */
+ * own configuration, the rule on, and no CLFORGE_GEMM_SPLIT_K (a forced split cuts the product in the tiles its
+ * bucket gives, as before these rules: sweeps of a bucket's tiles need no other switch). */
 static int small_split_fits(const planner *pl, const product *p)
 {
     return pl->plan->dtype == CLF_F32 && p->batch == 1 && p->m >= SMALL_SPLIT_MIN_SIDE &&
-           p->n >= SMALL_SPLIT_MIN_SIDE && own_config(pl->plan) &&
+           p->n >= SMALL_SPLIT_MIN_SIDE && own_config(pl->plan) && !clf__plan_forced_split() &&
            clf__env_rule_on("CLFORGE_GEMM_SMALL_SPLIT", "off");
 }
 
@@ -134,7 +135,7 @@ static size_t small_split(const planner *pl, const clf__config *cfg, const produ
 {
     double tiles = tile_count(cfg, p->m, p->n);
     size_t most = p->k / SMALL_SPLIT_SLICE;
-    if (p->k < SMALL_SPLIT_MIN_K || is_cpu(pl->ctx) || clf__plan_forced_split() || most < 2 ||
+    if (p->k < SMALL_SPLIT_MIN_K || is_cpu(pl->ctx) || most < 2 ||
         tiles >= SMALL_SPLIT_TILES * (double)cus(pl->ctx) || !small_split_fits(pl, p))
         return 1;
     return waves_parts(pl->ctx, tiles, most);
@@ -290,8 +291,8 @@ static clf_status add_main(planner *pl, const product *p, const clf__config *cfg
     st->u.main = (clf__main_step){.cfg = cfg, .direct = direct, .a_kmajor = p->a_kmajor, .b_kmajor = p->b_kmajor,
                                   .long_index = !(fits_int(ea) && fits_int(eb) && fits_int(ec)),
                                   .c_vec = c_aligned(&p->c, cfg, p->batch), .m = p->m, .n = p->n, .k = k_loop,
-                                  .k_flops = p->k, .k_last = p->k_last, .batch = p->batch, .alpha = p->alpha, .beta = p->beta,
-                                  .a = p->a, .b = p->b, .c = p->c, .epi = p->epi, .r0 = p->r0, .c0 = p->c0,
+                                  .k_flops = p->k, .k_last = p->k_last, .batch = p->batch, .alpha = p->alpha,
+                                  .beta = p->beta, .a = p->a, .b = p->b, .c = p->c, .epi = p->epi, .r0 = p->r0, .c0 = p->c0,
                                   .edge_a = !direct && p->edge_a, .edge_b = !direct && p->edge_b};
     if (direct)
         direct_layout(pl, cfg, &st->u.main);
@@ -733,8 +734,8 @@ static size_t short_split(const planner *pl, const clf__config *cfg, const produ
  * 2048-4000 two or three slices, one or two work-groups a unit. H100 fp32, forced splits
  * (scripts/gpu/h200_split_sweep.sh SEED=105, bench/results/h100/2026-12-07c/split-sweep-seed105.txt): 337x468x2965
  * (48 tiles of 64 x 64) 13.0 -> 20.3 TFLOP/s in 12 slices, 516x340x2999 (54) 14.4 -> 18.9; with 110 and 121 tiles
- * (621x658x2804 A^T B, 694x666x2163 A^T B) no split beat the planner's. Only here, after the bucket is chosen: unthin and underfilled
- * judge the bucket's tiles by the slices split_k_parts allows. Only the bucket's own configuration, and not under a
+ * (621x658x2804 A^T B, 694x666x2163 A^T B) no split beat the planner's. Only here, after the bucket is chosen:
+ * unthin and underfilled judge the bucket's tiles by the slices split_k_parts allows. Only the bucket's own configuration, and not under a
  * forced CLFORGE_GEMM_SPLIT_K. */
 static size_t medium_split(const planner *pl, const clf__config *cfg, const product *p)
 {
