@@ -84,6 +84,11 @@
 #ifndef EDGE_B
 #define EDGE_B 0
 #endif
+/* 1: the batch is the slices of a split product, and the last of a tile's slices to finish sums the others' partial
+ * tiles and stores C (split_sum_last); 0: each member stores its own C. Set by the host per call. */
+#ifndef SPLIT_SUM
+#define SPLIT_SUM 0
+#endif
 /* Storage of A: 1 for A[kk*lda + i] (K-major), 0 for A[i*lda + kk]. Set by the host per call. */
 #ifndef A_KMAJOR
 #define A_KMAJOR 1
@@ -657,19 +662,103 @@ CLF_INLINE void store_c_staged(__global real *C, const idx_t ldc, const int M, c
 }
 #endif
 
+#if SPLIT_SUM
+/* The arrival of a work-group at its tile's flag: (epoch << 8) | slices arrived so far this launch; a flag of another
+ * epoch (a launch before, or a new buffer's zero) counts as none. Returns the arrivals with this one. Called by
+ * one work-item. */
+CLF_INLINE uint split_arrive(__global uint *flag, const uint epoch)
+{
+    uint old = *(volatile __global uint *)flag;
+    for (;;) {
+        const uint want = (old >> 8) == epoch ? old + 1u : (epoch << 8) | 1u;
+        const uint seen = atomic_cmpxchg(flag, old, want);
+        if (seen == old)
+            return want & 0xffu;
+        old = seen;
+    }
+}
+
+/* Orders this work-item's global stores before what follows it (a release), or its later loads after what came
+ * before (an acquire), device-wide. */
+CLF_INLINE void split_fence(void)
+{
+#if CLF_NV
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
+#else
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+#endif
+}
+
+/* A split product's slice (batch member `me` of `planes`): stores this work-item's accumulators into the slice's
+ * plane of P (M x N, row-major), then counts the work-group in at the tile's flag. The last of the tile's slices
+ * to arrive resets the flag, adds the other planes' values to its accumulators and returns 1: it stores C as an
+ * unsplit product would (alpha, beta, the epilogue). The others return 0. Called by every work-item. */
+CLF_INLINE int split_sum_last(__private real acc[MWI][NWI], __global real *P, const ulong p_stride,
+                              __global uint *flag, const uint epoch, const int M, const int N, const int m0,
+                              const int n0, const int tid_m, const int tid_n, __local uint *arrived)
+{
+    const uint planes = (uint)get_global_size(2), me = (uint)get_global_id(2);
+    __global real *mine = P + me * p_stride;
+#pragma unroll
+    for (int mi = 0; mi < MWI; mi++) {
+        const int row = m0 + (mi / VWM * MDIMC + tid_m) * VWM + mi % VWM;   /* as store_c numbers them */
+#pragma unroll
+        for (int ni = 0; ni < NWI; ni++) {
+            const int col = n0 + (ni / VWN * NDIMC + tid_n) * VWN + ni % VWN;
+            if (row < M && col < N)
+                mine[(idx_t)row * N + col] = acc[mi][ni];
+        }
+    }
+    split_fence();
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0 && get_local_id(1) == 0) {
+        const uint n = split_arrive(flag, epoch);
+        if (n == planes)
+            *flag = 0;   /* left clean: no later launch meets this one's count */
+        *arrived = n;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (*arrived != planes)
+        return 0;
+    split_fence();
+    for (uint q = 0; q < planes; q++) {
+        if (q == me)
+            continue;
+        const volatile __global real *other = P + q * p_stride;   /* volatile: past caches other units filled */
+#pragma unroll
+        for (int mi = 0; mi < MWI; mi++) {
+            const int row = m0 + (mi / VWM * MDIMC + tid_m) * VWM + mi % VWM;
+#pragma unroll
+            for (int ni = 0; ni < NWI; ni++) {
+                const int col = n0 + (ni / VWN * NDIMC + tid_n) * VWN + ni % VWN;
+                if (row < M && col < N)
+                    acc[mi][ni] += other[(idx_t)row * N + col];
+            }
+        }
+    }
+    return 1;
+}
+#endif
+
 /* ---- the kernel ------------------------------------------------------------------------------ */
 
 /* Arguments: M, N, K are the true sizes (K may be 0: then C = beta*C and A, B are not read).
  * Offsets, leading dimensions and batch strides are in elements; on the fast path the host
  * guarantees they are multiples of the vector widths, and that A, B cover whole tiles.
- * K_last: the depth of the launch's last batch member (K elsewhere). The slices of a split product on the
- * direct kernel, whose loads check K, end in a shorter one: the rest of K then needs no launch of its own. */
+ * K_last: the depth of the launch's last batch member (K elsewhere): a split product's slices end in a shorter one.
+ * SPLIT_SUM: P (p_off, p_stride: the slices' partial planes, rows of N), flags (one a tile, from flag_off) and this
+ * launch's epoch (under 2^24); C is the whole product's, the same for every member (c_stride 0). */
 __kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
 void gemm_main(const int M, const int N, const int K_all, const real alpha, const real beta,
                const __global real *restrict A, const ulong a_off, const long lda, const ulong a_stride,
                const __global real *restrict B, const ulong b_off, const long ldb, const ulong b_stride,
                __global real *C, const ulong c_off, const long ldc, const ulong c_stride,
-               const int c_vec_ok, const int K_last CLF_EPI_DECL)
+               const int c_vec_ok, const int K_last
+#if SPLIT_SUM
+               , __global real *P, const ulong p_off, const ulong p_stride, __global uint *flags,
+               const ulong flag_off, const uint epoch
+#endif
+               CLF_EPI_DECL)
 {
     const int tid_n = get_local_id(0), tid_m = get_local_id(1);
     const int tid = tid_m * NDIMC + tid_n;
@@ -737,11 +826,21 @@ void gemm_main(const int M, const int N, const int K_all, const real alpha, cons
     }
 #endif
 
-#if CLF_EPI && CLF_EPI_STORE == 1
-    store_c_staged(C, (idx_t)ldc, M, N, m0, n0, tid, alpha, beta, acc, alm, blm, bat CLF_EPI_PASS);
-#elif CLF_EPI && CLF_EPI_STORE == 2
-    store_c_rolled(C, (idx_t)ldc, M, N, m0, n0, tid_m, tid_n, alpha, beta, c_vec_ok, acc, bat CLF_EPI_PASS);
+#if SPLIT_SUM
+    __local uint arrived;
+    const ulong tile = get_group_id(1) * get_num_groups(0) + get_group_id(0);
+    if (!split_sum_last(acc, P + p_off, p_stride, flags + flag_off + tile, epoch, M, N, m0, n0, tid_m, tid_n,
+                        &arrived))
+        return;
+    const ulong cbat = 0;   /* the epilogue's batch index: the product's, not the slice's */
 #else
-    store_c(C, (idx_t)ldc, M, N, m0, n0, tid_m, tid_n, alpha, beta, c_vec_ok, acc, bat CLF_EPI_PASS);
+    const ulong cbat = bat;
+#endif
+#if CLF_EPI && CLF_EPI_STORE == 1
+    store_c_staged(C, (idx_t)ldc, M, N, m0, n0, tid, alpha, beta, acc, alm, blm, cbat CLF_EPI_PASS);
+#elif CLF_EPI && CLF_EPI_STORE == 2
+    store_c_rolled(C, (idx_t)ldc, M, N, m0, n0, tid_m, tid_n, alpha, beta, c_vec_ok, acc, cbat CLF_EPI_PASS);
+#else
+    store_c(C, (idx_t)ldc, M, N, m0, n0, tid_m, tid_n, alpha, beta, c_vec_ok, acc, cbat CLF_EPI_PASS);
 #endif
 }

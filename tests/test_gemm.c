@@ -563,6 +563,19 @@ START_TEST(split_k_cases)
 }
 END_TEST
 
+/* Split-K as above with CLFORGE_GEMM_SPLIT_SUM=fused: the last slice of each tile sums the others' partial tiles and
+ * stores C (alpha, beta, NaN in C under beta 0), with no reduction launch; every other case of the kind, each
+ * device's flags used again and again (a flag left by one call must not count in the next). */
+START_TEST(split_k_summed_in_launch_cases)
+{
+    int total;
+    setenv("CLFORGE_GEMM_SPLIT_SUM", "fused", 1);
+    int failures = run_cases(SPLIT_K_CASES, UINT64_C(0x452821e638d01377), 20, "split-K summed in the launch", &total);
+    unsetenv("CLFORGE_GEMM_SPLIT_SUM");
+    ck_assert_int_eq(failures, 0);
+}
+END_TEST
+
 /* The fast kernel reading operands in place past their last whole tile (edge checks; on GPUs the rule, forced on
  * every device here with CLFORGE_GEMM_PACK=edges): sizes, leading dimensions and offsets in multiples of 8 (K, in
  * a tenth of the cases, a multiple of 2 only), every layout, transpose and path, the fixed configurations (vector
@@ -736,6 +749,7 @@ int main(void)
     TCase *tc = clf_test_tcase("random");
     tcase_add_test(tc, random_cases);
     tcase_add_test(tc, split_k_cases);
+    tcase_add_test(tc, split_k_summed_in_launch_cases);
     tcase_add_test(tc, edge_cases);
     tcase_add_test(tc, fixed_configs_read_in_place);
     tcase_add_test(tc, direct_layout_cases);

@@ -674,6 +674,48 @@ START_TEST(paths)
 }
 END_TEST
 
+/* Split products whose slices sum themselves in their launch (CLFORGE_GEMM_SPLIT_SUM=fused, K forced into 3 slices):
+ * the last slice of each tile applies the program, with the product's batch index and the tile's rows and columns,
+ * reading the old C and writing an extra output; the tiled kernel forced (fast and direct path alternately, each
+ * store), so that CPU devices run it too. */
+START_TEST(split_summed_in_launch)
+{
+    static const char *const cfgs[] = {
+        "MWG=32 NWG=64 KWG=8 MDIMC=8 NDIMC=16 VWM=1 VWN=4 KWI=2 PADA=0 PADB=0 DBUF=0",
+        "MWG=64 NWG=32 KWG=16 MDIMC=8 NDIMC=8 VWM=2 VWN=2 KWI=4 PADA=2 PADB=0 DBUF=1",
+    };
+    static const char *const progs[] = {"pre = acc * scale + bias; c = gelu(pre) + res * s", "c = c * 0.5 + relu(acc)"};
+    static const char *const stores[] = {"staged", "rolled", "unrolled"};
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs), failures = 0;
+    ck_assert_int_gt(nctx, 0);
+    setenv("CLFORGE_GEMM_SPLIT_SUM", "fused", 1);
+    setenv("CLFORGE_GEMM_SPLIT_K", "3", 1);
+    for (int d = 0; d < nctx && failures == 0; d++) {
+        uint64_t seed = 9191 + (uint64_t)d;
+        for (int i = 0; i < 6 && failures == 0; i++) {
+            clf__config cfg;
+            ck_assert_int_eq(clf__config_parse(&clf__family_gemm, cfgs[i % 2], &cfg), 0);
+            ecase c;
+            make_case(&seed, 0, &c);
+            c.m = 20 + c.m % 150, c.n = 20 + c.n % 150, c.k = 800 + (size_t)i * 37, c.batch = 1;
+            snprintf(c.prog, sizeof c.prog, "%s", progs[i % 2]);
+            c.cfg = &cfg;
+            c.path = i % 3 ? CLF__GEMM_FAST : CLF__GEMM_DIRECT;
+            if (!clf__family_gemm.valid(&cfg, clf_context_device(ctxs[d]), CLF_F32))
+                continue;
+            setenv("CLFORGE_EPILOGUE_STORE", stores[i % 3], 1);
+            failures += run_case(ctxs[d], &c, &seed);
+            unsetenv("CLFORGE_EPILOGUE_STORE");
+        }
+    }
+    unsetenv("CLFORGE_GEMM_SPLIT_K");
+    unsetenv("CLFORGE_GEMM_SPLIT_SUM");
+    clf_test_contexts_free(ctxs, nctx);
+    ck_assert_int_eq(failures, 0);
+}
+END_TEST
+
 /* A program that reads the old C, on products that CPU devices run on their own kernel when K fits one of its K
  * blocks (KC: 256 to 1024) and on the tiled kernel otherwise (between K blocks C holds partial sums). */
 START_TEST(old_c_across_k_blocks)
@@ -999,6 +1041,7 @@ int main(void)
     CLF_TEST_ALONE(s, random_typed);
     CLF_TEST_ALONE(s, vector_stores);
     CLF_TEST_ALONE(s, paths);
+    CLF_TEST_ALONE(s, split_summed_in_launch);
     CLF_TEST_ALONE(s, old_c_across_k_blocks);
     CLF_TEST_ALONE(s, store_configs);
     CLF_TEST_ALONE(s, store_follows_the_program);

@@ -1400,6 +1400,38 @@ START_TEST(few_tiles_take_shorter_slices)
 }
 END_TEST
 
+/* Under CLFORGE_GEMM_SPLIT_SUM=fused a split product has no reduction step: its slices' main step sums them (sum),
+ * stores the whole product's C with its alpha, beta and epilogue, and takes a flag a tile from the split_flags
+ * scratch. Unset, "launch" or another value: the reduction launch as before. */
+START_TEST(split_products_summed_in_their_launch)
+{
+    clf_device_info saved;
+    clf_context *ctx = pretend_gpu("splitsum", &saved);
+    store_config(ctx, "skinny", SKINNY_CFG);
+    const char *values[] = {"fused", NULL, "launch", "yes"};
+    for (int v = 0; v < 4; v++) {
+        clf__gemm_plan plan;
+        plan_under_env(ctx, "CLFORGE_GEMM_SPLIT_SUM", values[v], 337, 468, 2965, 0, &plan);
+        int fused = v == 0, sums = 0;
+        for (int j = 0; j < plan.nsteps; j++) {
+            const clf__main_step *m = &plan.steps[j].u.main;
+            if (plan.steps[j].kind != CLF__STEP_MAIN || !m->sum)
+                continue;
+            sums++;
+            ck_assert(m->c.kind == CLF__BUF_USER && m->partial.kind == CLF__BUF_PARTIAL && m->c.stride == 0);
+            ck_assert(m->alpha == 1.0 && m->batch >= 2);
+            size_t tiles = (m->m + (size_t)m->cfg->v[CLF__GEMM_MWG] - 1) / (size_t)m->cfg->v[CLF__GEMM_MWG] *
+                           ((m->n + (size_t)m->cfg->v[CLF__GEMM_NWG] - 1) / (size_t)m->cfg->v[CLF__GEMM_NWG]);
+            ck_assert_uint_eq(plan.flag_bytes, 4 * (m->flag_off + tiles));
+        }
+        ck_assert_msg(sums == fused && steps_of(&plan, CLF__STEP_REDUCE) == !fused && (plan.flag_bytes > 0) == fused,
+                      "value %s: %d summing steps, %d reductions", values[v] ? values[v] : "unset", sums,
+                      steps_of(&plan, CLF__STEP_REDUCE));
+    }
+    pretend_end(ctx, &saved);
+}
+END_TEST
+
 /* On a GPU (pretended, 132 units) a product of at least 128 rows and columns and a K of 2048 or more whose tiles
  * leave over a quarter of the units idle is cut into slices in units of 256 (medium_split), where slices of 1024
  * gave it two or three; one whose tiles reach three quarters of the units keeps them, as do few-row products (their
@@ -1431,9 +1463,9 @@ END_TEST
 
 /* On a GPU (pretended, 132 units) a product of the small bucket with fewer 32 x 32 tiles than two a unit and a K
  * of 1024 or more is cut into slices of K in units of 256 (192 deep or more), and runs whole under
- * CLFORGE_GEMM_SMALL_SPLIT=off; a shorter K, more tiles, or C of under 128 rows or columns runs whole either way. A longer product whose bucket's
- * tiles leave three quarters of the units idle runs there too, in the small bucket's tiles, split; under =off in
- * its bucket's, as under a forced CLFORGE_GEMM_SPLIT_K. */
+ * CLFORGE_GEMM_SMALL_SPLIT=off; a shorter K, more tiles, or C of under 128 rows or columns runs whole either way.
+ * A longer product whose bucket's tiles leave three quarters of the units idle runs there too, in the small
+ * bucket's tiles, split; under =off in its bucket's, as under a forced CLFORGE_GEMM_SPLIT_K. */
 START_TEST(small_products_split_when_their_tiles_leave_units_idle)
 {
     clf_device_info saved;
@@ -1643,5 +1675,6 @@ int main(void)
     CLF_TEST_ALONE(s, small_products_split_when_their_tiles_leave_units_idle);
     CLF_TEST_ALONE(s, split_products_run_their_last_slice_in_the_same_launch);
     CLF_TEST_ALONE(s, medium_products_of_few_tiles_take_short_slices);
+    CLF_TEST_ALONE(s, split_products_summed_in_their_launch);
     return clf_test_run(s);
 }

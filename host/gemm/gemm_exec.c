@@ -7,6 +7,7 @@
 #include "gemm_mma.h"
 #include "gemv.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,9 @@ static clf_status step_options(const clf__gemm_plan *plan, const clf__gemm_step 
         len = strlen(opts);
         if (m->dlay)   /* likewise */
             snprintf(opts + len, cap - len, " -DDLAY=%d -DDPAD_A=%d -DDPAD_B=%d", m->dlay, m->dpad_a, m->dpad_b);
+        len = strlen(opts);
+        if (m->sum)   /* likewise; step_kernel adds -DCLF_NV=1 on NVIDIA GPUs (the fence as PTX) */
+            snprintf(opts + len, cap - len, " -DSPLIT_SUM=1");
         return CLF_SUCCESS;
     }
     }
@@ -122,6 +126,9 @@ static clf_status step_kernel(clf_context *ctx, const clf__gemm_plan *plan, cons
     clf_status s = step_options(plan, st, opts, sizeof opts, &file, &name);
     if (s == CLF_SUCCESS && !file)
         return CLF_SUCCESS;   /* a step that builds its own (gemv) */
+    if (s == CLF_SUCCESS && st->kind == CLF__STEP_MAIN && st->u.main.sum && (ctx->info.type & CL_DEVICE_TYPE_GPU) &&
+        clf__device_is_nvidia(&ctx->info) && strlen(opts) + 16 < sizeof opts)
+        strcat(opts, " -DCLF_NV=1");
     if (s == CLF_SUCCESS)
         s = clf__source(file, &src);
     clf_dtype ct;
@@ -145,8 +152,12 @@ static clf_status step_kernel(clf_context *ctx, const clf__gemm_plan *plan, cons
 
 /* ---- enqueuing ------------------------------------------------------------------------------ */
 
+/* Epochs of split products summed in their launch, process-wide and under 2^24 (a flag holds epoch << 8 and a count):
+ * a flag left by an earlier launch, of any context, is not taken for this one's. */
+static atomic_uint split_epochs;
+
 typedef struct scratch_bufs {
-    cl_mem pack, partial, convert;
+    cl_mem pack, partial, convert, flags;
 } scratch_bufs;
 
 static cl_mem bind(const clf__gemm_operand *o, const scratch_bufs *sb)
@@ -226,8 +237,22 @@ static clf_status enqueue_main(clf_context *ctx, const clf__gemm_plan *plan, con
                               &c, &coff, &ldc, &cst, &cvec, &klast};
         size_t z[] = {4, 4, 4, esz, esz, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8,
                       4, 4};
-        if ((s = set_args(k, vals, z, 19)) != CLF_SUCCESS ||
-            (m->epi && (s = clf__epi_args(k, 19, plan->epi, m->r0, m->c0, b0)) != CLF_SUCCESS))
+        cl_uint nargs = 19;
+        if ((s = set_args(k, vals, z, 19)) != CLF_SUCCESS)
+            break;
+        if (m->sum) {   /* the slices are one launch (a split product is never over BATCH_CHUNK slices) */
+            cl_mem p = bind(&m->partial, sb);
+            cl_ulong poff = m->partial.off, pst = m->partial.stride, foff = m->flag_off;
+            cl_uint epoch = 0;
+            while (epoch == 0)
+                epoch = (atomic_fetch_add(&split_epochs, 1u) + 1u) & 0xffffffu;
+            const void *sv[] = {&p, &poff, &pst, &sb->flags, &foff, &epoch};
+            const size_t sz[] = {sizeof(cl_mem), 8, 8, sizeof(cl_mem), 8, 4};
+            if ((s = set_args_from(k, 19, sv, sz, 6)) != CLF_SUCCESS)
+                break;
+            nargs = 25;
+        }
+        if (m->epi && (s = clf__epi_args(k, nargs, plan->epi, m->r0, m->c0, m->sum ? 0 : b0)) != CLF_SUCCESS)
             break;
         size_t global[3] = {(m->n + (size_t)v[CLF__GEMM_NWG] - 1) / (size_t)v[CLF__GEMM_NWG] * (size_t)v[CLF__GEMM_NDIMC],
                             (m->m + (size_t)v[CLF__GEMM_MWG] - 1) / (size_t)v[CLF__GEMM_MWG] * (size_t)v[CLF__GEMM_MDIMC],
@@ -411,21 +436,30 @@ static clf_status marker(clf_context *ctx, cl_event *done)
 
 /* The steps in order, holding the scratch they use. The context's scratch buffers are shared by every
  * call; holding them keeps another thread's steps from landing between this plan's writes to them and
- * the reads; partial is taken before pack (one lock order). */
+ * the reads; partial is taken before pack (one lock order), the split flags last. A new flags buffer is zeroed. */
 static clf_status enqueue_all(clf_context *ctx, const clf__gemm_plan *plan, cl_kernel *k, cl_event *done)
 {
-    scratch_bufs sb = {NULL, NULL, NULL};
-    clf__scratch *held[3] = {NULL, NULL, NULL};
-    size_t want[3] = {plan->convert_bytes, plan->partial_bytes, plan->pack_bytes};
-    clf__scratch *which[3] = {&ctx->convert, &ctx->partial, &ctx->pack};
-    cl_mem *into[3] = {&sb.convert, &sb.partial, &sb.pack};
+    scratch_bufs sb = {NULL, NULL, NULL, NULL};
+    clf__scratch *held[4] = {NULL, NULL, NULL, NULL};
+    size_t want[4] = {plan->convert_bytes, plan->partial_bytes, plan->pack_bytes, plan->flag_bytes};
+    clf__scratch *which[4] = {&ctx->convert, &ctx->partial, &ctx->pack, &ctx->split_flags};
+    cl_mem *into[4] = {&sb.convert, &sb.partial, &sb.pack, &sb.flags};
     clf_status s = CLF_SUCCESS;
-    for (int i = 0; i < 3 && s == CLF_SUCCESS; i++)   /* one lock order: convert, partial, pack */
+    for (int i = 0; i < 4 && s == CLF_SUCCESS; i++)   /* one lock order: convert, partial, pack, flags */
         if (want[i] && (s = clf__scratch_take(ctx, which[i], want[i], into[i])) == CLF_SUCCESS)
             held[i] = which[i];
+    if (s == CLF_SUCCESS && held[3] && ctx->split_flags.zeroed < ctx->split_flags.bytes) {   /* a new buffer */
+        cl_uint zero = 0;
+        cl_int e = clEnqueueFillBuffer(ctx->queue, sb.flags, &zero, sizeof zero, 0, ctx->split_flags.bytes, 0, NULL,
+                                       NULL);
+        if (e != CL_SUCCESS)
+            s = clf__fail_cl(e, "clEnqueueFillBuffer", "gemm split flags");
+        else
+            ctx->split_flags.zeroed = ctx->split_flags.bytes;
+    }
     for (int i = 0; i < plan->nsteps && s == CLF_SUCCESS; i++)
         s = enqueue_step(ctx, plan, &plan->steps[i], k[i], &sb, i + 1 == plan->nsteps ? done : NULL);
-    for (int i = 2; i >= 0; i--)
+    for (int i = 3; i >= 0; i--)
         if (held[i])
             clf__scratch_give(held[i]);
     return s;

@@ -288,6 +288,8 @@ static clf_status add_main(planner *pl, const product *p, const clf__config *cfg
     if (!st)
         return clf__plan_too_many_steps();
     size_t ec = extent(p->m, p->n, p->c.ld);
+    if (p->whole && extent(p->whole->m, p->whole->n, p->whole->c.ld) > ec)
+        ec = extent(p->whole->m, p->whole->n, p->whole->c.ld);
     st->u.main = (clf__main_step){.cfg = cfg, .direct = direct, .a_kmajor = p->a_kmajor, .b_kmajor = p->b_kmajor,
                                   .long_index = !(fits_int(ea) && fits_int(eb) && fits_int(ec)),
                                   .c_vec = c_aligned(&p->c, cfg, p->batch), .m = p->m, .n = p->n, .k = k_loop,
@@ -296,6 +298,18 @@ static clf_status add_main(planner *pl, const product *p, const clf__config *cfg
                                   .edge_a = !direct && p->edge_a, .edge_b = !direct && p->edge_b};
     if (direct)
         direct_layout(pl, cfg, &st->u.main);
+    if (p->whole) {   /* the slices sum themselves: C is the whole product's, one flag a tile */
+        clf__main_step *m = &st->u.main;
+        const product *w = p->whole;
+        m->sum = 1;
+        m->partial = p->c;
+        m->c = w->c;
+        m->c.stride = 0;
+        m->alpha = w->alpha, m->beta = w->beta, m->epi = w->epi, m->r0 = w->r0, m->c0 = w->c0;
+        m->c_vec = c_aligned(&w->c, cfg, 1);
+        m->flag_off = pl->plan->flag_bytes / 4;
+        pl->plan->flag_bytes += (size_t)tile_count(cfg, p->m, p->n) * 4;
+    }
     return CLF_SUCCESS;
 }
 
@@ -324,6 +338,11 @@ static size_t grain_planes(size_t k, size_t parts, size_t grain)
  * as before, no deeper.
  * Until 2026-12-07 the remainder was a product of its own, a launch (and a pack) more: 655x179x2571 ran 5 slices of
  * 512 and a launch of 11 deep; now 6 slices of 448, the last 331. */
+/* $CLFORGE_GEMM_SPLIT_SUM: "fused" sums a split product's slices in their own launch (the last slice of each tile
+ * adds the others' partial tiles and stores C: gemm_main's SPLIT_SUM), "launch" (the default) in a reduction
+ * launch after them. Not yet measured on a GPU, hence not the default. Another value warns once and counts as unset. */
+static int split_sum_fused(void) { return clf__env_word("CLFORGE_GEMM_SPLIT_SUM", "launch fused") == 2; }
+
 static clf_status plan_split(planner *pl, const product *p, const clf__config *cfg, int direct, size_t planes)
 {
     clf_context *ctx = pl->ctx;
@@ -347,8 +366,9 @@ static clf_status plan_split(planner *pl, const product *p, const clf__config *c
     slices.in_split = 1;
     slices.a.stride = kc * step_a;
     slices.b.stride = kc * step_b;
+    slices.whole = split_sum_fused() ? p : NULL;
     clf_status s = plan_product(pl, &slices, cfg, direct, 0);
-    if (s != CLF_SUCCESS)
+    if (s != CLF_SUCCESS || slices.whole)
         return s;
     clf__gemm_step *st = clf__plan_add_step(pl, CLF__STEP_REDUCE);
     if (!st)

@@ -58,6 +58,11 @@ typedef struct clf__main_step {
     size_t r0, c0;
     int edge_a, edge_b;          /* fast kernel: the operand is read in place past its last whole tile (EDGE_A/B) */
     int dlay, dpad_a, dpad_b;    /* direct kernel: bit 0 A, bit 1 B loaded in runs along K into padded local rows */
+    int sum;                     /* the batch is a split product's slices, summed by each tile's last (SPLIT_SUM):
+                                  * c, alpha, beta, epi are the whole product's, partial the planes (a plane a
+                                  * slice), flag_off the first of its tiles' flags in the split_flags scratch */
+    clf__gemm_operand partial;
+    size_t flag_off;
 } clf__main_step;
 
 /* gemm_reduce: C = alpha * (sum of `planes` partial planes of m x n) + beta * C. The planes are in the plan's
@@ -180,6 +185,7 @@ typedef struct clf__gemm_plan {
     size_t pack_bytes;           /* scratch each buffer needs (0: not used) */
     size_t partial_bytes;
     size_t convert_bytes;
+    size_t flag_bytes;           /* split_flags: a 4-byte flag a tile of the split products summed in their launch */
     int nsteps;
     clf__gemm_step steps[CLF__GEMM_MAX_STEPS];
 } clf__gemm_plan;

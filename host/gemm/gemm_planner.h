@@ -18,6 +18,7 @@ typedef struct product {
     int edge_a, edge_b;           /* read in place past the last whole tile (operand_reads) */
     int in_split;                 /* the slices or the rest of K of a split product: no edge strips (plan_packed) */
     size_t k_last;                /* the last batch member's shorter K (a split's rest), 0: none */
+    const struct product *whole;  /* the slices of a split product summed in their launch: the product they sum to */
 } product;
 
 typedef struct planner {

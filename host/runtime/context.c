@@ -97,6 +97,7 @@ static clf_status clf__context_finish_setup(clf_context *ctx, const clf_context_
     pthread_mutex_init(&ctx->partial.lock, NULL);
     pthread_mutex_init(&ctx->convert.lock, NULL);
     pthread_mutex_init(&ctx->red_split.lock, NULL);
+    pthread_mutex_init(&ctx->split_flags.lock, NULL);
     pthread_mutex_init(&ctx->staging.lock, NULL);
     pthread_mutex_init(&ctx->pinned_lock, NULL);
     return CLF_SUCCESS;
@@ -185,6 +186,7 @@ clf_status clf__scratch_take(clf_context *ctx, clf__scratch *sc, size_t bytes, c
         if (sc->buf) clReleaseMemObject(sc->buf);   /* freed by the driver once pending kernels are done */
         sc->buf = grown;
         sc->bytes = bytes;
+        sc->zeroed = 0;
     }
     *buf = sc->buf;
     return CLF_SUCCESS;
@@ -205,8 +207,8 @@ void clf__context_free(clf_context *ctx)
     clf__kernelpool_destroy(ctx->kernels);
     clf__progcache_destroy(ctx->progs);
     clf__staging_free(ctx);
-    clf__scratch *sc[] = {&ctx->pack, &ctx->partial, &ctx->convert, &ctx->red_split};
-    for (int i = 0; i < 4; i++) {
+    clf__scratch *sc[] = {&ctx->pack, &ctx->partial, &ctx->convert, &ctx->red_split, &ctx->split_flags};
+    for (int i = 0; i < 5; i++) {
         if (sc[i]->buf) clReleaseMemObject(sc[i]->buf);
         pthread_mutex_destroy(&sc[i]->lock);
     }

@@ -24,6 +24,7 @@ typedef struct clf__scratch {
     pthread_mutex_t lock;
     cl_mem buf;
     size_t bytes;
+    size_t zeroed;   /* the bytes of buf its user zero-filled (scratch that must start at zero); growing resets it */
 } clf__scratch;
 
 /* Pinned staging of large host transfers (transfer.c): mapped CL_MEM_ALLOC_HOST_PTR buffers, one per
@@ -65,6 +66,8 @@ struct clf_context {
     clf__scratch partial;        /* GEMM: split-K partial products (taken before `pack` when both are) */
     clf__scratch convert;        /* GEMM: operands converted between storage types (taken first of the three) */
     clf__scratch red_split;      /* clf_reduce: flags and states of lines split across work-groups (zeroed when grown) */
+    clf__scratch split_flags;    /* GEMM: a flag a tile for split products summed by their last slice (zeroed when
+                                  * grown; taken after `pack`) */
     unsigned red_split_groups;   /* groups that split launches have started on red_split's buffer (its ticket counter) */
     clf__staging staging;        /* transfers: pinned staging buffers */
     pthread_mutex_t pinned_lock; /* guards pinned */
