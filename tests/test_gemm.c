@@ -346,6 +346,17 @@ static int run_cases(case_kind kind, uint64_t seed0, int per, const char *label,
     return failures;
 }
 
+/* run_cases with the variable var set to value; the failures. */
+static int run_cases_under(const char *var, const char *value, case_kind kind, uint64_t seed0, int per,
+                           const char *label)
+{
+    int total;
+    setenv(var, value, 1);
+    int failures = run_cases(kind, seed0, per, label, &total);
+    unsetenv(var);
+    return failures;
+}
+
 START_TEST(random_cases)
 {
     int total;
@@ -568,11 +579,9 @@ END_TEST
  * device's flags used again and again (a flag left by one call must not count in the next). */
 START_TEST(split_k_summed_in_launch_cases)
 {
-    int total;
-    setenv("CLFORGE_GEMM_SPLIT_SUM", "fused", 1);
-    int failures = run_cases(SPLIT_K_CASES, UINT64_C(0x452821e638d01377), 20, "split-K summed in the launch", &total);
-    unsetenv("CLFORGE_GEMM_SPLIT_SUM");
-    ck_assert_int_eq(failures, 0);
+    ck_assert_int_eq(run_cases_under("CLFORGE_GEMM_SPLIT_SUM", "fused", SPLIT_K_CASES, UINT64_C(0x452821e638d01377), 20,
+                                     "split-K summed in the launch"),
+                     0);
 }
 END_TEST
 
@@ -582,11 +591,8 @@ END_TEST
  * widths 1 to 8) and the device's own. */
 START_TEST(edge_cases)
 {
-    int total;
-    setenv("CLFORGE_GEMM_PACK", "edges", 1);
-    int failures = run_cases(EDGE_CASES, UINT64_C(0xa4093822299f31d0), 8, "edge", &total);
-    unsetenv("CLFORGE_GEMM_PACK");
-    ck_assert_int_eq(failures, 0);
+    ck_assert_int_eq(run_cases_under("CLFORGE_GEMM_PACK", "edges", EDGE_CASES, UINT64_C(0xa4093822299f31d0), 8, "edge"),
+                     0);
 }
 END_TEST
 
