@@ -127,8 +127,8 @@ static clf_status step_kernel(clf_context *ctx, const clf__gemm_plan *plan, cons
     if (s == CLF_SUCCESS && !file)
         return CLF_SUCCESS;   /* a step that builds its own (gemv) */
     if (s == CLF_SUCCESS && st->kind == CLF__STEP_MAIN && st->u.main.sum && (ctx->info.type & CL_DEVICE_TYPE_GPU) &&
-        clf__device_is_nvidia(&ctx->info) && strlen(opts) + 16 < sizeof opts)
-        strcat(opts, " -DCLF_NV=1");
+        clf__device_is_nvidia(&ctx->info) && ctx->info.nv_cc >= 70 && strlen(opts) + 16 < sizeof opts)
+        strcat(opts, " -DCLF_NV=1");   /* fence.acq_rel.gpu: PTX 6.0, compute capability 7.0 */
     if (s == CLF_SUCCESS)
         s = clf__source(file, &src);
     clf_dtype ct;
