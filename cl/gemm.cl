@@ -698,17 +698,21 @@ CLF_INLINE int split_sum_last(__private real acc[MWI][NWI], __global real *P, co
                               const int n0, const int tid_m, const int tid_n, __local uint *arrived)
 {
     const uint planes = (uint)get_global_size(2), me = (uint)get_global_id(2);
-    __global real *mine = P + me * p_stride;
-#pragma unroll
-    for (int mi = 0; mi < MWI; mi++) {
-        const int row = m0 + (mi / VWM * MDIMC + tid_m) * VWM + mi % VWM;   /* as store_c numbers them */
-#pragma unroll
-        for (int ni = 0; ni < NWI; ni++) {
-            const int col = n0 + (ni / VWN * NDIMC + tid_n) * VWN + ni % VWN;
-            if (row < M && col < N)
-                mine[(idx_t)row * N + col] = acc[mi][ni];
-        }
+/* body for each of this work-item's accumulators (mi, ni) inside C, with `at` its index in a plane (rows and
+ * columns as store_c numbers them). */
+#define SPLIT_EACH(body)                                                                                              \
+    _Pragma("unroll") for (int mi = 0; mi < MWI; mi++) {                                                              \
+        const int row = m0 + (mi / VWM * MDIMC + tid_m) * VWM + mi % VWM;                                             \
+        _Pragma("unroll") for (int ni = 0; ni < NWI; ni++) {                                                          \
+            const int col = n0 + (ni / VWN * NDIMC + tid_n) * VWN + ni % VWN;                                         \
+            if (row < M && col < N) {                                                                                 \
+                const idx_t at = (idx_t)row * N + col;                                                                \
+                body;                                                                                                 \
+            }                                                                                                         \
+        }                                                                                                             \
     }
+    __global real *mine = P + me * p_stride;
+    SPLIT_EACH(mine[at] = acc[mi][ni])
     split_fence();
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     if (get_local_id(0) == 0 && get_local_id(1) == 0) {
@@ -722,20 +726,12 @@ CLF_INLINE int split_sum_last(__private real acc[MWI][NWI], __global real *P, co
         return 0;
     split_fence();
     for (uint q = 0; q < planes; q++) {
-        if (q == me)
-            continue;
         const volatile __global real *other = P + q * p_stride;   /* volatile: past caches other units filled */
-#pragma unroll
-        for (int mi = 0; mi < MWI; mi++) {
-            const int row = m0 + (mi / VWM * MDIMC + tid_m) * VWM + mi % VWM;
-#pragma unroll
-            for (int ni = 0; ni < NWI; ni++) {
-                const int col = n0 + (ni / VWN * NDIMC + tid_n) * VWN + ni % VWN;
-                if (row < M && col < N)
-                    acc[mi][ni] += other[(idx_t)row * N + col];
-            }
+        if (q != me) {
+            SPLIT_EACH(acc[mi][ni] += other[at])
         }
     }
+#undef SPLIT_EACH
     return 1;
 }
 #endif

@@ -287,14 +287,14 @@ static clf_status add_main(planner *pl, const product *p, const clf__config *cfg
     clf__gemm_step *st = clf__plan_add_step(pl, CLF__STEP_MAIN);
     if (!st)
         return clf__plan_too_many_steps();
-    size_t ec = extent(p->m, p->n, p->c.ld);
-    if (p->whole && extent(p->whole->m, p->whole->n, p->whole->c.ld) > ec)
-        ec = extent(p->whole->m, p->whole->n, p->whole->c.ld);
+    size_t ec = extent(p->m, p->n, p->c.ld), ew = p->whole ? extent(p->whole->m, p->whole->n, p->whole->c.ld) : 0;
+    ec = ew > ec ? ew : ec;   /* slices that sum themselves also store the whole product's C */
     st->u.main = (clf__main_step){.cfg = cfg, .direct = direct, .a_kmajor = p->a_kmajor, .b_kmajor = p->b_kmajor,
                                   .long_index = !(fits_int(ea) && fits_int(eb) && fits_int(ec)),
                                   .c_vec = c_aligned(&p->c, cfg, p->batch), .m = p->m, .n = p->n, .k = k_loop,
                                   .k_flops = p->k, .k_last = p->k_last, .batch = p->batch, .alpha = p->alpha,
-                                  .beta = p->beta, .a = p->a, .b = p->b, .c = p->c, .epi = p->epi, .r0 = p->r0, .c0 = p->c0,
+                                  .beta = p->beta, .a = p->a, .b = p->b, .c = p->c, .epi = p->epi, .r0 = p->r0,
+                                  .c0 = p->c0,
                                   .edge_a = !direct && p->edge_a, .edge_b = !direct && p->edge_b};
     if (direct)
         direct_layout(pl, cfg, &st->u.main);
@@ -329,20 +329,20 @@ static size_t grain_planes(size_t k, size_t parts, size_t grain)
     return kc ? (k + kc - 1) / kc : 1;
 }
 
-/* Split-K: K is cut into `planes` slices of kc (K / planes rounded up to whole K tiles and vectors), the last one
- * shorter. Each slice's product goes to its own M x N plane of the partial scratch, all of them one batched product
- * whose A and B step along K and whose last member is k_last deep (gemm_main's K_last, gemm_pack's R_last), and a
- * reduction sums the planes into C with alpha and beta. The slices read their operands as any batch does: in place,
- * with edge checks, or packed and zero-padded (operand_reads, on the last one's depth). The rules that count slices
- * in a grain (split_k_parts, small_split, short_split) ask for as many as grain_planes gives: the same work-groups
- * as before, no deeper.
- * Until 2026-12-07 the remainder was a product of its own, a launch (and a pack) more: 655x179x2571 ran 5 slices of
- * 512 and a launch of 11 deep; now 6 slices of 448, the last 331. */
 /* $CLFORGE_GEMM_SPLIT_SUM: "fused" sums a split product's slices in their own launch (the last slice of each tile
  * adds the others' partial tiles and stores C: gemm_main's SPLIT_SUM), "launch" (the default) in a reduction
  * launch after them. Not yet measured on a GPU, hence not the default. Another value warns once and counts as unset. */
 static int split_sum_fused(void) { return clf__env_word("CLFORGE_GEMM_SPLIT_SUM", "launch fused") == 2; }
 
+/* Split-K: K is cut into `planes` slices of kc (K / planes rounded up to whole K tiles and vectors), the last one
+ * shorter. Each slice's product goes to its own M x N plane of the partial scratch, all of them one batched product
+ * whose A and B step along K and whose last member is k_last deep (gemm_main's K_last, gemm_pack's R_last), and a
+ * reduction (split_sum_fused: the last slice of each tile) sums the planes into C with alpha and beta. The slices read their operands as any batch does: in place,
+ * with edge checks, or packed and zero-padded (operand_reads, on the last one's depth). The rules that count slices
+ * in a grain (split_k_parts, small_split, short_split) ask for as many as grain_planes gives: the same work-groups
+ * as before, no deeper.
+ * Until 2026-12-07 the remainder was a product of its own, a launch (and a pack) more: 655x179x2571 ran 5 slices of
+ * 512 and a launch of 11 deep; now 6 slices of 448, the last 331. */
 static clf_status plan_split(planner *pl, const product *p, const clf__config *cfg, int direct, size_t planes)
 {
     clf_context *ctx = pl->ctx;
@@ -755,8 +755,8 @@ static size_t short_split(const planner *pl, const clf__config *cfg, const produ
  * (scripts/gpu/h200_split_sweep.sh SEED=105, bench/results/h100/2026-12-07c/split-sweep-seed105.txt): 337x468x2965
  * (48 tiles of 64 x 64) 13.0 -> 20.3 TFLOP/s in 12 slices, 516x340x2999 (54) 14.4 -> 18.9; with 110 and 121 tiles
  * (621x658x2804 A^T B, 694x666x2163 A^T B) no split beat the planner's. Only here, after the bucket is chosen:
- * unthin and underfilled judge the bucket's tiles by the slices split_k_parts allows. Only the bucket's own configuration, and not under a
- * forced CLFORGE_GEMM_SPLIT_K. */
+ * unthin and underfilled judge the bucket's tiles by the slices split_k_parts allows. Only the bucket's own
+ * configuration, and not under a forced CLFORGE_GEMM_SPLIT_K. */
 static size_t medium_split(const planner *pl, const clf__config *cfg, const product *p)
 {
     double tiles = tile_count(cfg, p->m, p->n);
