@@ -912,12 +912,14 @@ static inline void put_c2(__global void *C, ulong i, acc_t v0, acc_t v1)
 #endif
 
 /* C (M x N, row-major, ldc) = alpha * A B^T + beta * C for each matrix of a batch (dimension 1 of the
- * grid). K is Kw words, a multiple of BKW, of which Kv elements exist (EDGE, AKM, BKN, GA, GB). Offsets and strides
+ * grid). K is Kw words, a multiple of BKW, of which Kv elements exist (EDGE, AKM, BKN, GA, GB); the launch's last
+ * matrix has Kw_last and Kv_last instead (a split product's shorter last slice of K). Offsets and strides
  * of A and B are in words and multiples of 8 (of 4 with ASYNC: cp.async copies 16 bytes); lda and ldb are in
  * words; those of an operand gathered (GA, GB) are in elements, any value. A is M x K (K contiguous) or, with AKM, K x M; B is N x K or, with BKN, K x N. Work-groups: THREADS x 1,
  * one per BM x BN tile, in GROUP_M swizzled order. */
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1)))
-void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t alpha, const acc_t beta,
+void gemm_mma(const int M, const int N, const int Kw_all, const int Kv_all, const int Kw_last, const int Kv_last,
+              const acc_t alpha, const acc_t beta,
               const __global uint8 *restrict A, const ulong a_off, const long lda, const ulong a_stride,
               const __global uint8 *restrict B, const ulong b_off, const long ldb, const ulong b_stride,
               __global void *restrict C, const ulong c_off, const long ldc, const ulong c_stride
@@ -941,6 +943,7 @@ void gemm_mma(const int M, const int N, const int Kw, const int Kv, const acc_t 
     const int gsize = min(tiles_m - first_m, GROUP_M);
     const int tm = first_m + (pid % per_group) % gsize, tn = (pid % per_group) / gsize;
     const ulong batch = get_group_id(1);
+    const int last = batch + 1 == get_num_groups(1), Kw = last ? Kw_last : Kw_all, Kv = last ? Kv_last : Kv_all;
     const int warp = (int)get_local_id(0) >> 5;
 #if WGMMA
     const int wgi = warp >> 2;   /* warpgroup; its warp (warp & 3) holds rows 16 (warp & 3) .. + 15 of its tile */

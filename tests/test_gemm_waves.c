@@ -136,6 +136,32 @@ static clf__gemm_call f16_call(size_t m, size_t n, size_t k, size_t batch)
                             .a_type = CLF_F16, .b_type = CLF_F16, .c_type = CLF_F16, .mma = 1};
 }
 
+/* A split f16 product's K slices (k elements deep in all) are one launch into partial planes, its last matrix the
+ * shorter slice that holds K's end (kw_last words, kv_last elements that exist), and one reduction sums the planes. */
+static void slices_in_one_launch(const clf__gemm_plan *plan, size_t k)
+{
+    const clf__mma_step *sl = NULL;
+    int launches = 0;
+    size_t planes = 0;
+    for (int i = 0; i < plan->nsteps; i++) {
+        const clf__gemm_step *st = &plan->steps[i];
+        if (st->kind == CLF__STEP_MMA && st->u.mma.c.kind == CLF__BUF_PARTIAL)
+            sl = &st->u.mma, launches++;
+        if (st->kind == CLF__STEP_REDUCE)
+            planes = st->u.reduce.planes;
+    }
+    ck_assert_int_eq(launches, 1);
+    size_t bk = (size_t)sl->cfg->v[CLF__MMA_BK], kw = (k + bk - 1) / bk * bk / 2;   /* two f16 a word */
+    ck_assert_uint_eq(planes, sl->batch);
+    ck_assert_uint_gt(sl->batch, 1);
+    ck_assert_uint_eq(sl->kv, 2 * sl->kw);
+    ck_assert_msg(sl->kw_last > 0 && sl->kw_last <= sl->kw, "last slice %zu words, others %zu", sl->kw_last, sl->kw);
+    ck_assert_uint_eq((sl->batch - 1) * sl->kw + sl->kw_last, kw);
+    ck_assert_uint_eq((sl->batch - 1) * sl->kv + sl->kv_last, k);
+    ck_assert_uint_eq(sl->a.stride, (sl->a_gather ? 2 : 1) * sl->kw);   /* gathered: offsets in elements */
+    ck_assert_uint_eq(sl->b.stride, (sl->b_gather ? 2 : 1) * sl->kw);
+}
+
 START_TEST(mma_last_wave_splits)
 {
     clf_device_info saved;
@@ -172,6 +198,7 @@ START_TEST(mma_last_wave_splits)
     ck_assert_uint_eq(user_rows, 4096);   /* 32 rows of 33 tiles: four waves of 264 */
     ck_assert_uint_ge(slices, 4);
     ck_assert_uint_eq(reduces, 1);
+    slices_in_one_launch(&plan, 4097);
     call = f16_call(4096, 4096, 4096, 1);
     ck_assert_int_eq(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan), CLF_SUCCESS);
     ck_assert_str_eq(plan.path, "mma");
@@ -179,6 +206,16 @@ START_TEST(mma_last_wave_splits)
     call = f16_call(512, 512, 8192, 1);   /* 32 tiles, long K: slices fill the device */
     ck_assert_int_eq(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan), CLF_SUCCESS);
     ck_assert_str_eq(plan.path, "mma-split");
+    slices_in_one_launch(&plan, 8192);
+    static const size_t forced_k[] = {8195, 1000, 4100};   /* K's end inside a stage; a slice's depth not a stage's */
+    for (int i = 0; i < 3; i++) {
+        setenv("CLFORGE_GEMM_SPLIT_K", i == 2 ? "7" : "3", 1);
+        call = f16_call(512, 512, forced_k[i], 1);
+        ck_assert_int_eq(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan), CLF_SUCCESS);
+        ck_assert_str_eq(plan.path, "mma-split");
+        slices_in_one_launch(&plan, forced_k[i]);
+    }
+    unsetenv("CLFORGE_GEMM_SPLIT_K");
     call = f16_call(1024, 1024, 1024, 1);   /* short K: the partial sums would cost more than the fill gains */
     ck_assert_int_eq(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan), CLF_SUCCESS);
     ck_assert_str_eq(plan.path, "mma");

@@ -358,6 +358,7 @@ static clf_status enqueue_mma(clf_context *ctx, const clf__gemm_plan *plan, cons
     size_t tiles = (m->m + (size_t)v[CLF__MMA_BM] - 1) / (size_t)v[CLF__MMA_BM] *
                    ((m->n + (size_t)v[CLF__MMA_BN] - 1) / (size_t)v[CLF__MMA_BN]);
     cl_int mm = (cl_int)m->m, nn = (cl_int)m->n, kw = (cl_int)m->kw, kv = (cl_int)m->kv;
+    cl_int kw_last = (cl_int)m->kw_last, kv_last = (cl_int)m->kv_last;
     float alpha = (float)m->alpha, beta = (float)m->beta;
     int f64 = m->mode == CLF__MMA_F64;   /* alpha and beta are doubles there */
     size_t sab = f64 ? 8 : 4;
@@ -368,29 +369,36 @@ static clf_status enqueue_mma(clf_context *ctx, const clf__gemm_plan *plan, cons
     for (size_t b0 = 0; b0 < m->batch && s == CLF_SUCCESS; b0 += BATCH_CHUNK) {
         size_t nb = m->batch - b0 < BATCH_CHUNK ? m->batch - b0 : BATCH_CHUNK;
         cl_ulong aoff = m->a.off + b0 * ast, boff = m->b.off + b0 * bst, coff = m->c.off + b0 * cst;
-        const void *vals[] = {&mm, &nn, &kw, &kv, f64 ? (const void *)&m->alpha : &alpha,
-                              f64 ? (const void *)&m->beta : &beta, &a, &aoff, &lda, &ast, &b, &boff, &ldb, &bst, &c,
-                              &coff, &ldc, &cst};
-        size_t z[] = {4, 4, 4, 4, sab, sab, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8};
-        int nargs = 18;
-        if ((s = set_args(k, vals, z, 18)) != CLF_SUCCESS)
+        int last = b0 + nb >= m->batch;   /* this launch holds the batch's last matrix */
+        const void *vals[] = {&mm, &nn, &kw, &kv, last ? &kw_last : &kw, last ? &kv_last : &kv,
+                              f64 ? (const void *)&m->alpha : &alpha, f64 ? (const void *)&m->beta : &beta, &a, &aoff,
+                              &lda, &ast, &b, &boff, &ldb, &bst, &c, &coff, &ldc, &cst};
+        size_t z[] = {4, 4, 4, 4, 4, 4, sab, sab, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8};
+        int nargs = 20;
+        if ((s = set_args(k, vals, z, 20)) != CLF_SUCCESS)
             break;
         if (m->mode == CLF__MMA_3XF16) {   /* the rows' largest magnitudes of A and B, in the convert scratch */
             cl_ulong sao = m->sa_off + b0 * m->sa_stride, sas = m->sa_stride, sbo = m->sb_off + b0 * m->sb_stride,
                      sbs = m->sb_stride;
             const void *ev[] = {&sb->convert, &sao, &sas, &sbo, &sbs};
-            if ((s = set_args_from(k, 18, ev, (size_t[]){sizeof(cl_mem), 8, 8, 8, 8}, 5)) != CLF_SUCCESS)
+            if ((s = set_args_from(k, 20, ev, (size_t[]){sizeof(cl_mem), 8, 8, 8, 8}, 5)) != CLF_SUCCESS)
                 break;
-            nargs = 23;
+            nargs = 25;
         }
         if (m->epi && (s = clf__epi_args(k, (cl_uint)nargs, plan->epi, 0, 0, b0)) != CLF_SUCCESS)
             break;
         size_t global[2] = {tiles * threads, nb}, local[2] = {threads, 1};
+        size_t in_size = clf__dtype_size(clf__mma_input_type((clf__mma_mode)m->mode)), runs = m->split3 ? 3 : 1;
         clf__problem pr = {.dtype = clf__mma_input_type((clf__mma_mode)m->mode), .m = m->m, .n = m->n,
-                           .k = m->kw * 4 / clf__dtype_size(clf__mma_input_type((clf__mma_mode)m->mode)) /
-                                (m->split3 ? 3 : 1),
-                           .batch = nb, .beta = m->beta};
+                           .k = m->kw * 4 / in_size / runs, .batch = nb, .beta = m->beta};
         clf__work w = {"gemm_mma", clf__family_gemm_mma.flops(&pr), clf__family_gemm_mma.bytes(&pr)};
+        if (last && m->kw_last != m->kw) {   /* the last member's share of the work is its own depth's */
+            clf__problem one = pr, short_one = pr;
+            one.batch = short_one.batch = 1;
+            short_one.k = m->kw_last * 4 / in_size / runs;
+            w.flops += clf__family_gemm_mma.flops(&short_one) - clf__family_gemm_mma.flops(&one);
+            w.bytes += clf__family_gemm_mma.bytes(&short_one) - clf__family_gemm_mma.bytes(&one);
+        }
         if (m->epi)
             clf__epi_work(plan->epi, (double)m->m * (double)m->n * (double)nb, &w);
         s = clf__enqueue(ctx, k, 2, global, local, &w, b0 + nb >= m->batch ? done : NULL);

@@ -111,6 +111,8 @@ typedef struct clf__mma_step {
     size_t sa_off, sa_stride, sb_off, sb_stride;   /* 3xF16: the largest magnitudes of A's and B's rows (words in the
                                                     * convert scratch) from the first row, a matrix (grid dimension 1)
                                                     * apart */
+    size_t kw_last, kv_last;     /* the batch's last matrix: its kw and kv (a split product's shorter last slice of K;
+                                  * kw and kv otherwise) */
 } clf__mma_step;
 
 /* Matrix-vector or thin products (gemv.c): for each of nv vectors (x_vstride and y_vstride apart) of each

@@ -263,25 +263,24 @@ static clf_status add_mma(planner *pl, const clf__mma_step *m)
     return CLF_SUCCESS;
 }
 
-/* Rows r0 .. r0 + m->m of the product m, split along K into `parts` slices of whole stages: the slices as one
- * batched launch (and a shorter remainder as a second) into partial planes in the plan's dtype, alpha 1,
- * beta 0; then gemm_reduce stores C in its type, with alpha, beta and the epilogue. m is the whole product:
- * batch 1, A's rows from r0 (the caller offsets it). */
+/* Rows r0 .. r0 + m->m of the product m, split along K into about `parts` slices of whole stages, as deep as each
+ * other but the last (the launch's last matrix: kw_last, kv_last, which holds K's end), in one batched launch into
+ * partial planes in the plan's dtype, alpha 1, beta 0; then gemm_reduce stores C in its type, with alpha, beta and
+ * the epilogue. m is the whole product: batch 1, A's rows from r0 (the caller offsets it). */
 static clf_status mma_split(planner *pl, const clf__mma_step *m, size_t r0, size_t parts)
 {
     clf__gemm_plan *plan = pl->plan;
-    size_t grain = mma_k_grain(m), kc = m->kw / parts / grain * grain;
-    if (kc == 0)
+    size_t grain = mma_k_grain(m), stages = m->kw / grain;
+    if (parts > stages)
+        parts = stages;
+    if (parts < 2)
         return add_mma(pl, m);
-    if (strcmp(plan->path, "mma") == 0)
-        plan->path = "mma-split";
-    size_t whole = m->kw / kc, rest = m->kw - whole * kc, plane = m->m * m->n, bytes;
-    if (rest == 0 && m->kv < mma_elems(m, m->kw))   /* the slice with K's end launches alone: only it has K */
-        whole--, rest = kc;                          /* that does not exist */
-    size_t planes = whole + (rest > 0);
+    size_t kc = (stages + parts - 1) / parts * grain, planes = (m->kw + kc - 1) / kc, plane = m->m * m->n, bytes;
     if (!clf__mul(plane, planes, &bytes) || !clf__mul(bytes, clf__dtype_size(plan->dtype), &bytes) ||
         bytes > pl->ctx->info.max_alloc)
         return add_mma(pl, m);   /* the partials would not fit: no split */
+    if (strcmp(plan->path, "mma") == 0)
+        plan->path = "mma-split";
     if (bytes > plan->partial_bytes)
         plan->partial_bytes = bytes;
     clf__mma_step slices = *m;
@@ -292,21 +291,13 @@ static clf_status mma_split(planner *pl, const clf__mma_step *m, size_t r0, size
     slices.c = (clf__gemm_operand){CLF__BUF_PARTIAL, NULL, 0, m->n, plane};
     slices.kw = kc;
     slices.kv = mma_elems(m, kc);
-    slices.batch = whole;
+    slices.kw_last = m->kw - (planes - 1) * kc;                   /* at least a stage: K's padding is less */
+    slices.kv_last = m->kv - (planes - 1) * mma_elems(m, kc);
+    slices.batch = planes;
     slices.a.stride = k_span(m, &m->a, m->a_mn, m->a_gather, kc);   /* one slice along K */
     slices.sa_stride = slices.sb_stride = 0;                          /* every slice has the same rows */
     slices.b.stride = k_span(m, &m->b, m->b_mn, m->b_gather, kc);
-    clf_status s = whole ? add_mma(pl, &slices) : CLF_SUCCESS;
-    if (s == CLF_SUCCESS && rest) {
-        clf__mma_step tail = slices;
-        tail.kw = rest;
-        tail.kv = m->kv - whole * mma_elems(m, kc);
-        tail.batch = 1;
-        tail.a.off += whole * slices.a.stride;
-        tail.b.off += whole * slices.b.stride;
-        tail.c.off = whole * plane;
-        s = add_mma(pl, &tail);
-    }
+    clf_status s = add_mma(pl, &slices);
     clf__gemm_step *st = s == CLF_SUCCESS ? clf__plan_add_step(pl, CLF__STEP_REDUCE) : NULL;
     if (s != CLF_SUCCESS || !st)
         return s != CLF_SUCCESS ? s : clf__plan_too_many_steps();
@@ -484,9 +475,10 @@ clf_status clf__plan_mma(planner *pl, const clf__gemm_call *call, const product 
     if (s != CLF_SUCCESS)
         return s;
     size_t kw = clf__mma_words(mode, round_up(p->k, bk));
-    clf__mma_step whole = {&plan->cfg_mma, (int)mode, clf__gemm_c_type(call), p->m, p->n, split3 ? 3 * kw : kw,
-                           p->batch, p->alpha, p->beta, a, b, p->c, p->epi, split3 ? 3 * kw : p->k, edge, a_mn, b_mn,
-                           split3, a_gather, b_gather, sa, p->m, sb, p->n};
+    size_t kd = split3 ? 3 * kw : kw, kv = split3 ? 3 * kw : p->k;   /* words deep, elements that exist */
+    clf__mma_step whole = {&plan->cfg_mma, (int)mode, clf__gemm_c_type(call), p->m, p->n, kd, p->batch, p->alpha,
+                           p->beta, a, b, p->c, p->epi, kv, edge, a_mn, b_mn, split3, a_gather, b_gather, sa, p->m,
+                           sb, p->n, kd, kv};
     return call->no_split || p->batch != 1 ? add_mma(pl, &whole) : mma_waves(pl, &whole, slots);
 }
 
