@@ -136,9 +136,10 @@ static clf__gemm_call f16_call(size_t m, size_t n, size_t k, size_t batch)
                             .a_type = CLF_F16, .b_type = CLF_F16, .c_type = CLF_F16, .mma = 1};
 }
 
-/* A split f16 product's K slices (k elements deep in all) are one launch into partial planes, its last matrix the
- * shorter slice that holds K's end (kw_last words, kv_last elements that exist), and one reduction sums the planes. */
-static void slices_in_one_launch(const clf__gemm_plan *plan, size_t k)
+/* A split product's K slices (k elements of f16 deep in all; three padded runs of them for 3xF16) are one launch into
+ * partial planes, its last matrix the shorter slice that holds K's end (kw_last words, kv_last elements that exist),
+ * and one reduction sums the planes. */
+static void slices_in_runs(const clf__gemm_plan *plan, size_t k, size_t runs)
 {
     const clf__mma_step *sl = NULL;
     int launches = 0;
@@ -151,7 +152,9 @@ static void slices_in_one_launch(const clf__gemm_plan *plan, size_t k)
             planes = st->u.reduce.planes;
     }
     ck_assert_int_eq(launches, 1);
-    size_t bk = (size_t)sl->cfg->v[CLF__MMA_BK], kw = (k + bk - 1) / bk * bk / 2;   /* two f16 a word */
+    size_t bk = (size_t)sl->cfg->v[CLF__MMA_BK], kw = runs * ((k + bk - 1) / bk * bk / 2);   /* two f16 a word */
+    if (runs > 1)
+        k = 2 * kw;   /* the padding of each run exists (zeros) */
     ck_assert_uint_eq(planes, sl->batch);
     ck_assert_uint_gt(sl->batch, 1);
     ck_assert_uint_eq(sl->kv, 2 * sl->kw);
@@ -161,6 +164,8 @@ static void slices_in_one_launch(const clf__gemm_plan *plan, size_t k)
     ck_assert_uint_eq(sl->a.stride, (sl->a_gather ? 2 : 1) * sl->kw);   /* gathered: offsets in elements */
     ck_assert_uint_eq(sl->b.stride, (sl->b_gather ? 2 : 1) * sl->kw);
 }
+
+static void slices_in_one_launch(const clf__gemm_plan *plan, size_t k) { slices_in_runs(plan, k, 1); }
 
 START_TEST(mma_last_wave_splits)
 {
@@ -215,6 +220,11 @@ START_TEST(mma_last_wave_splits)
         ck_assert_str_eq(plan.path, "mma-split");
         slices_in_one_launch(&plan, forced_k[i]);
     }
+    call = f16_call(512, 512, 3001, 1);   /* 3xF16: fp32 operands split into three runs of f16 */
+    call.a_type = call.b_type = call.c_type = CLF_F32;
+    call.compute = CLF_COMPUTE_3XF16;
+    ck_assert_int_eq(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan), CLF_SUCCESS);
+    slices_in_runs(&plan, 3001, 3);
     unsetenv("CLFORGE_GEMM_SPLIT_K");
     call = f16_call(1024, 1024, 1024, 1);   /* short K: the partial sums would cost more than the fill gains */
     ck_assert_int_eq(clf__gemm_plan_make(ctx, &call, NULL, CLF__GEMM_AUTO, &plan), CLF_SUCCESS);

@@ -475,7 +475,8 @@ clf_status clf__plan_mma(planner *pl, const clf__gemm_call *call, const product 
     if (s != CLF_SUCCESS)
         return s;
     size_t kw = clf__mma_words(mode, round_up(p->k, bk));
-    size_t kd = split3 ? 3 * kw : kw, kv = split3 ? 3 * kw : p->k;   /* words deep, elements that exist */
+    /* words deep, elements that exist (split operands: all of their three padded runs) */
+    size_t kd = split3 ? 3 * kw : kw, kv = split3 ? kd * 4 / clf__dtype_size(clf__mma_input_type(mode)) : p->k;
     clf__mma_step whole = {&plan->cfg_mma, (int)mode, clf__gemm_c_type(call), p->m, p->n, kd, p->batch, p->alpha,
                            p->beta, a, b, p->c, p->epi, kv, edge, a_mn, b_mn, split3, a_gather, b_gather, sa, p->m,
                            sb, p->n, kd, kv};
