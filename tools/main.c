@@ -53,6 +53,7 @@ static void usage(FILE *f)
             "  CLFORGE_GEMM_TILES=bucket keep a GEMM bucket's tiles (single products and batches)\n"
             "  CLFORGE_GEMM_FEW_TILES_SLICES=off  few-row GEMM of few tiles: K slices of 1024 or more\n"
             "  CLFORGE_GEMM_SMALL_SPLIT=off  GEMM of a few dozen small tiles: K whole\n"
+            "  CLFORGE_GEMM_MEDIUM_SPLIT=off  medium GEMM of few tiles, long K: K slices of 1024 or more\n"
             "  CLFORGE_GEMM_SPLIT_SUM=fused  split GEMM slices summed in their launch (launch: a reduction)\n"
             "  CLFORGE_GEMM_SPLIT_RULE=off  3xTF32/3xF16 on every shape (default: small ones run as exact fp32)\n"
             "  CLFORGE_GEMM_NT_PACK=0|1  A B^T: 0 reads B in place where aligned, 1 packs it first (default: GPUs pack)\n"

@@ -757,10 +757,12 @@ static size_t short_split(const planner *pl, const clf__config *cfg, const produ
  * (621x658x2804 A^T B, 694x666x2163 A^T B) no split beat the planner's. Only here, after the bucket is chosen:
  * unthin and underfilled judge the bucket's tiles by the slices split_k_parts allows. Only the bucket's own
  * configuration, and not under a forced CLFORGE_GEMM_SPLIT_K. */
+static int medium_split_on(void) { return clf__env_rule_on("CLFORGE_GEMM_MEDIUM_SPLIT", "off"); }
+
 static size_t medium_split(const planner *pl, const clf__config *cfg, const product *p)
 {
     double tiles = tile_count(cfg, p->m, p->n);
-    if (is_cpu(pl->ctx) || pl->plan->dtype != CLF_F32 || p->batch != 1 || clf__plan_forced_split() ||
+    if (is_cpu(pl->ctx) || pl->plan->dtype != CLF_F32 || p->batch != 1 || clf__plan_forced_split() || !medium_split_on() ||
         p->k < 2 * SPLIT_K_MIN_SLICE || p->m < FEW_TILES_ROWS || p->n < FEW_TILES_ROWS || !own_config(pl->plan) ||
         tiles >= SHORT_SPLIT_MAX_USE * (double)cus(pl->ctx))
         return 1;

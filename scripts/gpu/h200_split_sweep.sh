@@ -7,12 +7,14 @@
 #   PART=ab: the build before (.old: that commit unpacked into the repository root and carried) against this one in
 #   two alternating rounds instead, on NM products of 128-900 rows and columns whose 64 x 64 tiles are 33-98 (a
 #   quarter to three quarters of 132 compute units) with K of 2048-6000, and NF few-row ones as controls, with
-#   summarize_ab.py's table; TESTS=N first runs test_gemm's N random cases and test_gemm_plan on the GPU.
+#   summarize_ab.py's table; TESTS=N first runs test_gemm's N random cases and test_gemm_plan on the GPU. PART=env: the
+#   same products, this build with medium_split off (CLFORGE_GEMM_MEDIUM_SPLIT=off, "old") and on ("new"); NO_CUBLAS=1
+#   skips cuBLAS.
 . scripts/gpu/common.sh
 gpu_session ${NAME:-split-sweep}
 SEED=${SEED:-105}
-if [ "${PART:-}" = ab ]; then
-  old_build bench_gemm_mixed
+if [ "${PART:-}" = ab ] || [ "${PART:-}" = env ]; then
+  [ "$PART" = ab ] && old_build bench_gemm_mixed
   [ -n "${TESTS:-}" ] && gemm_suites "$TESTS"
   python3 - "$SEED" "${NF:-3}" "${NM:-10}" > $r/groups.txt <<'PY'
 import random, sys
@@ -28,8 +30,8 @@ for _ in range(int(sys.argv[2])):
     print(rnd.choice(["-", "--bt"]), 1, "%dx%dx%d" % (r(17, 127), r(2000, 8000), r(2000, 8000)), sep="|")
 PY
   cat $r/groups.txt >> "$log"
-  ab_groups $r/groups.txt
-  cublas_groups $r/groups.txt
+  if [ "$PART" = ab ]; then ab_groups $r/groups.txt; else ab_env_groups CLFORGE_GEMM_MEDIUM_SPLIT off on $r/groups.txt; fi
+  [ -z "${NO_CUBLAS:-}" ] && cublas_groups $r/groups.txt
   python3 ../scripts/gpu/summarize_ab.py "$log" | tee $r/summary.md >> "$log"
   date -u | tee -a "$log"
   exit 0
