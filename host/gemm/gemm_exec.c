@@ -373,7 +373,8 @@ static clf_status enqueue_mma(clf_context *ctx, const clf__gemm_plan *plan, cons
         const void *vals[] = {&mm, &nn, &kw, &kv, last ? &kw_last : &kw, last ? &kv_last : &kv,
                               f64 ? (const void *)&m->alpha : &alpha, f64 ? (const void *)&m->beta : &beta, &a, &aoff,
                               &lda, &ast, &b, &boff, &ldb, &bst, &c, &coff, &ldc, &cst};
-        size_t z[] = {4, 4, 4, 4, 4, 4, sab, sab, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8};
+        size_t z[] = {4, 4, 4, 4, 4, 4, sab, sab, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8, 8, sizeof(cl_mem), 8, 8,
+                      8};
         int nargs = 20;
         if ((s = set_args(k, vals, z, 20)) != CLF_SUCCESS)
             break;

@@ -748,6 +748,8 @@ static size_t short_split(const planner *pl, const clf__config *cfg, const produ
     return waves_parts(pl->ctx, tiles, p->k / SPLIT_K_GRAIN);
 }
 
+static int medium_split_on(void) { return clf__env_rule_on("CLFORGE_GEMM_MEDIUM_SPLIT", "off"); }
+
 /* Slices of K (1: none) for a single fp32 product on a GPU of at least FEW_TILES_ROWS rows and columns and a K of
  * 2048 or more whose tiles leave over a quarter of the compute units without one (SHORT_SPLIT_MAX_USE): slices down
  * to SPLIT_K_GRAIN, as short_split cuts a K of 1280-2047, where split_k_parts' slices of 1024 or more gave a K of
@@ -756,15 +758,16 @@ static size_t short_split(const planner *pl, const clf__config *cfg, const produ
  * (48 tiles of 64 x 64) 13.0 -> 20.3 TFLOP/s in 12 slices, 516x340x2999 (54) 14.4 -> 18.9; with 110 and 121 tiles
  * (621x658x2804 A^T B, 694x666x2163 A^T B) no split beat the planner's. Only here, after the bucket is chosen:
  * unthin and underfilled judge the bucket's tiles by the slices split_k_parts allows. Only the bucket's own
- * configuration, and not under a forced CLFORGE_GEMM_SPLIT_K. */
-static int medium_split_on(void) { return clf__env_rule_on("CLFORGE_GEMM_MEDIUM_SPLIT", "off"); }
-
+ * configuration, and not under a forced CLFORGE_GEMM_SPLIT_K or $CLFORGE_GEMM_MEDIUM_SPLIT=off. As shipped (with the
+ * slices in one launch) against the build before both, H200 (h200_split_sweep.sh PART=ab SEED=107,
+ * bench/results/h200/2026-12-07/medium-split-ab/): +5% over nine products in geometric mean, 378x509x2512
+ * 15.2 -> 21.7, but 380x762x4428 A^T B 25.6 -> 24.1 and three more -3%. */
 static size_t medium_split(const planner *pl, const clf__config *cfg, const product *p)
 {
     double tiles = tile_count(cfg, p->m, p->n);
-    if (is_cpu(pl->ctx) || pl->plan->dtype != CLF_F32 || p->batch != 1 || clf__plan_forced_split() || !medium_split_on() ||
-        p->k < 2 * SPLIT_K_MIN_SLICE || p->m < FEW_TILES_ROWS || p->n < FEW_TILES_ROWS || !own_config(pl->plan) ||
-        tiles >= SHORT_SPLIT_MAX_USE * (double)cus(pl->ctx))
+    if (is_cpu(pl->ctx) || pl->plan->dtype != CLF_F32 || p->batch != 1 || clf__plan_forced_split() ||
+        !medium_split_on() || p->k < 2 * SPLIT_K_MIN_SLICE || p->m < FEW_TILES_ROWS || p->n < FEW_TILES_ROWS ||
+        !own_config(pl->plan) || tiles >= SHORT_SPLIT_MAX_USE * (double)cus(pl->ctx))
         return 1;
     return waves_parts(pl->ctx, tiles, p->k / SPLIT_K_GRAIN);
 }
