@@ -1646,6 +1646,90 @@ START_TEST(vector_aligned_operands_read_in_place_with_edges)
 }
 END_TEST
 
+/* A uniform draw from [0, 1) (clf_test_rand draws from [-1, 1)). */
+static double unit_draw(uint64_t *rng) { return (clf_test_rand(rng) + 1.0) / 2.0; }
+
+/* A drawn size from lo to hi, about as often in each octave. */
+static size_t drawn_size(uint64_t *rng, size_t lo, size_t hi)
+{
+    return (size_t)((double)lo * pow((double)hi / (double)lo, unit_draw(rng)));
+}
+
+/* Every split in the plans of drawn products on pretended GPUs covers K exactly once: fp32 products (the tuned
+ * buckets' tiles, waves measured) and f16 ones on the matrix units (a pretended compute capability 9.0), planned
+ * as they come and, a quarter of them, with CLFORGE_GEMM_SPLIT_K forced to 2-9. The slices of a split are one launch
+ * into partial planes (or, with the fused sum, into C): all as deep as the first but the last, which is no deeper and
+ * not empty, and together K deep (fp32: up to a KWG of padding where the operands are packed; f16: the words of K
+ * rounded up to a stage, of which exactly K elements exist); the reduction sums as many planes as the launch has
+ * slices. The GPU tests run some of these plans; this checks many more of them. */
+START_TEST(drawn_splits_cover_k_once)
+{
+    clf_device_info saved;
+    clf_context *ctx = pretend_gpu("drawn-splits", &saved);
+    store_config_wg(ctx, "large", THIN_CFG, 2);
+    store_config_wg(ctx, "medium", MEDIUM_CFG, 2);
+    store_config_wg(ctx, "skinny", SKINNY_CFG, 4);
+    uint64_t rng = 4242;
+    int splits = 0, mma_splits = 0;
+    for (int i = 0; i < 1200; i++) {
+        int mma = i >= 800;
+        if (i == 800) {   /* the matrix units */
+            ctx->info.nv_cc = 90;
+            setenv("CLFORGE_SHIPPED", "off", 1);
+            setenv("CLFORGE_GEMM_WG_PER_CU", "2", 1);
+        }
+        size_t m = drawn_size(&rng, 8, 5000), n = drawn_size(&rng, 8, 5000), k = drawn_size(&rng, 200, 20000);
+        int forced = unit_draw(&rng) < 0.25;
+        char parts[16];
+        snprintf(parts, sizeof parts, "%d", 2 + (int)(unit_draw(&rng) * 8));
+        if (forced)
+            setenv("CLFORGE_GEMM_SPLIT_K", parts, 1);
+        clf__gemm_call call = mma ? typed_bt_call(m, n, k, 1, CLF_F16, CLF_F16, CLF_COMPUTE_EXACT) : nn_call(m, n, k);
+        if (!mma) {
+            call.ta = unit_draw(&rng) < 0.5 ? CLF_TRANS : CLF_NO_TRANS;
+            call.tb = unit_draw(&rng) < 0.5 ? CLF_TRANS : CLF_NO_TRANS;
+            call.lda = call.ta == CLF_TRANS ? m : k;
+            call.ldb = call.tb == CLF_TRANS ? k : n;
+        }
+        clf__gemm_plan plan;
+        plan_auto(ctx, &call, &plan);
+        unsetenv("CLFORGE_GEMM_SPLIT_K");
+        size_t planes = planes_of(&plan);
+        for (int j = 0; j < plan.nsteps; j++) {
+            const clf__gemm_step *st = &plan.steps[j];
+            if (st->kind == CLF__STEP_MAIN && (st->u.main.c.kind == CLF__BUF_PARTIAL || st->u.main.sum)) {
+                const clf__main_step *ms = &st->u.main;
+                size_t last = ms->k_last ? ms->k_last : ms->k, kwg = (size_t)ms->cfg->v[CLF__GEMM_KWG];
+                size_t deep = (ms->batch - 1) * ms->k + last;
+                ck_assert_msg(last > 0 && last <= ms->k && deep >= k && deep < k + kwg,
+                              "%zux%zux%zu (ta %d tb %d, %s): %zu slices of %zu, the last %zu", m, n, k, call.ta,
+                              call.tb, forced ? parts : "planned", ms->batch, ms->k, last);
+                ck_assert_msg(ms->sum || planes == ms->batch, "%zux%zux%zu: %zu planes, %zu slices", m, n, k, planes,
+                              ms->batch);
+                splits++;
+            }
+            if (st->kind == CLF__STEP_MMA && st->u.mma.c.kind == CLF__BUF_PARTIAL) {
+                const clf__mma_step *ms = &st->u.mma;
+                size_t bk = (size_t)ms->cfg->v[CLF__MMA_BK], kw = (k + bk - 1) / bk * bk / 2;   /* two f16 a word */
+                ck_assert_msg(ms->kw_last > 0 && ms->kw_last <= ms->kw && ms->kv_last > 0 &&
+                                  (ms->batch - 1) * ms->kw + ms->kw_last == kw &&
+                                  (ms->batch - 1) * ms->kv + ms->kv_last == k && ms->kv == 2 * ms->kw,
+                              "%zux%zux%zu f16 (%s): %zu slices of %zu words, the last %zu (%zu elements)", m, n, k,
+                              forced ? parts : "planned", ms->batch, ms->kw, ms->kw_last, ms->kv_last);
+                ck_assert_uint_eq(planes, ms->batch);
+                mma_splits++;
+            }
+        }
+    }
+    fprintf(stderr, "gemm_plan: %d fp32 and %d f16 splits of 1200 drawn products checked\n", splits, mma_splits);
+    ck_assert_int_gt(splits, 100);
+    ck_assert_int_gt(mma_splits, 50);
+    unsetenv("CLFORGE_SHIPPED");
+    unsetenv("CLFORGE_GEMM_WG_PER_CU");
+    pretend_end(ctx, &saved);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gemm_plan");
@@ -1681,5 +1765,6 @@ int main(void)
     CLF_TEST_ALONE(s, split_products_run_their_last_slice_in_the_same_launch);
     CLF_TEST_ALONE(s, medium_products_of_few_tiles_take_short_slices);
     CLF_TEST_ALONE(s, split_products_summed_in_their_launch);
+    CLF_TEST_ALONE(s, drawn_splits_cover_k_once);
     return clf_test_run(s);
 }
