@@ -1079,16 +1079,23 @@ START_TEST(short_k_products_split_when_units_idle)
 }
 END_TEST
 
+/* A pretended GPU whose large, medium and skinny buckets are tuned, with the work-groups a compute unit holds. */
+static clf_context *pretend_tuned_gpu(const char *cache, clf_device_info *saved)
+{
+    clf_context *ctx = pretend_gpu(cache, saved);
+    store_config_wg(ctx, "large", THIN_CFG, 2);
+    store_config_wg(ctx, "medium", MEDIUM_CFG, 2);
+    store_config_wg(ctx, "skinny", SKINNY_CFG, 4);
+    return ctx;
+}
+
 /* On a GPU (pretended), a split product's slices keep their partial edge tiles: the edge strips that a whole
  * product sends to the direct kernel would be batched over the slices and not split further. The slices are one
  * launch, the last one shorter. */
 START_TEST(split_products_keep_edge_tiles)
 {
     clf_device_info saved;
-    clf_context *ctx = pretend_gpu("splitedges", &saved);
-    store_config_wg(ctx, "large", THIN_CFG, 2);
-    store_config_wg(ctx, "medium", MEDIUM_CFG, 2);
-    store_config_wg(ctx, "skinny", SKINNY_CFG, 4);
+    clf_context *ctx = pretend_tuned_gpu("splitedges", &saved);
     const struct { size_t m, n, k; } cases[] = {
         {1300, 900, 2600},   /* 20 rows and 4 columns past the last whole 64 x 64 tiles */
         {3010, 260, 4800},   /* 2 rows and 4 columns */
@@ -1665,10 +1672,7 @@ static size_t drawn_size(uint64_t *rng, size_t lo, size_t hi)
 START_TEST(drawn_splits_cover_k_once)
 {
     clf_device_info saved;
-    clf_context *ctx = pretend_gpu("drawn-splits", &saved);
-    store_config_wg(ctx, "large", THIN_CFG, 2);
-    store_config_wg(ctx, "medium", MEDIUM_CFG, 2);
-    store_config_wg(ctx, "skinny", SKINNY_CFG, 4);
+    clf_context *ctx = pretend_tuned_gpu("drawn-splits", &saved);
     uint64_t rng = 4242;
     int splits = 0, mma_splits = 0;
     for (int i = 0; i < 1200; i++) {
