@@ -1663,12 +1663,13 @@ static size_t drawn_size(uint64_t *rng, size_t lo, size_t hi)
 }
 
 /* Every split in the plans of drawn products on pretended GPUs covers K exactly once: fp32 products (the tuned
- * buckets' tiles, waves measured) and f16 ones on the matrix units (a pretended compute capability 9.0), planned
- * as they come and, a quarter of them, with CLFORGE_GEMM_SPLIT_K forced to 2-9. The slices of a split are one launch
- * into partial planes (or, with the fused sum, into C): all as deep as the first but the last, which is no deeper and
- * not empty, and together K deep (fp32: up to a KWG of padding where the operands are packed; f16: the words of K
- * rounded up to a stage, of which exactly K elements exist); the reduction sums as many planes as the launch has
- * slices. The GPU tests run some of these plans; this checks many more of them. */
+ * buckets' tiles, waves measured) and f16, bf16, tf32 and 3xTF32 ones on the matrix units (compute capability 9.0),
+ * planned as they come and, a quarter of them, with CLFORGE_GEMM_SPLIT_K forced to 2-9. The slices of a split are one
+ * launch into partial planes (or, with the fused sum, into C): all as deep as the first but the last, which is no
+ * deeper and not empty, and together K deep (fp32: up to a KWG of padding where the operands are packed; matrix
+ * units: the words of K rounded up to a stage, of which exactly K elements exist, or three such runs, all existing,
+ * for 3xTF32 on wgmma); the reduction sums as many planes as the launch has slices. The GPU tests run some of these
+ * plans; this checks many more of them. */
 START_TEST(drawn_splits_cover_k_once)
 {
     clf_device_info saved;
@@ -1688,7 +1689,10 @@ START_TEST(drawn_splits_cover_k_once)
         snprintf(parts, sizeof parts, "%d", 2 + (int)(unit_draw(&rng) * 8));
         if (forced)
             setenv("CLFORGE_GEMM_SPLIT_K", parts, 1);
-        clf__gemm_call call = mma ? typed_bt_call(m, n, k, 1, CLF_F16, CLF_F16, CLF_COMPUTE_EXACT) : nn_call(m, n, k);
+        static const clf_compute modes[] = {CLF_COMPUTE_EXACT, CLF_COMPUTE_EXACT, CLF_COMPUTE_TF32, CLF_COMPUTE_3XTF32};
+        clf_compute mode = modes[i % 4];   /* f16, bf16, tf32, 3xTF32 */
+        clf_dtype in = mode != CLF_COMPUTE_EXACT ? CLF_F32 : i % 4 ? CLF_BF16 : CLF_F16;
+        clf__gemm_call call = mma ? typed_bt_call(m, n, k, 1, in, in, mode) : nn_call(m, n, k);
         if (!mma) {
             call.ta = unit_draw(&rng) < 0.5 ? CLF_TRANS : CLF_NO_TRANS;
             call.tb = unit_draw(&rng) < 0.5 ? CLF_TRANS : CLF_NO_TRANS;
@@ -1714,18 +1718,21 @@ START_TEST(drawn_splits_cover_k_once)
             }
             if (st->kind == CLF__STEP_MMA && st->u.mma.c.kind == CLF__BUF_PARTIAL) {
                 const clf__mma_step *ms = &st->u.mma;
-                size_t bk = (size_t)ms->cfg->v[CLF__MMA_BK], kw = (k + bk - 1) / bk * bk / 2;   /* two f16 a word */
+                /* elements a word; split operands (3xTF32 on wgmma) are three padded runs of K, all of which exist */
+                size_t epw = 4 / clf__dtype_size(in), runs = ms->split3 ? 3 : 1, bk = (size_t)ms->cfg->v[CLF__MMA_BK];
+                size_t kw = runs * ((k + bk - 1) / bk * bk) / epw, kv = runs > 1 ? epw * kw : k;
                 ck_assert_msg(ms->kw_last > 0 && ms->kw_last <= ms->kw && ms->kv_last > 0 &&
                                   (ms->batch - 1) * ms->kw + ms->kw_last == kw &&
-                                  (ms->batch - 1) * ms->kv + ms->kv_last == k && ms->kv == 2 * ms->kw,
-                              "%zux%zux%zu f16 (%s): %zu slices of %zu words, the last %zu (%zu elements)", m, n, k,
-                              forced ? parts : "planned", ms->batch, ms->kw, ms->kw_last, ms->kv_last);
+                                  (ms->batch - 1) * ms->kv + ms->kv_last == kv && ms->kv == epw * ms->kw,
+                              "%zux%zux%zu mode %d of %d-byte inputs (%s): %zu slices of %zu words, the last %zu (%zu "
+                              "elements)", m, n, k, (int)mode, (int)clf__dtype_size(in), forced ? parts : "planned",
+                              ms->batch, ms->kw, ms->kw_last, ms->kv_last);
                 ck_assert_uint_eq(planes, ms->batch);
                 mma_splits++;
             }
         }
     }
-    fprintf(stderr, "gemm_plan: %d fp32 and %d f16 splits of 1200 drawn products checked\n", splits, mma_splits);
+    fprintf(stderr, "gemm_plan: %d fp32 and %d matrix-unit splits of 1200 drawn products checked\n", splits, mma_splits);
     ck_assert_int_gt(splits, 100);
     ck_assert_int_gt(mma_splits, 50);
     unsetenv("CLFORGE_SHIPPED");
