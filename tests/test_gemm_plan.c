@@ -1732,7 +1732,8 @@ START_TEST(drawn_splits_cover_k_once)
             }
         }
     }
-    fprintf(stderr, "gemm_plan: %d fp32 and %d matrix-unit splits of 1200 drawn products checked\n", splits, mma_splits);
+    fprintf(stderr, "gemm_plan: %d fp32 and %d matrix-unit splits of 1200 drawn products checked\n", splits,
+            mma_splits);
     ck_assert_int_gt(splits, 100);
     ck_assert_int_gt(mma_splits, 50);
     unsetenv("CLFORGE_SHIPPED");
