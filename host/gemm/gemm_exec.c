@@ -7,7 +7,6 @@
 #include "gemm_mma.h"
 #include "gemv.h"
 
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,10 +151,6 @@ static clf_status step_kernel(clf_context *ctx, const clf__gemm_plan *plan, cons
 
 /* ---- enqueuing ------------------------------------------------------------------------------ */
 
-/* Epochs of split products summed in their launch, process-wide and under 2^24 (a flag holds epoch << 8 and a count):
- * a flag left by an earlier launch, of any context, is not taken for this one's. */
-static atomic_uint split_epochs;
-
 typedef struct scratch_bufs {
     cl_mem pack, partial, convert, flags;
 } scratch_bufs;
@@ -243,9 +238,7 @@ static clf_status enqueue_main(clf_context *ctx, const clf__gemm_plan *plan, con
         if (m->sum) {   /* the slices are one launch (a split product is never over BATCH_CHUNK slices) */
             cl_mem p = bind(&m->partial, sb);
             cl_ulong poff = m->partial.off, pst = m->partial.stride, foff = m->flag_off;
-            cl_uint epoch = 0;
-            while (epoch == 0)
-                epoch = (atomic_fetch_add(&split_epochs, 1u) + 1u) & 0xffffffu;
+            cl_uint epoch = clf__launch_epoch(24);   /* a flag holds epoch << 8 and a count */
             const void *sv[] = {&p, &poff, &pst, &sb->flags, &foff, &epoch};
             const size_t sz[] = {sizeof(cl_mem), 8, 8, sizeof(cl_mem), 8, 4};
             if ((s = set_args_from(k, 19, sv, sz, 6)) != CLF_SUCCESS)
@@ -455,17 +448,9 @@ static clf_status enqueue_all(clf_context *ctx, const clf__gemm_plan *plan, cl_k
     cl_mem *into[4] = {&sb.convert, &sb.partial, &sb.pack, &sb.flags};
     clf_status s = CLF_SUCCESS;
     for (int i = 0; i < 4 && s == CLF_SUCCESS; i++)   /* one lock order: convert, partial, pack, flags */
-        if (want[i] && (s = clf__scratch_take(ctx, which[i], want[i], into[i])) == CLF_SUCCESS)
+        if (want[i] && (s = i == 3 ? clf__scratch_take_zeroed(ctx, which[i], want[i], "gemm split flags", into[i], NULL)
+                                   : clf__scratch_take(ctx, which[i], want[i], into[i])) == CLF_SUCCESS)
             held[i] = which[i];
-    if (s == CLF_SUCCESS && held[3] && ctx->split_flags.zeroed < ctx->split_flags.bytes) {   /* a new buffer */
-        cl_uint zero = 0;
-        cl_int e = clEnqueueFillBuffer(ctx->queue, sb.flags, &zero, sizeof zero, 0, ctx->split_flags.bytes, 0, NULL,
-                                       NULL);
-        if (e != CL_SUCCESS)
-            s = clf__fail_cl(e, "clEnqueueFillBuffer", "gemm split flags");
-        else
-            ctx->split_flags.zeroed = ctx->split_flags.bytes;
-    }
     for (int i = 0; i < plan->nsteps && s == CLF_SUCCESS; i++)
         s = enqueue_step(ctx, plan, &plan->steps[i], k[i], &sb, i + 1 == plan->nsteps ? done : NULL);
     for (int i = 3; i >= 0; i--)

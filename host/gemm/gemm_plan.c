@@ -331,16 +331,18 @@ static size_t grain_planes(size_t k, size_t parts, size_t grain)
 
 /* $CLFORGE_GEMM_SPLIT_SUM: "fused" sums a split product's slices in their own launch (the last slice of each tile
  * adds the others' partial tiles and stores C: gemm_main's SPLIT_SUM), "launch" (the default) in a reduction
- * launch after them. Not yet measured on a GPU, hence not the default. Another value warns once and counts as unset. */
+ * launch after them. The default: on the H200 the fused sum lost up to 28% on most split products (the last
+ * work-group of a tile reads every other plane alone; h200_split_sum.sh, bench/results/h200/2026-12-07/split-sum/).
+ * Another value warns once and counts as unset. */
 static int split_sum_fused(void) { return clf__env_word("CLFORGE_GEMM_SPLIT_SUM", "launch fused") == 2; }
 
 /* Split-K: K is cut into `planes` slices of kc (K / planes rounded up to whole K tiles and vectors), the last one
  * shorter. Each slice's product goes to its own M x N plane of the partial scratch, all of them one batched product
  * whose A and B step along K and whose last member is k_last deep (gemm_main's K_last, gemm_pack's R_last), and a
- * reduction (split_sum_fused: the last slice of each tile) sums the planes into C with alpha and beta. The slices read their operands as any batch does: in place,
- * with edge checks, or packed and zero-padded (operand_reads, on the last one's depth). The rules that count slices
- * in a grain (split_k_parts, small_split, short_split) ask for as many as grain_planes gives: the same work-groups
- * as before, no deeper.
+ * reduction (split_sum_fused: the last slice of each tile) sums the planes into C with alpha and beta. The slices
+ * read their operands as any batch does: in place, with edge checks, or packed and zero-padded (operand_reads, on
+ * the last one's depth). The rules that count slices in a grain (split_k_parts, small_split, short_split) ask for as
+ * many as grain_planes gives: the same work-groups as before, no deeper.
  * Until 2026-12-07 the remainder was a product of its own, a launch (and a pack) more: 655x179x2571 ran 5 slices of
  * 512 and a launch of 11 deep; now 6 slices of 448, the last 331. */
 static clf_status plan_split(planner *pl, const product *p, const clf__config *cfg, int direct, size_t planes)

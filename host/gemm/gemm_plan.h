@@ -50,7 +50,7 @@ typedef struct clf__main_step {
     size_t m, n, k;              /* k: the K loop (padded to KWG for packed operands) */
     size_t k_flops;              /* the K that counts for FLOPs (unpadded) */
     size_t k_last;               /* the depth of the batch's last member where it is shorter than k (the slices of a
-                                  * split product end in the rest of K), else 0 */
+                                  * split product end in a shorter one), else 0 */
     size_t batch;
     double alpha, beta;
     clf__gemm_operand a, b, c;

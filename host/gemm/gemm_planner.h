@@ -16,8 +16,8 @@ typedef struct product {
     int epi;                      /* C is stored through the epilogue; r0, c0: where this C starts in the whole */
     size_t r0, c0;
     int edge_a, edge_b;           /* read in place past the last whole tile (operand_reads) */
-    int in_split;                 /* the slices or the rest of K of a split product: no edge strips (plan_packed) */
-    size_t k_last;                /* the last batch member's shorter K (a split's rest), 0: none */
+    int in_split;                 /* the slices of a split product: no edge strips (plan_packed) */
+    size_t k_last;                /* the last batch member's shorter K (a split's last slice), 0: none */
     const struct product *whole;  /* the slices of a split product summed in their launch: the product they sum to */
 } product;
 

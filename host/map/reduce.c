@@ -4,7 +4,6 @@
 #include "reduce.h"
 
 #include <limits.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -772,10 +771,6 @@ static int split_plan(const clf_context *ctx, const red_plan *pl, const clf__con
     return 1;
 }
 
-/* Epochs of split launches, process-wide: a flag left by an earlier launch (of any context) never equals a later
- * launch's (until 2^32 launches), and a new scratch buffer is zeroed. */
-static atomic_uint split_epochs;
-
 /* The split launch of sp; *taken 0 (nothing enqueued) when the device cannot run the chunk's group. */
 static clf_status split_launch(clf_context *ctx, const red_plan *pl, const clf__config *cfg, const red_split *sp,
                                int *taken, cl_event *done)
@@ -803,23 +798,15 @@ static clf_status split_launch(clf_context *ctx, const red_plan *pl, const clf__
         return clf__fail(CLF_ERR_INVALID_ARG, "clf_reduce: %zu lines of %zu chunks are too many to split", pl->lines,
                          sp->nch);
     }
-    cl_mem before = ctx->red_split.buf, buf;
-    s = clf__scratch_take(ctx, &ctx->red_split, bytes, &buf);
+    cl_mem buf;
+    int fresh;   /* a new buffer, zeroed: the counter from 0, and no flag holds an epoch by chance */
+    s = clf__scratch_take_zeroed(ctx, &ctx->red_split, bytes, "clf_reduce split flags", &buf, &fresh);
     if (s == CLF_SUCCESS) {
-        if (buf != before) {   /* a new buffer: the counter from 0, and no flag may hold an epoch by chance */
-            cl_uint zero = 0;
-            cl_int e = clEnqueueFillBuffer(ctx->queue, buf, &zero, sizeof zero, 0, ctx->red_split.bytes, 0, NULL, NULL);
-            if (e != CL_SUCCESS)
-                s = clf__fail_cl(e, "clEnqueueFillBuffer", "clf_reduce split flags");
+        if (fresh)
             ctx->red_split_groups = 0;
-        }
-        cl_uint epoch;
-        do
-            epoch = atomic_fetch_add(&split_epochs, 1u) + 1u;
-        while (epoch == 0);
+        cl_uint epoch = clf__launch_epoch(32);   /* a flag from an earlier launch never equals this one's */
         split_args a = {buf, ctx->red_split_groups, (cl_uint)(flag_bytes / 4), epoch, (cl_uint)sp->nch, (cl_uint)blk};
-        if (s == CLF_SUCCESS)
-            s = set_args(pl, k, pl->idx64, &a);
+        s = set_args(pl, k, pl->idx64, &a);
         size_t local = (size_t)sp->g.wg, global = groups * local;
         clf__work w = {"reduce", pl->flops, pl->bytes};
         if (s == CLF_SUCCESS)

@@ -2,6 +2,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,7 +193,39 @@ clf_status clf__scratch_take(clf_context *ctx, clf__scratch *sc, size_t bytes, c
     return CLF_SUCCESS;
 }
 
+clf_status clf__scratch_take_zeroed(clf_context *ctx, clf__scratch *sc, size_t bytes, const char *what, cl_mem *buf,
+                                    int *fresh)
+{
+    clf_status s = clf__scratch_take(ctx, sc, bytes, buf);
+    if (s != CLF_SUCCESS)
+        return s;
+    int fill = sc->zeroed < sc->bytes;
+    if (fill) {
+        cl_uint zero = 0;
+        cl_int e = clEnqueueFillBuffer(ctx->queue, *buf, &zero, sizeof zero, 0, sc->bytes, 0, NULL, NULL);
+        if (e != CL_SUCCESS) {
+            clf__scratch_give(sc);
+            return clf__fail_cl(e, "clEnqueueFillBuffer", "%s", what);
+        }
+        sc->zeroed = sc->bytes;
+    }
+    if (fresh)
+        *fresh = fill;
+    return CLF_SUCCESS;
+}
+
 void clf__scratch_give(clf__scratch *sc) { pthread_mutex_unlock(&sc->lock); }
+
+static atomic_uint launch_epochs;
+
+unsigned clf__launch_epoch(unsigned bits)
+{
+    unsigned mask = bits >= 32 ? 0xffffffffu : (1u << bits) - 1u, epoch;
+    do
+        epoch = (atomic_fetch_add(&launch_epochs, 1u) + 1u) & mask;
+    while (epoch == 0);
+    return epoch;
+}
 
 int clf__event_timing(const clf_context *ctx) { return ctx->event_timing; }
 void clf__set_event_timing(clf_context *ctx, int v) { ctx->event_timing = v; }

@@ -24,7 +24,7 @@ typedef struct clf__scratch {
     pthread_mutex_t lock;
     cl_mem buf;
     size_t bytes;
-    size_t zeroed;   /* the bytes of buf its user zero-filled (scratch that must start at zero); growing resets it */
+    size_t zeroed;   /* the bytes of buf zero-filled by clf__scratch_take_zeroed; growing resets it */
 } clf__scratch;
 
 /* Pinned staging of large host transfers (transfer.c): mapped CL_MEM_ALLOC_HOST_PTR buffers, one per
@@ -88,7 +88,15 @@ int clf__event_timing(const clf_context *ctx);
 void clf__set_event_timing(clf_context *ctx, int v);
 /* Locks sc and makes it at least `bytes` long; *buf gets the buffer. On failure sc is unlocked. */
 clf_status clf__scratch_take(clf_context *ctx, clf__scratch *sc, size_t bytes, cl_mem *buf);
+/* clf__scratch_take for scratch that must start at zero (flags, ticket counters): a buffer not yet zero-filled since
+ * it was made is filled on ctx's queue, ahead of the taker's launches; *fresh (when not NULL) tells whether it was.
+ * `what` names it in an error. On failure sc is unlocked. */
+clf_status clf__scratch_take_zeroed(clf_context *ctx, clf__scratch *sc, size_t bytes, const char *what, cl_mem *buf,
+                                    int *fresh);
 void clf__scratch_give(clf__scratch *sc);
+/* A launch epoch for flags in zeroed scratch: never 0, under 2^bits, from one process-wide counter, so a flag an
+ * earlier launch (of any context) left is not taken for a later one's until the counter comes round. */
+unsigned clf__launch_epoch(unsigned bits);
 
 /* ---- transfers (transfer.c) ---------------------------------------------------------------- */
 /* Unmaps and releases the staging buffers and the pinned allocations left (context destruction, with the
