@@ -34,15 +34,16 @@ for _ in range(2):   # odd medium sizes
     print("--bt", 1, "%dx%dx%d" % (r(500, 1500), r(500, 1500), r(1000, 4000)), sep="|")
 print("--bt|1|4096x4096x4096")
 PY
+# mode_run VARIANT LABEL OPTIONS...: bench_gemm_mixed of the build before (old) or this one in $mode, said under LABEL.
+mode_run() {
+  local bin=bench/bench_gemm_mixed; [ "$1" = old ] && bin=../.old/build-gpu/bench/bench_gemm_mixed
+  say "-- $2"
+  timeout 120 $bin --device gpu --modes $mode --reps 10 "${@:3}" 2>&1 | grep -E "GFLOP|rror" | cut -c1-90 |
+    sed "s/^/$2 | /" | tee -a "$log"
+}
 for mode in ${MODES:-f16 tf32}; do
   log=$out/mma-$mode.txt
   cat $r/groups.txt >> "$log"
-  mode_run() {
-    local bin=bench/bench_gemm_mixed; [ "$1" = old ] && bin=../.old/build-gpu/bench/bench_gemm_mixed
-    say "-- $2"
-    timeout 120 $bin --device gpu --modes $mode --reps 10 "${@:3}" 2>&1 | grep -E "GFLOP|rror" | cut -c1-90 |
-      sed "s/^/$2 | /" | tee -a "$log"
-  }
   ab_rounds $r/groups.txt mode_run
   while IFS='|' read -r flags batch s; do
     timeout 60 python3 ../bench/torch_gemm.py --dtype $mode $flags --batch "$batch" --shape "$s" 2>&1 |
