@@ -1442,7 +1442,7 @@ END_TEST
 /* On a GPU (pretended, 132 units) a product of at least 128 rows and columns and a K of 2048 or more whose tiles
  * leave over a quarter of the units idle is cut into slices in units of 256 (medium_split), where slices of 1024
  * gave it two or three; one whose tiles reach three quarters of the units keeps them, as do few-row products (their
- * own rule), a forced split and CLFORGE_GEMM_MEDIUM_SPLIT=off. */
+ * own rule), a forced split and CLFORGE_GEMM_MEDIUM_SPLIT=off (another value is warned of and ignored). */
 START_TEST(medium_products_of_few_tiles_take_short_slices)
 {
     clf_device_info saved;
@@ -1469,6 +1469,8 @@ START_TEST(medium_products_of_few_tiles_take_short_slices)
     size_t slice, planes = planes_of(&plan);
     main_steps(&plan, &slice);
     ck_assert_msg(planes >= 2 && planes <= 3 && slice > 900, "rule off: %zu slices of %zu", planes, slice);   /* K spread evenly */
+    plan_under_env(ctx, "CLFORGE_GEMM_MEDIUM_SPLIT", "yes", 337, 468, 2965, 0, &plan);   /* warned, ignored: on */
+    ck_assert_uint_ge(planes_of(&plan), 8);
     pretend_end(ctx, &saved);
 }
 END_TEST
