@@ -38,7 +38,11 @@
 #define ORDER 0
 #endif
 /* 1: A and B come packed (gemm_cpu_pack); 0: read where they are, A's element (i, k) at i*a_rs + k*a_ks and B
- * K-major (row k at k*ldb), which saves the two pack launches that dominate small products. */
+ * K-major (row k at k*ldb), which saves the two pack launches that dominate small products; 2: A packed, B K-major
+ * read where it is and copied by the work-item, a K block at a time, into NI panels in local memory (products of
+ * few row blocks: each element of B is copied by as many work-items as there are row blocks, where the pack launch
+ * writes all of B and the kernel reads it back; read in place, B's rows of one panel are ldb apart and meet in a
+ * few cache sets). */
 #ifndef PACKED
 #define PACKED 1
 #endif
@@ -136,7 +140,8 @@ CLF_INLINE void store_cv(__global real *c, long i, ulong bat, long row, long col
 #if PACKED
 #define CLF_B_PANEL(v) VLOAD(v, b)
 #define CLF_A_PANEL(r) apan[r]
-#else
+#endif
+#if PACKED != 1
 #define CLF_B_ROW(v) VLOAD(0, b + (v) * VW)
 /* An edge tile's columns past N read as zero. */
 #define CLF_B_EDGE(v) edge_row(b + (v) * VW, j0 + (v) * VW, N)
@@ -166,9 +171,34 @@ void gemm_cpu(const int M, const int N, const int K, const real alpha, const rea
     ap += a_off + (ulong)batch * a_stride;
     bp += b_off + (ulong)batch * b_stride;
     c += c_off + (ulong)batch * c_stride;
+#if PACKED == 2
+    __local real bloc[NI * KC * NR];   /* panel jn's element (k, c) at (jn*KC + k)*NR + c */
+#endif
     for (int k0 = 0; k0 < K; k0 += KC) {
         const int kc = K - k0 < KC ? K - k0 : KC;
         const int first = k0 == 0, last = k0 + KC >= K;
+#if PACKED == 2
+        /* This block's rows of B into NI panels, a panel at a time: each load then walks B with one stride (ldb),
+         * which the hardware's stride prefetcher follows (along the row first, PoCL, 2-core EPYC: slower than the
+         * pack launch). Columns past N are zero. */
+        for (int jn = 0; jn < NI; jn++) {
+            const int j0 = (j_blk * NI + jn) * NR;
+            if (j0 >= N)
+                break;
+            const __global real *src = bp + (long)k0 * ldb + j0;
+            __local real *d = bloc + jn * KC * NR;
+            if (j0 + NR <= N) {
+                for (int k = 0; k < kc; k++, src += ldb, d += NR)
+#pragma unroll
+                    for (int v = 0; v < NV; v++)
+                        VSTORE(VLOAD(v, src), v, d);
+            } else {
+                for (int k = 0; k < kc; k++, src += ldb, d += NR)
+                    for (int v = 0; v < NV; v++)
+                        VSTORE(edge_row(src + v * VW, j0 + v * VW, N), v, d);
+            }
+        }
+#endif
         for (int jn = 0; jn < NI; jn++) {
             const int j0 = (j_blk * NI + jn) * NR;
             if (j0 >= N)
@@ -184,7 +214,12 @@ void gemm_cpu(const int M, const int N, const int K, const real alpha, const rea
 #pragma unroll
                     for (int v = 0; v < NV; v++)
                         acc[r][v] = (rvec)(ZERO);
-#if PACKED
+#if PACKED == 2
+                const __global real *apan = ap + (long)i0 * K + (long)k0 * MR;
+                const __local real *b = bloc + jn * KC * NR;
+                for (int k = 0; k < kc; k++, apan += MR, b += NR)
+                    CLF_KSTEP(CLF_B_PANEL, CLF_A_PANEL);
+#elif PACKED
                 const __global real *apan = ap + (long)i0 * K + (long)k0 * MR;
                 const __global real *b = bp + (long)j0 * K + (long)k0 * NR;
                 for (int k = 0; k < kc; k++, apan += MR, b += NR)

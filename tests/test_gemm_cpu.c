@@ -16,7 +16,8 @@ typedef struct prob {
     size_t m, n, k, batch, lda, ldb, ldc, offa, offb, offc;
     int a_kmajor, b_kmajor;
     double alpha, beta;
-    int pack;   /* 1 packed, 0 read in place (a K-major B only), -1 as the planner decides */
+    int pack;   /* 1 packed, 0 read in place (a K-major B only), 2 A packed and B copied by the kernel (a K-major B
+                 * only), -1 as the planner decides */
 } prob;
 
 static size_t a_rows(const prob *p) { return p->a_kmajor ? p->k : p->m; }
@@ -55,15 +56,21 @@ static void check_one(clf_context *ctx, clf_dtype dt, const prob *p, const clf__
                            {CLF__BUF_USER, c, p->offc, p->ldc, sc}, p->pack, 0, 0, 0, dt, dt};
     int planned = 0;
     ck_assert_msg(clf__gemm_cpu_plan(ctx, &plan, &cp, cfg, &planned) == CLF_SUCCESS, "%s", clf_last_error());
-    /* Packs and the kernel, or the kernel alone on operands read in place (the planner's choice up to 2^25). */
-    /* The planner's rule (gemm_cpu.c use_packs): a K-major B is read in place up to 2^25 multiply-adds, or with
-     * at most 32 rows of C, or at most 32 columns in whole vectors. */
-    size_t vw = (size_t)(cfg ? cfg : &plan.cfg_cpu)->v[CLF__CPU_VW];
+    /* Both packs and the kernel, A's pack and the kernel (which copies B), or the kernel alone on operands read in
+     * place. The planner's rule (gemm_cpu.c use_packs): a K-major B is read in place up to 2^25 multiply-adds, or
+     * with at most 32 rows of C, or at most 32 columns in whole vectors; else copied by the kernel when C's rows fit
+     * one row block of the configuration; else packed. */
+    const int *pv = plan.cfg_cpu.v;
+    size_t vw = (size_t)pv[CLF__CPU_VW], block_rows = (size_t)(pv[CLF__CPU_MR] * pv[CLF__CPU_MI]);
     int few = p->m <= 32 || (p->n <= 32 && p->n % vw == 0);
-    int packed = !p->b_kmajor || p->pack == 1 ||
-                 (p->pack < 0 && !few && (double)p->m * (double)p->n * (double)p->k > 33554432.0);
+    int mode = !p->b_kmajor ? 1 : p->pack >= 0 ? p->pack
+               : few || (double)p->m * (double)p->n * (double)p->k <= 33554432.0 ? 0 : p->m <= block_rows ? 2 : 1;
+    if (mode == 2 && (double)(pv[CLF__CPU_NI] * pv[CLF__CPU_KC] * pv[CLF__CPU_VW] * pv[CLF__CPU_NV]) * (double)esz >
+                         (double)clf_context_device(ctx)->local_mem)
+        mode = 1;   /* the kernel's copy of B does not fit the device's local memory */
     ck_assert_int_eq(planned, 1);
-    ck_assert_int_eq(plan.nsteps, packed ? 3 : 1);
+    ck_assert_int_eq(plan.nsteps, mode == 1 ? 3 : mode == 2 ? 2 : 1);
+    ck_assert_int_eq(plan.steps[plan.nsteps - 1].u.cpu.packed, mode);
     ck_assert_msg(clf__gemm_exec(ctx, &plan, 0, NULL, NULL) == CLF_SUCCESS, "%s", clf_last_error());
     clf_test_read(ctx, c, nc * esz, dc);
     double eps = f64 ? 1.2e-16 : 6e-8;
@@ -116,7 +123,7 @@ static prob random_prob(uint64_t *s)
     if (p.alpha == 0.0)
         p.alpha = 0.5;   /* alpha 0 never reaches the CPU path */
     p.beta = clf_test_pick_scalar(s, 1);
-    p.pack = (int)(clf_test_rand_u64(s) % 3) - 1;
+    p.pack = (int)(clf_test_rand_u64(s) % 4) - 1;
     return p;
 }
 
@@ -171,12 +178,17 @@ START_TEST(long_k_and_edges)
         clf__config c;
         clf__family_gemm_cpu.default_config(clf_context_device(ctxs[d]), CLF_F32, NULL, &c);
         c.v[CLF__CPU_KC] = 64;
-        for (int pack = 0; pack < 2; pack++) {
+        for (int pack = 0; pack < 3; pack++) {
             prob p = {77, 85, 333, 2, 333, 85, 90, 3, 1, 2, 0, 1, 1.5, -0.5, pack};
             check_one(ctxs[d], CLF_F32, &p, &c, &seed);
             prob q = {301, 257, 200, 1, 301, 200, 257, 0, 0, 0, 1, 0, -1.0, 0.0, pack};
             check_one(ctxs[d], CLF_F32, &q, NULL, &seed);
         }
+        /* Past 2^25 multiply-adds with C's 40 rows in one row block: the planner has the kernel copy B. */
+        prob r = {40, 901, 1001, 1, 1003, 904, 905, 1, 2, 3, 0, 1, 0.75, 0.5, -1};
+        check_one(ctxs[d], CLF_F32, &r, NULL, &seed);
+        if (clf_context_device(ctxs[d])->fp64)
+            check_one(ctxs[d], CLF_F64, &r, NULL, &seed);
     }
     clf_test_contexts_free(ctxs, nctx);
 }

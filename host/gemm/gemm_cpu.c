@@ -113,8 +113,19 @@ static void fill_cores(clf_context *ctx, const clf__cpu_product *p, clf__config 
 /* The gemm_cpu_pack source code of a storage type: 1 IEEE half, 2 bfloat16, 0 the plan's precision. */
 static int src16(clf_dtype t) { return t == CLF_F16 ? 1 : t == CLF_BF16 ? 2 : 0; }
 
-static int use_packs(const clf__cpu_product *p, size_t vw)
+/* 1 when the kernel can copy B itself (PACKED=2): B K-major in the plan's precision, and NI panels of a K block in
+ * the device's local memory. */
+static int copies_b(clf_context *ctx, const clf__cpu_product *p, const clf__config *c, clf_dtype dt)
 {
+    const int *v = c->v;
+    double bytes = (double)v[CLF__CPU_NI] * v[CLF__CPU_KC] * v[CLF__CPU_VW] * v[CLF__CPU_NV] * (double)clf__dtype_size(dt);
+    return p->b_kmajor && !src16(p->b_type) && bytes <= (double)ctx->info.local_mem;
+}
+
+/* 0: A and B read in place; 1: both packed; 2: A packed, B copied by the kernel (copies_b decides whether it can). */
+static int use_packs(const clf__cpu_product *p, const clf__config *c)
+{
+    size_t vw = (size_t)c->v[CLF__CPU_VW], block_rows = (size_t)(c->v[CLF__CPU_MR] * c->v[CLF__CPU_MI]);
     if (src16(p->a_type) || src16(p->b_type))
         return 1;   /* 16-bit operands are widened by the packs */
     if (!p->b_kmajor)
@@ -123,7 +134,7 @@ static int use_packs(const clf__cpu_product *p, size_t vw)
         return p->pack;
     const char *env = getenv("CLFORGE_GEMM_CPU_PACK");
     if (env && *env)
-        return atoi(env) != 0;
+        return atoi(env) == 2 ? 2 : atoi(env) != 0;
     /* A few rows of C: each element of B meets so few of them that packing B (a read and a write of all of it)
      * costs more than reading it in place. PoCL, 2-core EPYC, fp32 GFLOP/s packed -> in place: 8x4096x4096
      * 35 -> 75-86, 16x2048x2048 82-84 -> 98-117, 32x4096x2048 99-115 -> 152-154; 64x4096x1024 173-221 against
@@ -135,7 +146,16 @@ static int use_packs(const clf__cpu_product *p, size_t vw)
      * 4096x12x2048 (vectors of 16) went 43-52 -> 41-42 and 2000x24x3000 80-94 -> 70-78. */
     if (p->n <= UNPACKED_MAX_ROWS && vw && p->n % vw == 0)
         return 0;
-    return (double)p->m * (double)p->n * (double)p->k > UNPACKED_MAX_WORK;
+    if ((double)p->m * (double)p->n * (double)p->k <= UNPACKED_MAX_WORK)
+        return 0;
+    /* All of C's rows in one row block: each element of B is used by one work-item, so the kernel copies it (one
+     * read) rather than the pack launch writing all of B for the kernel to read back. PoCL, 2-core EPYC
+     * (AVX-512), fp32 GFLOP/s, packed -> copied, medians of three alternating rounds (bench/results/pocl-epyc/
+     * 2026-12-07/cpu-copy-b.txt): heuristic tiles (96-row blocks) 40x3500x3000 70.8 -> 90.2, 64x4096x4096
+     * 114.7 -> 123.5, 96x3000x3000 124.0 -> 140.5, 77x5000x2000 +5%, A^T B 90x3000x2500 -1%; fp64 64x2048x2048
+     * 49.0 -> 64.3. With two row blocks the copy was even (128x4096x2048 0.99, 150x2500x3500 0.98), with three it
+     * lost (200x3000x2000 0.87); at 32 rows or fewer reading B in place beat it (8x4096x4096 0.72). */
+    return p->m <= block_rows ? 2 : 1;
 }
 
 static clf_status too_many_steps(void)
@@ -182,7 +202,10 @@ clf_status clf__gemm_cpu_plan(clf_context *ctx, clf__gemm_plan *plan, const clf_
     size_t esz = clf__dtype_size(plan->dtype), lim = (size_t)INT_MAX / 2;
     if (p->m > lim || p->n > lim || p->k > lim || plan->nsteps + 3 > CLF__GEMM_MAX_STEPS)
         return CLF_SUCCESS;
-    if (!use_packs(p, (size_t)v[CLF__CPU_VW])) {
+    int packs = use_packs(p, &plan->cfg_cpu);
+    if (packs == 2 && !copies_b(ctx, p, &plan->cfg_cpu, plan->dtype))
+        packs = 1;
+    if (!packs) {
         if (plan->nsteps >= CLF__GEMM_MAX_STEPS)
             return CLF_SUCCESS;
         clf__gemm_step *st = &plan->steps[plan->nsteps++];
@@ -197,20 +220,21 @@ clf_status clf__gemm_cpu_plan(clf_context *ctx, clf__gemm_plan *plan, const clf_
     /* Packed A then packed B (each 16-element aligned) after whatever the plan packs already. */
     size_t a_one, b_one, a_all, b_all, a_at = round_up(cdiv(plan->pack_bytes, esz), 16), b_at, end, bytes;
     if (!clf__mul(round_up(p->m, mr), p->k, &a_one) || !clf__mul(a_one, p->batch, &a_all) ||
-        !clf__mul(round_up(p->n, nr), p->k, &b_one) || !clf__mul(b_one, p->batch, &b_all) ||
+        !clf__mul(packs == 2 ? 0 : round_up(p->n, nr), p->k, &b_one) || !clf__mul(b_one, p->batch, &b_all) ||
         !clf__add(a_at, a_all, &b_at) || !clf__add(round_up(b_at, 16), b_all, &end) || !clf__mul(end, esz, &bytes) ||
         bytes > ctx->info.max_alloc)
         return CLF_SUCCESS;
     b_at = round_up(b_at, 16);
     clf_status s = add_pack(plan, (int)mr, p->m, p->k, p->batch, p->a_kmajor, p->a, p->a_type, a_at, a_one);
-    if (s == CLF_SUCCESS)
+    if (s == CLF_SUCCESS && packs == 1)
         s = add_pack(plan, (int)nr, p->n, p->k, p->batch, p->b_kmajor, p->b, p->b_type, b_at, b_one);
     if (s != CLF_SUCCESS)
         return s;
     clf__gemm_step *st = &plan->steps[plan->nsteps++];
     st->kind = CLF__STEP_CPU;
-    st->u.cpu = (clf__cpu_step){&plan->cfg_cpu, 1, 0, 0, p->m, p->n, p->k, p->batch, p->alpha, p->beta,
-                                {CLF__BUF_PACK, NULL, a_at, 0, a_one}, {CLF__BUF_PACK, NULL, b_at, 0, b_one}, p->c,
+    clf__gemm_operand b_packed = {CLF__BUF_PACK, NULL, b_at, 0, b_one};
+    st->u.cpu = (clf__cpu_step){&plan->cfg_cpu, packs, 0, 0, p->m, p->n, p->k, p->batch, p->alpha, p->beta,
+                                {CLF__BUF_PACK, NULL, a_at, 0, a_one}, packs == 2 ? p->b : b_packed, p->c,
                                 p->epi, p->r0, p->c0};
     plan->pack_bytes = bytes;
     plan->path = "cpu";
