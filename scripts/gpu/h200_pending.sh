@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# h200_pending.sh — on the GPU host: the measurements the 2026-12-07 rounds left undone (about 10 minutes: two device
-#   calls, PARTS="env mma" and PARTS="survey tiles"): medium_split off against on over the products of its A/B
+# h200_pending.sh — on the GPU host: the measurements the 2026-12-07 rounds left undone (about 17 minutes: three device
+#   calls, PARTS="tiles", PARTS="env mma" and PARTS="survey"): medium_split off against on over the products of its A/B
 #   (h200_split_sweep.sh PART=env, SEEDs 107 and 113), the matrix-unit splits in one launch in tf32 and bf16 against
 #   the build before them (h200_mma_one_launch.sh MODES="tf32 bf16" NO_TESTS=1; commit e6a34c3 unpacked into .old
 #   and carried), a survey of the fp32 classes on fresh shapes (h200_survey.sh SEED=31), and few-row and medium
