@@ -4,18 +4,20 @@
 #   and most of each variant and B's median over A's. Raw lines ("1|2 LABEL GFLOP/s") go to OUT.
 #   usage: scripts/cpu_ab.sh OUT ROUNDS "A_ENV" "B_ENV" "FLAGS|MxNxK"...
 #     FLAGS: bench_gemm_mixed's (--at, --bt; ':' stands for a space, --batch:8) or "-" for none.
-#   BUILD (default build) holds the bench; MODES (default f32) its --modes.
+#   BUILD (default build) holds the bench; BUILD_A and BUILD_B, when set, give each variant its own (an A/B of two
+#   builds: pass "" or X=1 as both environments); MODES (default f32) its --modes.
 #   e.g. scripts/cpu_ab.sh /tmp/ab.txt 3 "CLFORGE_GEMM_CPU_PACK=1" "CLFORGE_GEMM_CPU_PACK=2" "-|64x4096x4096"
 set -u
 out=$1 rounds=$2 env_a=$3 env_b=$4
 shift 4
 root=$(cd "$(dirname "$0")/.." && pwd)
-bench=${BUILD:-$root/build}/bench/bench_gemm_mixed
-[ -x "$bench" ] || { echo "no $bench (set BUILD)"; exit 1; }
+bench_a=${BUILD_A:-${BUILD:-$root/build}}/bench/bench_gemm_mixed
+bench_b=${BUILD_B:-${BUILD:-$root/build}}/bench/bench_gemm_mixed
+for b in "$bench_a" "$bench_b"; do [ -x "$b" ] || { echo "no $b (set BUILD)"; exit 1; }; done
 : > "$out"
 for _ in $(seq "$rounds"); do
   for v in 1 2; do
-    e=$env_a; [ $v = 2 ] && e=$env_b
+    e=$env_a bench=$bench_a; [ $v = 2 ] && e=$env_b bench=$bench_b
     for l in "$@"; do
       IFS='|' read -r fl s <<< "$l"
       [ "$fl" = - ] && fl=""

@@ -194,6 +194,45 @@ START_TEST(long_k_and_edges)
 }
 END_TEST
 
+/* C of 150 rows, past 2^25 multiply-adds, with columns enough for every core: the planner widens the row block to
+ * hold all rows where the family's 16 micro-tiles can, and then has the kernel copy B. */
+START_TEST(few_rows_in_one_row_block)
+{
+    clf_context **ctxs;
+    int nctx = clf_test_contexts(&ctxs);
+    uint64_t seed = 150;
+    for (int d = 0; d < nctx; d++) {
+        clf_context *ctx = ctxs[d];
+        if (!clf__gemm_cpu_wanted(ctx))
+            continue;
+        clf__config c;
+        const char *origin;
+        ck_assert(clf__config_resolve(ctx, &clf__family_gemm_cpu, CLF_F32, NULL, &c, &origin) == CLF_SUCCESS);
+        cl_mem buf = clf_test_buffer(ctx, 4, NULL);
+        clf__gemm_plan plan;
+        memset(&plan, 0, sizeof plan);
+        plan.dtype = CLF_F32;
+        clf__cpu_product cp = {150, 4000, 300, 1, 0, 1, 1.0, 0.0, {CLF__BUF_USER, buf, 0, 300, 0},
+                               {CLF__BUF_USER, buf, 0, 4000, 0}, {CLF__BUF_USER, buf, 0, 4000, 0}, -1, 0, 0, 0,
+                               CLF_F32, CLF_F32};
+        int planned = 0;
+        ck_assert(clf__gemm_cpu_plan(ctx, &plan, &cp, NULL, &planned) == CLF_SUCCESS && planned);
+        const int *v = plan.cfg_cpu.v;
+        if ((150 + c.v[CLF__CPU_MR] - 1) / c.v[CLF__CPU_MR] <= 16 && strcmp(origin, "override") != 0) {
+            ck_assert_msg(v[CLF__CPU_MR] * v[CLF__CPU_MI] >= 150, "MR %d MI %d", v[CLF__CPU_MR], v[CLF__CPU_MI]);
+            ck_assert_int_eq(plan.steps[plan.nsteps - 1].u.cpu.packed,
+                             (double)(v[CLF__CPU_NI] * v[CLF__CPU_KC] * v[CLF__CPU_VW] * v[CLF__CPU_NV]) * 4.0 <=
+                                     (double)clf_context_device(ctx)->local_mem ? 2 : 1);
+        }
+        clReleaseMemObject(buf);
+        /* and the product itself, with offsets and padded leading dimensions */
+        prob w = {150, 1500, 300, 1, 301, 1502, 1503, 1, 2, 3, 0, 1, 1.25, -0.5, -1};
+        check_one(ctx, CLF_F32, &w, NULL, &seed);
+    }
+    clf_test_contexts_free(ctxs, nctx);
+}
+END_TEST
+
 /* Through clf_sgemm/clf_dgemm: the planner takes the CPU path where the device wants it, and the column-major
  * call with both transposes is right. */
 START_TEST(public_api_on_cpu_path)
@@ -321,6 +360,7 @@ int main(void)
     Suite *s = suite_create("gemm_cpu");
     CLF_TEST_ALONE(s, forced_on_every_device_matches_reference);
     CLF_TEST_ALONE(s, long_k_and_edges);
+    CLF_TEST_ALONE(s, few_rows_in_one_row_block);
     CLF_TEST_ALONE(s, public_api_on_cpu_path);
     CLF_TEST_ALONE(s, defaults_valid_and_bad_config_refused);
     CLF_TEST_ALONE(s, typed_operands_widened_by_the_packs);

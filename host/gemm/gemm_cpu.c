@@ -110,6 +110,24 @@ static void fill_cores(clf_context *ctx, const clf__cpu_product *p, clf__config 
 #define UNPACKED_MAX_WORK 33554432.0
 #define UNPACKED_MAX_ROWS 32   /* and products of at most this many rows (or whole-vector columns) of C (use_packs) */
 
+#define MI_MOST 16   /* the family's largest MI */
+
+/* C of few rows (more than UNPACKED_MAX_ROWS, which read B in place) in one row block where MI can hold them: every
+ * column block then multiplies all of C's rows once it has B's block at hand, and the kernel can copy B itself
+ * (use_packs). PoCL, 2-core EPYC (AVX-512), fp32 GFLOP/s, medians of three alternating rounds (bench/results/
+ * pocl-epyc/2026-12-07/cpu-copy-b.txt): AVX-512 tiles (MR 12), MI 8 -> 16, both packed: 128x4096x2048 96.4 ->
+ * 130.2, 110x3500x3000 80.4 -> 122.6, 150x2500x3500 104.6 -> 135.1, 190x3000x2000 143.2 -> 146.5 (then copying B:
+ * 137.3, 145.4, 161.0, 164.1); the shipped AVX2 entry (MR 6, KC 1024), MI 8 packed -> 16 with B copied: 64x4096x4096
+ * 68.1 -> 98.7, 90x3000x3000 98.7 -> 126.7, A B^T 70x3000x2500 (B packed either way) 68.3 -> 83.7. fill_cores then
+ * lowers MI again where the columns give the cores too few blocks. */
+static void one_row_block(const clf__cpu_product *p, clf__config *c)
+{
+    size_t need = cdiv(p->m, (size_t)c->v[CLF__CPU_MR]);
+    if (p->m > UNPACKED_MAX_ROWS && (double)p->m * (double)p->n * (double)p->k > UNPACKED_MAX_WORK &&
+        need > (size_t)c->v[CLF__CPU_MI] && need <= MI_MOST)
+        c->v[CLF__CPU_MI] = (int)need;
+}
+
 /* The gemm_cpu_pack source code of a storage type: 1 IEEE half, 2 bfloat16, 0 the plan's precision. */
 static int src16(clf_dtype t) { return t == CLF_F16 ? 1 : t == CLF_BF16 ? 2 : 0; }
 
@@ -191,6 +209,8 @@ clf_status clf__gemm_cpu_plan(clf_context *ctx, clf__gemm_plan *plan, const clf_
         if (s != CLF_SUCCESS)
             return s;
         fit_width(p, &plan->cfg_cpu);
+        if (strcmp(plan->origin_cpu, "override") != 0)   /* sweeps run the tiles they force */
+            one_row_block(p, &plan->cfg_cpu);
         fill_cores(ctx, p, &plan->cfg_cpu);
     }
     const int *v = plan->cfg_cpu.v;

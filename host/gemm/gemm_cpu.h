@@ -20,8 +20,9 @@ typedef struct clf__cpu_product {
     int a_kmajor, b_kmajor;
     double alpha, beta;
     clf__gemm_operand a, b, c;
-    int pack;                    /* 1: pack A and B; 0: read them in place (needs b_kmajor); -1: as the planner
-                                  * decides (in place for small products, $CLFORGE_GEMM_CPU_PACK=0/1 forces) */
+    int pack;                    /* 1: pack A and B; 0: read them in place (needs b_kmajor); 2: pack A, the kernel
+                                  * copies B (needs b_kmajor); -1: as the planner decides ($CLFORGE_GEMM_CPU_PACK
+                                  * forces) */
     int epi;                     /* store C through the plan's epilogue; r0, c0: this C's origin in the whole */
     size_t r0, c0;
     clf_dtype a_type, b_type;    /* CLF_F16 or CLF_BF16: A or B stored so, widened by the packs (which then always
