@@ -141,6 +141,11 @@ CLF_INLINE void store_cv(__global real *c, long i, ulong bat, long row, long col
 #define CLF_B_PANEL(v) VLOAD(v, b)
 #define CLF_A_PANEL(r) apan[r]
 #endif
+#if PACKED == 3
+/* A's rows as copied into local memory, ALD apart (padded so that a micro-tile's rows fall in different cache sets) */
+#define ALD (KC + VW)
+#define CLF_A_LOCAL(r) arow[(r) * ALD]
+#endif
 #if PACKED != 1
 #define CLF_B_ROW(v) VLOAD(0, b + (v) * VW)
 /* An edge tile's columns past N read as zero. */
@@ -173,6 +178,8 @@ void gemm_cpu(const int M, const int N, const int K, const real alpha, const rea
     c += c_off + (ulong)batch * c_stride;
 #if PACKED == 2
     __local real bloc[NI * KC * NR];   /* panel jn's element (k, c) at (jn*KC + k)*NR + c */
+#elif PACKED == 3
+    __local real aloc[MI * MR * ALD];   /* row r of the block's A at r*ALD */
 #endif
     for (int k0 = 0; k0 < K; k0 += KC) {
         const int kc = K - k0 < KC ? K - k0 : KC;
@@ -199,6 +206,20 @@ void gemm_cpu(const int M, const int N, const int K, const real alpha, const rea
             }
         }
 #endif
+#if PACKED == 3
+        /* This block's rows of A (K contiguous), a K block at a time, as vectors along K; rows past M repeat row
+         * M-1 (their sums are never stored). */
+        for (int r = 0; r < MI * MR; r++) {
+            const int row = i_blk * MI * MR + r < M ? i_blk * MI * MR + r : M - 1;
+            const __global real *src = ap + (long)row * a_rs + k0;
+            __local real *d = aloc + r * ALD;
+            int k = 0;
+            for (; k + VW <= kc; k += VW)
+                VSTORE(VLOAD(0, src + k), 0, d + k);
+            for (; k < kc; k++)
+                d[k] = src[k];
+        }
+#endif
         for (int jn = 0; jn < NI; jn++) {
             const int j0 = (j_blk * NI + jn) * NR;
             if (j0 >= N)
@@ -219,6 +240,11 @@ void gemm_cpu(const int M, const int N, const int K, const real alpha, const rea
                 const __local real *b = bloc + jn * KC * NR;
                 for (int k = 0; k < kc; k++, apan += MR, b += NR)
                     CLF_KSTEP(CLF_B_PANEL, CLF_A_PANEL);
+#elif PACKED == 3
+                const __local real *arow = aloc + im * MR * ALD;
+                const __global real *b = bp + (long)j0 * K + (long)k0 * NR;
+                for (int k = 0; k < kc; k++, arow++, b += NR)
+                    CLF_KSTEP(CLF_B_PANEL, CLF_A_LOCAL);
 #elif PACKED
                 const __global real *apan = ap + (long)i0 * K + (long)k0 * MR;
                 const __global real *b = bp + (long)j0 * K + (long)k0 * NR;

@@ -17,7 +17,7 @@ typedef struct prob {
     int a_kmajor, b_kmajor;
     double alpha, beta;
     int pack;   /* 1 packed, 0 read in place (a K-major B only), 2 A packed and B copied by the kernel (a K-major B
-                 * only), -1 as the planner decides */
+                 * only), 3 B packed and A copied by the kernel (A with K contiguous only), -1 as the planner decides */
 } prob;
 
 static size_t a_rows(const prob *p) { return p->a_kmajor ? p->k : p->m; }
@@ -56,20 +56,28 @@ static void check_one(clf_context *ctx, clf_dtype dt, const prob *p, const clf__
                            {CLF__BUF_USER, c, p->offc, p->ldc, sc}, p->pack, 0, 0, 0, dt, dt};
     int planned = 0;
     ck_assert_msg(clf__gemm_cpu_plan(ctx, &plan, &cp, cfg, &planned) == CLF_SUCCESS, "%s", clf_last_error());
-    /* Both packs and the kernel, A's pack and the kernel (which copies B), or the kernel alone on operands read in
-     * place. The planner's rule (gemm_cpu.c use_packs): a K-major B is read in place up to 2^25 multiply-adds, or
-     * with at most 32 rows of C, or at most 32 columns in whole vectors; else copied by the kernel when C's rows fit
-     * one row block of the configuration; else packed. */
+    /* Both packs and the kernel; one pack and the kernel, which copies the other operand; or the kernel alone on
+     * operands read in place. The planner's rule (gemm_cpu.c use_packs): a K-major B is read in place up to 2^25
+     * multiply-adds, or with at most 32 rows of C, or at most 32 columns in whole vectors; else B is copied by the
+     * kernel when C's rows fit one row block, A (K contiguous) when C's columns fit one column block; else packed. */
     const int *pv = plan.cfg_cpu.v;
     size_t vw = (size_t)pv[CLF__CPU_VW], block_rows = (size_t)(pv[CLF__CPU_MR] * pv[CLF__CPU_MI]);
+    size_t block_cols = vw * (size_t)(pv[CLF__CPU_NV] * pv[CLF__CPU_NI]);
+    int work = (double)p->m * (double)p->n * (double)p->k > 33554432.0;
+    int one_col = work && p->n > 32 && p->n <= block_cols && p->m > block_rows;
     int few = p->m <= 32 || (p->n <= 32 && p->n % vw == 0);
-    int mode = !p->b_kmajor ? 1 : p->pack >= 0 ? p->pack
-               : few || (double)p->m * (double)p->n * (double)p->k <= 33554432.0 ? 0 : p->m <= block_rows ? 2 : 1;
-    if (mode == 2 && (double)(pv[CLF__CPU_NI] * pv[CLF__CPU_KC] * pv[CLF__CPU_VW] * pv[CLF__CPU_NV]) * (double)esz >
-                         (double)clf_context_device(ctx)->local_mem)
+    int mode = p->pack >= 0 ? (!p->b_kmajor && p->pack != 3 ? 1 : p->pack)
+               : !p->b_kmajor ? (one_col ? 3 : 1)
+               : few || !work ? 0 : p->m <= block_rows ? 2 : one_col ? 3 : 1;
+    double local = (double)clf_context_device(ctx)->local_mem;
+    if (mode == 2 && (double)(pv[CLF__CPU_NI] * pv[CLF__CPU_KC] * pv[CLF__CPU_VW] * pv[CLF__CPU_NV]) *
+                                   (double)esz > local)
         mode = 1;   /* the kernel's copy of B does not fit the device's local memory */
+    if (mode == 3 && (p->a_kmajor || (double)(pv[CLF__CPU_MI] * pv[CLF__CPU_MR] * (pv[CLF__CPU_KC] + pv[CLF__CPU_VW])) *
+                                         (double)esz > local))
+        mode = 1;   /* A stored K-major, or its copy does not fit */
     ck_assert_int_eq(planned, 1);
-    ck_assert_int_eq(plan.nsteps, mode == 1 ? 3 : mode == 2 ? 2 : 1);
+    ck_assert_int_eq(plan.nsteps, mode == 1 ? 3 : mode ? 2 : 1);
     ck_assert_int_eq(plan.steps[plan.nsteps - 1].u.cpu.packed, mode);
     ck_assert_msg(clf__gemm_exec(ctx, &plan, 0, NULL, NULL) == CLF_SUCCESS, "%s", clf_last_error());
     clf_test_read(ctx, c, nc * esz, dc);
@@ -123,7 +131,7 @@ static prob random_prob(uint64_t *s)
     if (p.alpha == 0.0)
         p.alpha = 0.5;   /* alpha 0 never reaches the CPU path */
     p.beta = clf_test_pick_scalar(s, 1);
-    p.pack = (int)(clf_test_rand_u64(s) % 4) - 1;
+    p.pack = (int)(clf_test_rand_u64(s) % 5) - 1;
     return p;
 }
 
@@ -178,7 +186,7 @@ START_TEST(long_k_and_edges)
         clf__config c;
         clf__family_gemm_cpu.default_config(clf_context_device(ctxs[d]), CLF_F32, NULL, &c);
         c.v[CLF__CPU_KC] = 64;
-        for (int pack = 0; pack < 3; pack++) {
+        for (int pack = 0; pack < 4; pack++) {
             prob p = {77, 85, 333, 2, 333, 85, 90, 3, 1, 2, 0, 1, 1.5, -0.5, pack};
             check_one(ctxs[d], CLF_F32, &p, &c, &seed);
             prob q = {301, 257, 200, 1, 301, 200, 257, 0, 0, 0, 1, 0, -1.0, 0.0, pack};
@@ -189,13 +197,19 @@ START_TEST(long_k_and_edges)
         check_one(ctxs[d], CLF_F32, &r, NULL, &seed);
         if (clf_context_device(ctxs[d])->fp64)
             check_one(ctxs[d], CLF_F64, &r, NULL, &seed);
+        /* C's 50 columns in one column block, B stored either way: the planner has the kernel copy A. */
+        prob f = {700, 50, 1100, 1, 1101, 52, 53, 2, 1, 0, 0, 1, 1.0, 0.25, -1};
+        check_one(ctxs[d], CLF_F32, &f, NULL, &seed);
+        prob g = {700, 50, 1100, 1, 1101, 1103, 50, 0, 3, 1, 0, 0, -0.5, 0.0, -1};
+        check_one(ctxs[d], CLF_F32, &g, NULL, &seed);
     }
     clf_test_contexts_free(ctxs, nctx);
 }
 END_TEST
 
 /* C of 150 rows, past 2^25 multiply-adds, with columns enough for every core: the planner widens the row block to
- * hold all rows where the family's 16 micro-tiles can, and then has the kernel copy B. */
+ * hold all rows where the family's 16 micro-tiles can, and then has the kernel copy B; likewise C of 100 columns
+ * gets a column block that holds them, and the kernel copies A. */
 START_TEST(few_rows_in_one_row_block)
 {
     clf_context **ctxs;
@@ -224,10 +238,27 @@ START_TEST(few_rows_in_one_row_block)
                              (double)(v[CLF__CPU_NI] * v[CLF__CPU_KC] * v[CLF__CPU_VW] * v[CLF__CPU_NV]) * 4.0 <=
                                      (double)clf_context_device(ctx)->local_mem ? 2 : 1);
         }
+        /* Few columns (100 of 3000 x 100, B stored N x K): the column block widened to hold them, A copied. */
+        memset(&plan, 0, sizeof plan);
+        plan.dtype = CLF_F32;
+        clf__cpu_product cq = {3000, 100, 400, 1, 0, 0, 1.0, 0.0, {CLF__BUF_USER, buf, 0, 400, 0},
+                               {CLF__BUF_USER, buf, 0, 400, 0}, {CLF__BUF_USER, buf, 0, 100, 0}, -1, 0, 0, 0,
+                               CLF_F32, CLF_F32};
+        ck_assert(clf__gemm_cpu_plan(ctx, &plan, &cq, NULL, &planned) == CLF_SUCCESS && planned);
+        size_t nr = (size_t)(c.v[CLF__CPU_VW] * c.v[CLF__CPU_NV]);
+        if ((100 + nr - 1) / nr <= 8 && strcmp(origin, "override") != 0) {
+            ck_assert_msg((size_t)(v[CLF__CPU_VW] * v[CLF__CPU_NV] * v[CLF__CPU_NI]) >= 100, "NR %d NI %d",
+                          v[CLF__CPU_VW] * v[CLF__CPU_NV], v[CLF__CPU_NI]);
+            ck_assert_int_eq(plan.steps[plan.nsteps - 1].u.cpu.packed,
+                             (double)(v[CLF__CPU_MI] * v[CLF__CPU_MR] * (v[CLF__CPU_KC] + v[CLF__CPU_VW])) * 4.0 <=
+                                     (double)clf_context_device(ctx)->local_mem ? 3 : 1);
+        }
         clReleaseMemObject(buf);
-        /* and the product itself, with offsets and padded leading dimensions */
+        /* and the products themselves, with offsets and padded leading dimensions */
         prob w = {150, 1500, 300, 1, 301, 1502, 1503, 1, 2, 3, 0, 1, 1.25, -0.5, -1};
         check_one(ctx, CLF_F32, &w, NULL, &seed);
+        prob x = {1500, 100, 300, 1, 301, 303, 101, 2, 1, 0, 0, 0, 0.5, 1.0, -1};
+        check_one(ctx, CLF_F32, &x, NULL, &seed);
     }
     clf_test_contexts_free(ctxs, nctx);
 }

@@ -110,6 +110,9 @@ static void fill_cores(clf_context *ctx, const clf__cpu_product *p, clf__config 
 #define UNPACKED_MAX_WORK 33554432.0
 #define UNPACKED_MAX_ROWS 32   /* and products of at most this many rows (or whole-vector columns) of C (use_packs) */
 
+/* The gemm_cpu_pack source code of a storage type: 1 IEEE half, 2 bfloat16, 0 the plan's precision. */
+static int src16(clf_dtype t) { return t == CLF_F16 ? 1 : t == CLF_BF16 ? 2 : 0; }
+
 #define MI_MOST 16   /* the family's largest MI */
 
 /* C of few rows (more than UNPACKED_MAX_ROWS, which read B in place) in one row block where MI can hold them: every
@@ -128,8 +131,22 @@ static void one_row_block(const clf__cpu_product *p, clf__config *c)
         c->v[CLF__CPU_MI] = (int)need;
 }
 
-/* The gemm_cpu_pack source code of a storage type: 1 IEEE half, 2 bfloat16, 0 the plan's precision. */
-static int src16(clf_dtype t) { return t == CLF_F16 ? 1 : t == CLF_BF16 ? 2 : 0; }
+#define NI_MOST 8   /* the family's largest NI */
+
+/* Likewise C of few columns (more than UNPACKED_MAX_ROWS, rows past one row block) and A with K contiguous in one
+ * column block where NI can hold them, so that the kernel copies A (use_packs). PoCL, 2-core EPYC, fp32 GFLOP/s,
+ * medians of three alternating rounds (bench/results/pocl-epyc/2026-12-07/cpu-copy-a.txt): the shipped AVX2 entry
+ * (NR 16), NI 4 packed -> 8 with A copied: 3001x77x1999 95.7 -> 115.3, 2200x100x3000 105.7 -> 117.6, 4000x120x2500
+ * 122.0 -> 127.4. */
+static void one_col_block(const clf__cpu_product *p, clf__config *c)
+{
+    size_t nr = (size_t)(c->v[CLF__CPU_VW] * c->v[CLF__CPU_NV]), need = cdiv(p->n, nr);
+    if (p->n > UNPACKED_MAX_ROWS && p->m > (size_t)(c->v[CLF__CPU_MR] * c->v[CLF__CPU_MI]) && !p->a_kmajor &&
+        !src16(p->a_type) && (double)p->m * (double)p->n * (double)p->k > UNPACKED_MAX_WORK &&
+        need > (size_t)c->v[CLF__CPU_NI] && need <= NI_MOST)
+        c->v[CLF__CPU_NI] = (int)need;
+}
+
 
 /* 1 when the kernel can copy B itself (PACKED=2): B K-major in the plan's precision, and NI panels of a K block in
  * the device's local memory. */
@@ -140,19 +157,35 @@ static int copies_b(clf_context *ctx, const clf__cpu_product *p, const clf__conf
     return p->b_kmajor && !src16(p->b_type) && bytes <= (double)ctx->info.local_mem;
 }
 
-/* 0: A and B read in place; 1: both packed; 2: A packed, B copied by the kernel (copies_b decides whether it can). */
+/* 1 when the kernel can copy A itself (PACKED=3): A with K contiguous in the plan's precision, and the block's rows
+ * of a K block (padded: cl/gemm_cpu.cl's ALD) in the device's local memory. */
+static int copies_a(clf_context *ctx, const clf__cpu_product *p, const clf__config *c, clf_dtype dt)
+{
+    const int *v = c->v;
+    double bytes = (double)v[CLF__CPU_MI] * v[CLF__CPU_MR] * (v[CLF__CPU_KC] + v[CLF__CPU_VW]) *
+                   (double)clf__dtype_size(dt);
+    return !p->a_kmajor && !src16(p->a_type) && bytes <= (double)ctx->info.local_mem;
+}
+
+/* 0: A and B read in place; 1: both packed; 2: A packed, B copied by the kernel; 3: B packed, A copied by the
+ * kernel (copies_b and copies_a decide whether it can). */
 static int use_packs(const clf__cpu_product *p, const clf__config *c)
 {
     size_t vw = (size_t)c->v[CLF__CPU_VW], block_rows = (size_t)(c->v[CLF__CPU_MR] * c->v[CLF__CPU_MI]);
+    size_t block_cols = vw * (size_t)(c->v[CLF__CPU_NV] * c->v[CLF__CPU_NI]);
     if (src16(p->a_type) || src16(p->b_type))
         return 1;   /* 16-bit operands are widened by the packs */
-    if (!p->b_kmajor)
-        return 1;   /* the kernel reads B's rows as vectors: an N-major B is packed */
-    if (p->pack >= 0)
-        return p->pack;
+    int forced = p->pack;
     const char *env = getenv("CLFORGE_GEMM_CPU_PACK");
-    if (env && *env)
-        return atoi(env) == 2 ? 2 : atoi(env) != 0;
+    if (forced < 0 && env && *env)
+        forced = atoi(env) >= 0 && atoi(env) <= 3 ? atoi(env) : 1;
+    if (forced >= 0)
+        return !p->b_kmajor && forced != 3 ? 1 : forced;   /* the kernel reads or copies B's rows as vectors */
+    int work = (double)p->m * (double)p->n * (double)p->k > UNPACKED_MAX_WORK;
+    /* C's columns in one column block: each element of A meets one work-item, which copies it (below, for B). */
+    int one_cols = work && p->n > UNPACKED_MAX_ROWS && p->n <= block_cols && p->m > block_rows;
+    if (!p->b_kmajor)
+        return one_cols ? 3 : 1;   /* an N-major B is packed */
     /* A few rows of C: each element of B meets so few of them that packing B (a read and a write of all of it)
      * costs more than reading it in place. PoCL, 2-core EPYC, fp32 GFLOP/s packed -> in place: 8x4096x4096
      * 35 -> 75-86, 16x2048x2048 82-84 -> 98-117, 32x4096x2048 99-115 -> 152-154; 64x4096x1024 173-221 against
@@ -164,7 +197,7 @@ static int use_packs(const clf__cpu_product *p, const clf__config *c)
      * 4096x12x2048 (vectors of 16) went 43-52 -> 41-42 and 2000x24x3000 80-94 -> 70-78. */
     if (p->n <= UNPACKED_MAX_ROWS && vw && p->n % vw == 0)
         return 0;
-    if ((double)p->m * (double)p->n * (double)p->k <= UNPACKED_MAX_WORK)
+    if (!work)
         return 0;
     /* All of C's rows in one row block: each element of B is used by one work-item, so the kernel copies it (one
      * read) rather than the pack launch writing all of B for the kernel to read back. PoCL, 2-core EPYC
@@ -173,7 +206,9 @@ static int use_packs(const clf__cpu_product *p, const clf__config *c)
      * 114.7 -> 123.5, 96x3000x3000 124.0 -> 140.5, 77x5000x2000 +5%, A^T B 90x3000x2500 -1%; fp64 64x2048x2048
      * 49.0 -> 64.3. With two row blocks the copy was even (128x4096x2048 0.99, 150x2500x3500 0.98), with three it
      * lost (200x3000x2000 0.87); at 32 rows or fewer reading B in place beat it (8x4096x4096 0.72). */
-    return p->m <= block_rows ? 2 : 1;
+    if (p->m <= block_rows)
+        return 2;
+    return one_cols ? 3 : 1;
 }
 
 static clf_status too_many_steps(void)
@@ -209,8 +244,10 @@ clf_status clf__gemm_cpu_plan(clf_context *ctx, clf__gemm_plan *plan, const clf_
         if (s != CLF_SUCCESS)
             return s;
         fit_width(p, &plan->cfg_cpu);
-        if (strcmp(plan->origin_cpu, "override") != 0)   /* sweeps run the tiles they force */
+        if (strcmp(plan->origin_cpu, "override") != 0) {   /* sweeps run the tiles they force */
             one_row_block(p, &plan->cfg_cpu);
+            one_col_block(p, &plan->cfg_cpu);
+        }
         fill_cores(ctx, p, &plan->cfg_cpu);
     }
     const int *v = plan->cfg_cpu.v;
@@ -223,7 +260,8 @@ clf_status clf__gemm_cpu_plan(clf_context *ctx, clf__gemm_plan *plan, const clf_
     if (p->m > lim || p->n > lim || p->k > lim || plan->nsteps + 3 > CLF__GEMM_MAX_STEPS)
         return CLF_SUCCESS;
     int packs = use_packs(p, &plan->cfg_cpu);
-    if (packs == 2 && !copies_b(ctx, p, &plan->cfg_cpu, plan->dtype))
+    if ((packs == 2 && !copies_b(ctx, p, &plan->cfg_cpu, plan->dtype)) ||
+        (packs == 3 && !copies_a(ctx, p, &plan->cfg_cpu, plan->dtype)))
         packs = 1;
     if (!packs) {
         if (plan->nsteps >= CLF__GEMM_MAX_STEPS)
@@ -239,23 +277,25 @@ clf_status clf__gemm_cpu_plan(clf_context *ctx, clf__gemm_plan *plan, const clf_
     }
     /* Packed A then packed B (each 16-element aligned) after whatever the plan packs already. */
     size_t a_one, b_one, a_all, b_all, a_at = round_up(cdiv(plan->pack_bytes, esz), 16), b_at, end, bytes;
-    if (!clf__mul(round_up(p->m, mr), p->k, &a_one) || !clf__mul(a_one, p->batch, &a_all) ||
+    if (!clf__mul(packs == 3 ? 0 : round_up(p->m, mr), p->k, &a_one) || !clf__mul(a_one, p->batch, &a_all) ||
         !clf__mul(packs == 2 ? 0 : round_up(p->n, nr), p->k, &b_one) || !clf__mul(b_one, p->batch, &b_all) ||
         !clf__add(a_at, a_all, &b_at) || !clf__add(round_up(b_at, 16), b_all, &end) || !clf__mul(end, esz, &bytes) ||
         bytes > ctx->info.max_alloc)
         return CLF_SUCCESS;
     b_at = round_up(b_at, 16);
-    clf_status s = add_pack(plan, (int)mr, p->m, p->k, p->batch, p->a_kmajor, p->a, p->a_type, a_at, a_one);
-    if (s == CLF_SUCCESS && packs == 1)
+    clf_status s = CLF_SUCCESS;
+    if (packs != 3)
+        s = add_pack(plan, (int)mr, p->m, p->k, p->batch, p->a_kmajor, p->a, p->a_type, a_at, a_one);
+    if (s == CLF_SUCCESS && packs != 2)
         s = add_pack(plan, (int)nr, p->n, p->k, p->batch, p->b_kmajor, p->b, p->b_type, b_at, b_one);
     if (s != CLF_SUCCESS)
         return s;
     clf__gemm_step *st = &plan->steps[plan->nsteps++];
     st->kind = CLF__STEP_CPU;
-    clf__gemm_operand b_packed = {CLF__BUF_PACK, NULL, b_at, 0, b_one};
-    st->u.cpu = (clf__cpu_step){&plan->cfg_cpu, packs, 0, 0, p->m, p->n, p->k, p->batch, p->alpha, p->beta,
-                                {CLF__BUF_PACK, NULL, a_at, 0, a_one}, packs == 2 ? p->b : b_packed, p->c,
-                                p->epi, p->r0, p->c0};
+    clf__gemm_operand a_packed = {CLF__BUF_PACK, NULL, a_at, 0, a_one}, b_packed = {CLF__BUF_PACK, NULL, b_at, 0, b_one};
+    st->u.cpu = (clf__cpu_step){&plan->cfg_cpu, packs, packs == 3 ? p->a.ld : 0, packs == 3 ? 1 : 0, p->m, p->n, p->k,
+                                p->batch, p->alpha, p->beta, packs == 3 ? p->a : a_packed, packs == 2 ? p->b : b_packed,
+                                p->c, p->epi, p->r0, p->c0};
     plan->pack_bytes = bytes;
     plan->path = "cpu";
     plan->bucket = clf__bucket_name(&clf__family_gemm_cpu, NULL);
