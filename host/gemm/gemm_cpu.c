@@ -153,7 +153,8 @@ static void one_col_block(const clf__cpu_product *p, clf__config *c)
 static int copies_b(clf_context *ctx, const clf__cpu_product *p, const clf__config *c, clf_dtype dt)
 {
     const int *v = c->v;
-    double bytes = (double)v[CLF__CPU_NI] * v[CLF__CPU_KC] * v[CLF__CPU_VW] * v[CLF__CPU_NV] * (double)clf__dtype_size(dt);
+    double bytes = (double)v[CLF__CPU_NI] * v[CLF__CPU_KC] * v[CLF__CPU_VW] * v[CLF__CPU_NV] *
+                   (double)clf__dtype_size(dt);
     return p->b_kmajor && !src16(p->b_type) && bytes <= (double)ctx->info.local_mem;
 }
 
@@ -292,7 +293,8 @@ clf_status clf__gemm_cpu_plan(clf_context *ctx, clf__gemm_plan *plan, const clf_
         return s;
     clf__gemm_step *st = &plan->steps[plan->nsteps++];
     st->kind = CLF__STEP_CPU;
-    clf__gemm_operand a_packed = {CLF__BUF_PACK, NULL, a_at, 0, a_one}, b_packed = {CLF__BUF_PACK, NULL, b_at, 0, b_one};
+    clf__gemm_operand a_packed = {CLF__BUF_PACK, NULL, a_at, 0, a_one};
+    clf__gemm_operand b_packed = {CLF__BUF_PACK, NULL, b_at, 0, b_one};
     st->u.cpu = (clf__cpu_step){&plan->cfg_cpu, packs, packs == 3 ? p->a.ld : 0, packs == 3 ? 1 : 0, p->m, p->n, p->k,
                                 p->batch, p->alpha, p->beta, packs == 3 ? p->a : a_packed, packs == 2 ? p->b : b_packed,
                                 p->c, p->epi, p->r0, p->c0};
