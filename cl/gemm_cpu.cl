@@ -40,9 +40,11 @@
 /* 1: A and B come packed (gemm_cpu_pack); 0: read where they are, A's element (i, k) at i*a_rs + k*a_ks and B
  * K-major (row k at k*ldb), which saves the two pack launches that dominate small products; 2: A packed, B K-major
  * read where it is and copied by the work-item, a K block at a time, into NI panels in local memory (products of
- * few row blocks: each element of B is copied by as many work-items as there are row blocks, where the pack launch
- * writes all of B and the kernel reads it back; read in place, B's rows of one panel are ldb apart and meet in a
- * few cache sets). */
+ * one row block: each element of B is copied once, where the pack launch writes all of B and the kernel reads it
+ * back; read in place, B's rows of one panel are ldb apart and meet in a few cache sets); 3: B packed, A with K
+ * contiguous (element (i, k) at i*a_rs + k) copied by the work-item, a K block at a time, into rows of local memory
+ * (products of one column block: the same saving for A); 4: as 3 for an A stored K-major (at k*a_ks + i), copied
+ * into micro-panels laid out as the pack lays them out; 5: as 2 for a B stored N x K (at j*ldb + k). */
 #ifndef PACKED
 #define PACKED 1
 #endif
@@ -176,10 +178,12 @@ void gemm_cpu(const int M, const int N, const int K, const real alpha, const rea
     ap += a_off + (ulong)batch * a_stride;
     bp += b_off + (ulong)batch * b_stride;
     c += c_off + (ulong)batch * c_stride;
-#if PACKED == 2
+#if PACKED == 2 || PACKED == 5
     __local real bloc[NI * KC * NR];   /* panel jn's element (k, c) at (jn*KC + k)*NR + c */
 #elif PACKED == 3
     __local real aloc[MI * MR * ALD];   /* row r of the block's A at r*ALD */
+#elif PACKED == 4
+    __local real aloc[MI * KC * MR];    /* micro-panel im's element (k, r) at (im*KC + k)*MR + r */
 #endif
     for (int k0 = 0; k0 < K; k0 += KC) {
         const int kc = K - k0 < KC ? K - k0 : KC;
@@ -205,6 +209,24 @@ void gemm_cpu(const int M, const int N, const int K, const real alpha, const rea
                         VSTORE(edge_row(src + v * VW, j0 + v * VW, N), v, d);
             }
         }
+#elif PACKED == 5
+        /* B stored N x K (element (k, j) at j*ldb + k): this block's NI panels, a column of a panel at a time (a
+         * run along K of B, read in order); columns past N as zero. */
+        for (int jn = 0; jn < NI; jn++) {
+            const int j0 = (j_blk * NI + jn) * NR;
+            if (j0 >= N)
+                break;
+            __local real *d = bloc + jn * KC * NR;
+            for (int cc = 0; cc < NR; cc++) {
+                const __global real *src = bp + (long)(j0 + cc < N ? j0 + cc : 0) * ldb + k0;
+                if (j0 + cc < N)
+                    for (int k = 0; k < kc; k++)
+                        d[k * NR + cc] = src[k];
+                else
+                    for (int k = 0; k < kc; k++)
+                        d[k * NR + cc] = ZERO;
+            }
+        }
 #endif
 #if PACKED == 3
         /* This block's rows of A (K contiguous), a K block at a time, as vectors along K; rows past M repeat row
@@ -218,6 +240,27 @@ void gemm_cpu(const int M, const int N, const int K, const real alpha, const rea
                 VSTORE(VLOAD(0, src + k), 0, d + k);
             for (; k < kc; k++)
                 d[k] = src[k];
+        }
+#elif PACKED == 4
+        /* A stored K-major (element (i, k) at k*a_ks + i): this block's micro-panels, a K block at a time, each in
+         * the packed panels' layout (a micro-panel's MR rows of one k adjacent, as they are in A); rows past M
+         * repeat row M-1 (their sums are never stored). */
+        for (int im = 0; im < MI; im++) {
+            const int i0 = (i_blk * MI + im) * MR;
+            if (i0 >= M)
+                break;
+            const __global real *src = ap + (long)k0 * a_ks + i0;
+            __local real *d = aloc + im * KC * MR;
+            if (i0 + MR <= M) {
+                for (int k = 0; k < kc; k++, src += a_ks, d += MR)
+#pragma unroll
+                    for (int r = 0; r < MR; r++)
+                        d[r] = src[r];
+            } else {
+                for (int k = 0; k < kc; k++, src += a_ks, d += MR)
+                    for (int r = 0; r < MR; r++)
+                        d[r] = src[i0 + r < M ? r : M - 1 - i0];
+            }
         }
 #endif
         for (int jn = 0; jn < NI; jn++) {
@@ -235,7 +278,7 @@ void gemm_cpu(const int M, const int N, const int K, const real alpha, const rea
 #pragma unroll
                     for (int v = 0; v < NV; v++)
                         acc[r][v] = (rvec)(ZERO);
-#if PACKED == 2
+#if PACKED == 2 || PACKED == 5
                 const __global real *apan = ap + (long)i0 * K + (long)k0 * MR;
                 const __local real *b = bloc + jn * KC * NR;
                 for (int k = 0; k < kc; k++, apan += MR, b += NR)
@@ -245,6 +288,11 @@ void gemm_cpu(const int M, const int N, const int K, const real alpha, const rea
                 const __global real *b = bp + (long)j0 * K + (long)k0 * NR;
                 for (int k = 0; k < kc; k++, arow++, b += NR)
                     CLF_KSTEP(CLF_B_PANEL, CLF_A_LOCAL);
+#elif PACKED == 4
+                const __local real *apan = aloc + im * KC * MR;
+                const __global real *b = bp + (long)j0 * K + (long)k0 * NR;
+                for (int k = 0; k < kc; k++, apan += MR, b += NR)
+                    CLF_KSTEP(CLF_B_PANEL, CLF_A_PANEL);
 #elif PACKED
                 const __global real *apan = ap + (long)i0 * K + (long)k0 * MR;
                 const __global real *b = bp + (long)j0 * K + (long)k0 * NR;

@@ -16,8 +16,8 @@ typedef struct prob {
     size_t m, n, k, batch, lda, ldb, ldc, offa, offb, offc;
     int a_kmajor, b_kmajor;
     double alpha, beta;
-    int pack;   /* 1 packed, 0 read in place (a K-major B only), 2 A packed and B copied by the kernel (a K-major B
-                 * only), 3 B packed and A copied by the kernel (A with K contiguous only), -1 as the planner decides */
+    int pack;   /* 1 packed, 0 read in place (a K-major B only), 2 A packed and B copied by the kernel, 3 B packed
+                 * and A copied by the kernel, -1 as the planner decides */
 } prob;
 
 static size_t a_rows(const prob *p) { return p->a_kmajor ? p->k : p->m; }
@@ -66,18 +66,20 @@ static void check_one(clf_context *ctx, clf_dtype dt, const prob *p, const clf__
     int work = (double)p->m * (double)p->n * (double)p->k > 33554432.0;
     int one_col = work && p->n > 32 && p->n <= block_cols && p->m > block_rows;
     int few = p->m <= 32 || (p->n <= 32 && p->n % vw == 0);
-    int mode = p->pack >= 0 ? (!p->b_kmajor && p->pack != 3 ? 1 : p->pack)
-               : !p->b_kmajor ? (one_col ? 3 : 1)
+    int mode = p->pack >= 0 ? (!p->b_kmajor && p->pack == 0 ? 1 : p->pack)
+               : !p->b_kmajor ? (work && p->m <= block_rows ? 2 : one_col ? 3 : 1)
                : few || !work ? 0 : p->m <= block_rows ? 2 : one_col ? 3 : 1;
     double local = (double)clf_context_device(ctx)->local_mem;
-    if (mode == 2 && (double)(pv[CLF__CPU_NI] * pv[CLF__CPU_KC] * pv[CLF__CPU_VW] * pv[CLF__CPU_NV]) *
-                                   (double)esz > local)
-        mode = 1;   /* the kernel's copy of B does not fit the device's local memory */
-    if (mode == 3 && (p->a_kmajor || (double)(pv[CLF__CPU_MI] * pv[CLF__CPU_MR] * (pv[CLF__CPU_KC] + pv[CLF__CPU_VW])) *
-                                         (double)esz > local))
-        mode = 1;   /* A stored K-major, or its copy does not fit */
+    if (mode == 2)   /* B stored N x K is copied by columns (5); a copy that does not fit: packed */
+        mode = (double)(pv[CLF__CPU_NI] * pv[CLF__CPU_KC] * pv[CLF__CPU_VW] * pv[CLF__CPU_NV]) * (double)esz > local ? 1
+               : p->b_kmajor ? 2 : 5;
+    if (mode == 3) {   /* A stored K-major is copied into micro-panels (4); a copy that does not fit: packed */
+        int pad = p->a_kmajor ? 0 : pv[CLF__CPU_VW];
+        mode = (double)(pv[CLF__CPU_MI] * pv[CLF__CPU_MR] * (pv[CLF__CPU_KC] + pad)) * (double)esz > local ? 1
+               : p->a_kmajor ? 4 : 3;
+    }
     ck_assert_int_eq(planned, 1);
-    ck_assert_int_eq(plan.nsteps, mode == 1 ? 3 : mode ? 2 : 1);
+    ck_assert_int_eq(plan.nsteps, mode == 1 ? 3 : mode ? 2 : 1);   /* 2, 3, 4: one pack */
     ck_assert_int_eq(plan.steps[plan.nsteps - 1].u.cpu.packed, mode);
     ck_assert_msg(clf__gemm_exec(ctx, &plan, 0, NULL, NULL) == CLF_SUCCESS, "%s", clf_last_error());
     clf_test_read(ctx, c, nc * esz, dc);
@@ -192,7 +194,10 @@ START_TEST(long_k_and_edges)
             prob q = {301, 257, 200, 1, 301, 200, 257, 0, 0, 0, 1, 0, -1.0, 0.0, pack};
             check_one(ctxs[d], CLF_F32, &q, NULL, &seed);
         }
-        /* Past 2^25 multiply-adds with C's 40 rows in one row block: the planner has the kernel copy B. */
+        /* Past 2^25 multiply-adds with C's 40 rows in one row block: the planner has the kernel copy B, stored
+         * either way. */
+        prob rt = {40, 901, 1001, 1, 1003, 1004, 905, 1, 2, 3, 0, 0, 0.75, 0.5, -1};
+        check_one(ctxs[d], CLF_F32, &rt, NULL, &seed);
         prob r = {40, 901, 1001, 1, 1003, 904, 905, 1, 2, 3, 0, 1, 0.75, 0.5, -1};
         check_one(ctxs[d], CLF_F32, &r, NULL, &seed);
         if (clf_context_device(ctxs[d])->fp64)
@@ -202,6 +207,11 @@ START_TEST(long_k_and_edges)
         check_one(ctxs[d], CLF_F32, &f, NULL, &seed);
         prob g = {700, 50, 1100, 1, 1101, 1103, 50, 0, 3, 1, 0, 0, -0.5, 0.0, -1};
         check_one(ctxs[d], CLF_F32, &g, NULL, &seed);
+        /* and A stored K x M (its copy in micro-panels), with C's last micro-tile of rows partial */
+        prob h = {701, 50, 1100, 1, 703, 52, 50, 1, 0, 2, 1, 1, 1.0, 1.0, -1};
+        check_one(ctxs[d], CLF_F32, &h, NULL, &seed);
+        if (clf_context_device(ctxs[d])->fp64)
+            check_one(ctxs[d], CLF_F64, &h, NULL, &seed);
     }
     clf_test_contexts_free(ctxs, nctx);
 }

@@ -133,43 +133,44 @@ static void one_row_block(const clf__cpu_product *p, clf__config *c)
 
 #define NI_MOST 8   /* the family's largest NI */
 
-/* Likewise C of few columns (more than UNPACKED_MAX_ROWS, rows past one row block) and A with K contiguous in one
- * column block where NI can hold them, so that the kernel copies A (use_packs). PoCL, 2-core EPYC, fp32 GFLOP/s,
+/* Likewise C of few columns (more than UNPACKED_MAX_ROWS, rows past one row block) in one column block where NI can
+ * hold them, so that the kernel copies A (use_packs). PoCL, 2-core EPYC, fp32 GFLOP/s,
  * medians of three alternating rounds (bench/results/pocl-epyc/2026-12-07/cpu-copy-a.txt): the shipped AVX2 entry
  * (NR 16), NI 4 packed -> 8 with A copied: 3001x77x1999 95.7 -> 115.3, 2200x100x3000 105.7 -> 117.6, 4000x120x2500
  * 122.0 -> 127.4. */
 static void one_col_block(const clf__cpu_product *p, clf__config *c)
 {
     size_t nr = (size_t)(c->v[CLF__CPU_VW] * c->v[CLF__CPU_NV]), need = cdiv(p->n, nr);
-    if (p->n > UNPACKED_MAX_ROWS && p->m > (size_t)(c->v[CLF__CPU_MR] * c->v[CLF__CPU_MI]) && !p->a_kmajor &&
-        !src16(p->a_type) && (double)p->m * (double)p->n * (double)p->k > UNPACKED_MAX_WORK &&
+    if (p->n > UNPACKED_MAX_ROWS && p->m > (size_t)(c->v[CLF__CPU_MR] * c->v[CLF__CPU_MI]) && !src16(p->a_type) &&
+        (double)p->m * (double)p->n * (double)p->k > UNPACKED_MAX_WORK &&
         need > (size_t)c->v[CLF__CPU_NI] && need <= NI_MOST)
         c->v[CLF__CPU_NI] = (int)need;
 }
 
 
-/* 1 when the kernel can copy B itself (PACKED=2): B K-major in the plan's precision, and NI panels of a K block in
- * the device's local memory. */
+/* How the kernel copies B itself into NI panels of a K block: 2 (PACKED=2) B stored K-major, 5 (PACKED=5) B stored
+ * N x K; 0 when it cannot: B in 16 bits (the pack widens it), or the panels do not fit the device's local memory. */
 static int copies_b(clf_context *ctx, const clf__cpu_product *p, const clf__config *c, clf_dtype dt)
 {
     const int *v = c->v;
     double bytes = (double)v[CLF__CPU_NI] * v[CLF__CPU_KC] * v[CLF__CPU_VW] * v[CLF__CPU_NV] *
                    (double)clf__dtype_size(dt);
-    return p->b_kmajor && !src16(p->b_type) && bytes <= (double)ctx->info.local_mem;
+    return src16(p->b_type) || bytes > (double)ctx->info.local_mem ? 0 : p->b_kmajor ? 2 : 5;
 }
 
-/* 1 when the kernel can copy A itself (PACKED=3): A with K contiguous in the plan's precision, and the block's rows
- * of a K block (padded: cl/gemm_cpu.cl's ALD) in the device's local memory. */
+/* How the kernel copies A itself: 3 (PACKED=3) A with K contiguous, into rows padded to KC + VW (cl/gemm_cpu.cl's
+ * ALD); 4 (PACKED=4) A stored K-major, into micro-panels; 0 when it cannot: A in 16 bits (the pack widens it), or the
+ * block's rows of a K block do not fit the device's local memory. */
 static int copies_a(clf_context *ctx, const clf__cpu_product *p, const clf__config *c, clf_dtype dt)
 {
     const int *v = c->v;
-    double bytes = (double)v[CLF__CPU_MI] * v[CLF__CPU_MR] * (v[CLF__CPU_KC] + v[CLF__CPU_VW]) *
+    double bytes = (double)v[CLF__CPU_MI] * v[CLF__CPU_MR] * (v[CLF__CPU_KC] + (p->a_kmajor ? 0 : v[CLF__CPU_VW])) *
                    (double)clf__dtype_size(dt);
-    return !p->a_kmajor && !src16(p->a_type) && bytes <= (double)ctx->info.local_mem;
+    return src16(p->a_type) || bytes > (double)ctx->info.local_mem ? 0 : p->a_kmajor ? 4 : 3;
 }
 
 /* 0: A and B read in place; 1: both packed; 2: A packed, B copied by the kernel; 3: B packed, A copied by the
- * kernel (copies_b and copies_a decide whether it can). */
+ * kernel (copies_b and copies_a decide whether it can, and how: 5 for a B stored N x K, 4 for an A stored K-major). */
 static int use_packs(const clf__cpu_product *p, const clf__config *c)
 {
     size_t vw = (size_t)c->v[CLF__CPU_VW], block_rows = (size_t)(c->v[CLF__CPU_MR] * c->v[CLF__CPU_MI]);
@@ -181,12 +182,12 @@ static int use_packs(const clf__cpu_product *p, const clf__config *c)
     if (forced < 0 && env && *env)
         forced = atoi(env) >= 0 && atoi(env) <= 3 ? atoi(env) : 1;
     if (forced >= 0)
-        return !p->b_kmajor && forced != 3 ? 1 : forced;   /* the kernel reads or copies B's rows as vectors */
+        return !p->b_kmajor && forced == 0 ? 1 : forced;   /* the kernel reads B's rows in place as vectors */
     int work = (double)p->m * (double)p->n * (double)p->k > UNPACKED_MAX_WORK;
     /* C's columns in one column block: each element of A meets one work-item, which copies it (below, for B). */
     int one_cols = work && p->n > UNPACKED_MAX_ROWS && p->n <= block_cols && p->m > block_rows;
-    if (!p->b_kmajor)
-        return one_cols ? 3 : 1;   /* an N-major B is packed */
+    if (!p->b_kmajor)   /* not read in place: copied by the kernel as below, or packed */
+        return work && p->m <= block_rows ? 2 : one_cols ? 3 : 1;
     /* A few rows of C: each element of B meets so few of them that packing B (a read and a write of all of it)
      * costs more than reading it in place. PoCL, 2-core EPYC, fp32 GFLOP/s packed -> in place: 8x4096x4096
      * 35 -> 75-86, 16x2048x2048 82-84 -> 98-117, 32x4096x2048 99-115 -> 152-154; 64x4096x1024 173-221 against
@@ -261,9 +262,14 @@ clf_status clf__gemm_cpu_plan(clf_context *ctx, clf__gemm_plan *plan, const clf_
     if (p->m > lim || p->n > lim || p->k > lim || plan->nsteps + 3 > CLF__GEMM_MAX_STEPS)
         return CLF_SUCCESS;
     int packs = use_packs(p, &plan->cfg_cpu);
-    if ((packs == 2 && !copies_b(ctx, p, &plan->cfg_cpu, plan->dtype)) ||
-        (packs == 3 && !copies_a(ctx, p, &plan->cfg_cpu, plan->dtype)))
-        packs = 1;
+    if (packs == 2) {
+        int how = copies_b(ctx, p, &plan->cfg_cpu, plan->dtype);
+        packs = how ? how : 1;
+    }
+    if (packs == 3) {
+        int how = copies_a(ctx, p, &plan->cfg_cpu, plan->dtype);
+        packs = how ? how : 1;
+    }
     if (!packs) {
         if (plan->nsteps >= CLF__GEMM_MAX_STEPS)
             return CLF_SUCCESS;
@@ -278,16 +284,17 @@ clf_status clf__gemm_cpu_plan(clf_context *ctx, clf__gemm_plan *plan, const clf_
     }
     /* Packed A then packed B (each 16-element aligned) after whatever the plan packs already. */
     size_t a_one, b_one, a_all, b_all, a_at = round_up(cdiv(plan->pack_bytes, esz), 16), b_at, end, bytes;
-    if (!clf__mul(packs == 3 ? 0 : round_up(p->m, mr), p->k, &a_one) || !clf__mul(a_one, p->batch, &a_all) ||
-        !clf__mul(packs == 2 ? 0 : round_up(p->n, nr), p->k, &b_one) || !clf__mul(b_one, p->batch, &b_all) ||
+    int copy_a = packs == 3 || packs == 4, copy_b = packs == 2 || packs == 5;
+    if (!clf__mul(copy_a ? 0 : round_up(p->m, mr), p->k, &a_one) || !clf__mul(a_one, p->batch, &a_all) ||
+        !clf__mul(copy_b ? 0 : round_up(p->n, nr), p->k, &b_one) || !clf__mul(b_one, p->batch, &b_all) ||
         !clf__add(a_at, a_all, &b_at) || !clf__add(round_up(b_at, 16), b_all, &end) || !clf__mul(end, esz, &bytes) ||
         bytes > ctx->info.max_alloc)
         return CLF_SUCCESS;
     b_at = round_up(b_at, 16);
     clf_status s = CLF_SUCCESS;
-    if (packs != 3)
+    if (!copy_a)
         s = add_pack(plan, (int)mr, p->m, p->k, p->batch, p->a_kmajor, p->a, p->a_type, a_at, a_one);
-    if (s == CLF_SUCCESS && packs != 2)
+    if (s == CLF_SUCCESS && !copy_b)
         s = add_pack(plan, (int)nr, p->n, p->k, p->batch, p->b_kmajor, p->b, p->b_type, b_at, b_one);
     if (s != CLF_SUCCESS)
         return s;
@@ -295,9 +302,9 @@ clf_status clf__gemm_cpu_plan(clf_context *ctx, clf__gemm_plan *plan, const clf_
     st->kind = CLF__STEP_CPU;
     clf__gemm_operand a_packed = {CLF__BUF_PACK, NULL, a_at, 0, a_one};
     clf__gemm_operand b_packed = {CLF__BUF_PACK, NULL, b_at, 0, b_one};
-    st->u.cpu = (clf__cpu_step){&plan->cfg_cpu, packs, packs == 3 ? p->a.ld : 0, packs == 3 ? 1 : 0, p->m, p->n, p->k,
-                                p->batch, p->alpha, p->beta, packs == 3 ? p->a : a_packed, packs == 2 ? p->b : b_packed,
-                                p->c, p->epi, p->r0, p->c0};
+    size_t a_rs = packs == 3 ? p->a.ld : packs == 4 ? 1 : 0, a_ks = packs == 3 ? 1 : packs == 4 ? p->a.ld : 0;
+    st->u.cpu = (clf__cpu_step){&plan->cfg_cpu, packs, a_rs, a_ks, p->m, p->n, p->k, p->batch, p->alpha, p->beta,
+                                copy_a ? p->a : a_packed, copy_b ? p->b : b_packed, p->c, p->epi, p->r0, p->c0};
     plan->pack_bytes = bytes;
     plan->path = "cpu";
     plan->bucket = clf__bucket_name(&clf__family_gemm_cpu, NULL);
