@@ -6,8 +6,9 @@
  * that the micro-kernel reads with unit stride: A in panels of MR rows (element (r, k) of a panel at
  * k*MR + r), B in panels of NR columns ((k, c) at k*NR + c). K runs in blocks of KC so that one B
  * micro-panel (KC x NR) stays in L1 while the MI micro-tiles of the block stream their A micro-panels
- * from L2; C takes the partial sums between K blocks. No local memory, no barriers. Small products skip the
- * packing (PACKED=0) and read A and a K-major B where they are.
+ * from L2; C takes the partial sums between K blocks. No barriers. Small products skip the packing (PACKED=0)
+ * and read A and a K-major B where they are; products whose C's rows (columns) fit one block have the work-item
+ * copy B (A) itself, a K block at a time, into local memory, which on a CPU is ordinary memory (PACKED=2 to 5).
  *
  * Row-major C (M x N) = alpha * A B + beta * C for each matrix of a batch (dimension 2 of the grid). */
 
