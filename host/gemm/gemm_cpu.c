@@ -110,6 +110,12 @@ static void fill_cores(clf_context *ctx, const clf__cpu_product *p, clf__config 
 #define UNPACKED_MAX_WORK 33554432.0
 #define UNPACKED_MAX_ROWS 32   /* and products of at most this many rows (or whole-vector columns) of C (use_packs) */
 
+/* 1 when p has more multiply-adds than run unpacked: packs, or the kernel's copies, pay for themselves. */
+static int past_unpacked(const clf__cpu_product *p)
+{
+    return (double)p->m * (double)p->n * (double)p->k > UNPACKED_MAX_WORK;
+}
+
 /* The gemm_cpu_pack source code of a storage type: 1 IEEE half, 2 bfloat16, 0 the plan's precision. */
 static int src16(clf_dtype t) { return t == CLF_F16 ? 1 : t == CLF_BF16 ? 2 : 0; }
 
@@ -126,8 +132,7 @@ static int src16(clf_dtype t) { return t == CLF_F16 ? 1 : t == CLF_BF16 ? 2 : 0;
 static void one_row_block(const clf__cpu_product *p, clf__config *c)
 {
     size_t need = cdiv(p->m, (size_t)c->v[CLF__CPU_MR]);
-    if (p->m > UNPACKED_MAX_ROWS && (double)p->m * (double)p->n * (double)p->k > UNPACKED_MAX_WORK &&
-        need > (size_t)c->v[CLF__CPU_MI] && need <= MI_MOST)
+    if (p->m > UNPACKED_MAX_ROWS && past_unpacked(p) && need > (size_t)c->v[CLF__CPU_MI] && need <= MI_MOST)
         c->v[CLF__CPU_MI] = (int)need;
 }
 
@@ -142,11 +147,9 @@ static void one_col_block(const clf__cpu_product *p, clf__config *c)
 {
     size_t nr = (size_t)(c->v[CLF__CPU_VW] * c->v[CLF__CPU_NV]), need = cdiv(p->n, nr);
     if (p->n > UNPACKED_MAX_ROWS && p->m > (size_t)(c->v[CLF__CPU_MR] * c->v[CLF__CPU_MI]) && !src16(p->a_type) &&
-        (double)p->m * (double)p->n * (double)p->k > UNPACKED_MAX_WORK &&
-        need > (size_t)c->v[CLF__CPU_NI] && need <= NI_MOST)
+        past_unpacked(p) && need > (size_t)c->v[CLF__CPU_NI] && need <= NI_MOST)
         c->v[CLF__CPU_NI] = (int)need;
 }
-
 
 /* How the kernel copies B itself into NI panels of a K block: 2 (PACKED=2) B stored K-major, 5 (PACKED=5) B stored
  * N x K; 0 when it cannot: B in 16 bits (the pack widens it), or the panels do not fit the device's local memory. */
@@ -183,7 +186,7 @@ static int use_packs(const clf__cpu_product *p, const clf__config *c)
         forced = atoi(env) >= 0 && atoi(env) <= 3 ? atoi(env) : 1;
     if (forced >= 0)
         return !p->b_kmajor && forced == 0 ? 1 : forced;   /* the kernel reads B's rows in place as vectors */
-    int work = (double)p->m * (double)p->n * (double)p->k > UNPACKED_MAX_WORK;
+    int work = past_unpacked(p);
     /* C's columns in one column block: each element of A meets one work-item, which copies it (below, for B). */
     int one_cols = work && p->n > UNPACKED_MAX_ROWS && p->n <= block_cols && p->m > block_rows;
     if (!p->b_kmajor)   /* not read in place: copied by the kernel as below, or packed */
@@ -262,12 +265,9 @@ clf_status clf__gemm_cpu_plan(clf_context *ctx, clf__gemm_plan *plan, const clf_
     if (p->m > lim || p->n > lim || p->k > lim || plan->nsteps + 3 > CLF__GEMM_MAX_STEPS)
         return CLF_SUCCESS;
     int packs = use_packs(p, &plan->cfg_cpu);
-    if (packs == 2) {
-        int how = copies_b(ctx, p, &plan->cfg_cpu, plan->dtype);
-        packs = how ? how : 1;
-    }
-    if (packs == 3) {
-        int how = copies_a(ctx, p, &plan->cfg_cpu, plan->dtype);
+    if (packs == 2 || packs == 3) {   /* which copy the kernel makes, or both packs where it cannot */
+        int how = packs == 2 ? copies_b(ctx, p, &plan->cfg_cpu, plan->dtype)
+                             : copies_a(ctx, p, &plan->cfg_cpu, plan->dtype);
         packs = how ? how : 1;
     }
     if (!packs) {
